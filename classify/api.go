@@ -1,0 +1,38 @@
+package classify
+
+// This file is the package's contract. The bodies are filled in by the classify work (issue 2).
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Pod returns the pod's verdict: the most severe of its containers' verdicts and its own
+// pod-level verdict, naming the container that decided it. It allocates nothing for a healthy pod.
+func Pod(pod *corev1.Pod) Verdict { panic("classify.Pod: not implemented yet") }
+
+// Containers appends one verdict per container to dst (init containers first, in spec order, then
+// regular containers) and returns the extended slice.
+func Containers(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {
+	panic("classify.Containers: not implemented yet")
+}
+
+// StartFailure judges a terminated state as a container start failure (reason ContainerCannotRun
+// or StartError). ok is false when t is not a start failure. The verdict is transient for exit 128
+// with a runtime message (Krane's rule, RuleStartFailure128) and doomed otherwise. The model's
+// exit-128 ledger records only RuleStartFailure128.
+func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
+	panic("classify.StartFailure: not implemented yet")
+}
+
+// Status returns exactly what `kubectl get pods` prints in STATUS.
+func Status(pod *corev1.Pod, now time.Time) string { panic("classify.Status: not implemented yet") }
+
+// Ready returns exactly what `kubectl get pods` prints in READY ("1/2").
+func Ready(pod *corev1.Pod) string { panic("classify.Ready: not implemented yet") }
+
+// Restarts returns exactly what `kubectl get pods` prints in RESTARTS ("5 (2m ago)").
+func Restarts(pod *corev1.Pod, now time.Time) string {
+	panic("classify.Restarts: not implemented yet")
+}

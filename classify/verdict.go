@@ -1,0 +1,131 @@
+// Package classify judges Kubernetes pods: is each container healthy, progressing, transiently
+// failing or doomed, and why; and what `kubectl get pods` prints for it. It is pure: it imports only
+// the standard library and k8s.io/api, reads no clock and does no I/O. Every other package asks this
+// one for verdicts and never re-derives them.
+package classify
+
+// Kind is the class of a verdict.
+type Kind uint8
+
+// The kinds of verdict. Their numeric order is not their severity; use Severity.
+const (
+	Healthy Kind = iota
+	Completed
+	Progressing
+	Transient
+	Doomed
+)
+
+var kindNames = [...]string{"healthy", "completed", "progressing", "transient", "doomed"}
+
+// String returns the lower-case name used in JSON and on badges ("doomed").
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Valid reports whether k is one of the five kinds.
+func (k Kind) Valid() bool { return k <= Doomed }
+
+// Severity orders kinds for "most severe wins": doomed > transient > progressing > healthy >
+// completed. Completed ranks lowest: a finished init container never outweighs a running one.
+func (k Kind) Severity() int {
+	switch k {
+	case Doomed:
+		return 4
+	case Transient:
+		return 3
+	case Progressing:
+		return 2
+	case Healthy:
+		return 1
+	default:
+		return 0
+	}
+}
+
+// Source says which part of the status decided a verdict.
+type Source uint8
+
+// The places a verdict can come from.
+const (
+	FromNone      Source = iota // no status yet, or a healthy default
+	FromState                   // containerStatus.state
+	FromLastState               // containerStatus.lastState
+	FromPod                     // pod-level phase, conditions or deletion
+)
+
+var sourceNames = [...]string{"", "state", "lastState", "pod"}
+
+// String returns "state", "lastState", "pod" or "".
+func (s Source) String() string {
+	if int(s) < len(sourceNames) {
+		return sourceNames[s]
+	}
+	return ""
+}
+
+// Rule names the rule that produced a verdict, so the model can apply evidence (sticky doom after
+// an image "not found", the exit-128 ledger) without re-deriving anything.
+type Rule uint8
+
+// Rules, one per row of the README's verdict table.
+const (
+	RuleNone                Rule = iota
+	RuleRunningReady             // running and ready
+	RuleRunningNotReady          // running, readiness not yet passed
+	RuleStarting                 // ContainerCreating, PodInitializing, no status yet
+	RuleCompleted                // terminated exit 0, or pod Succeeded
+	RuleCrashLoop                // waiting CrashLoopBackOff
+	RuleImageNotFound            // ErrImagePull whose message says "not found"
+	RuleImagePull                // ErrImagePull otherwise (network, timeouts)
+	RuleImagePullBackOff         // ImagePullBackOff
+	RuleInvalidImage             // InvalidImageName, ErrImageNeverPull
+	RuleConfigError              // CreateContainerConfigError
+	RuleConfigCacheSync          // CreateContainerConfigError "failed to sync ... cache"
+	RuleCreateError              // CreateContainerError / RunContainerError, deterministic
+	RuleCreateErrorTransient     // CreateContainerError / RunContainerError, otherwise
+	RuleStartFailure128          // ContainerCannotRun / StartError exit 128, runtime trouble
+	RuleStartFailureConfig       // ContainerCannotRun / StartError with a deterministic message
+	RuleStartFailure             // ContainerCannotRun / StartError with another exit code
+	RuleTerminatedError          // terminated non-zero, not restarted
+	RuleWaitingOther             // another waiting reason
+	RulePodFailed                // phase Failed
+	RulePodEvicted               // Evicted / Preempting with a controller owner
+	RuleUnschedulable            // PodScheduled=False Unschedulable
+	RuleTerminating              // deletionTimestamp set
+	RuleEscalated                // set by the model: cross-node exit-128 escalation
+	RuleStickyImageNotFound      // set by the model: ImagePullBackOff after "not found"
+)
+
+// Verdict is the judgement of one container or one pod. It is a plain value.
+type Verdict struct {
+	Kind Kind
+	Rule Rule
+	// Reason is one human line, e.g. "Crashing repeatedly (exit 128): ContainerCannotRun: OCI ...".
+	// It is empty only for healthy and completed verdicts.
+	Reason string
+	// Message is the raw runtime message the verdict rests on (waiting or terminated message).
+	Message string
+	// ExitCode is valid when HasExitCode.
+	ExitCode    int32
+	HasExitCode bool
+	Source      Source
+	// Container names the container that decided a pod's verdict ("" when the pod itself did).
+	Container string
+	// Init is true when Container is an init container (sidecars included).
+	Init bool
+}
+
+// ContainerVerdict is one container's verdict together with its identity.
+type ContainerVerdict struct {
+	Name string
+	Init bool
+	Verdict
+}
+
+// MoreSevere reports whether a outranks b. Ties keep the earlier verdict, so the first container
+// (in spec order, init containers first) that reached a severity names the pod's verdict.
+func MoreSevere(a, b Verdict) bool { return a.Kind.Severity() > b.Kind.Severity() }

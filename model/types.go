@@ -1,0 +1,209 @@
+// Package model holds doomwatch's state: pods with their classify verdicts, the evidence gathered
+// across updates (exit-128 failure ledger, sticky doom, cross-node escalation), node clusters and
+// rollouts. It is pure and deterministic: time is always passed in, nothing here reads a clock or
+// does I/O. kube/ feeds it Batches; tui/ and the --once printers read its views.
+package model
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+)
+
+// Kind names a resource kind the model tracks.
+type Kind string
+
+// The kinds kube/ watches.
+const (
+	KindPod         Kind = "Pod"
+	KindNode        Kind = "Node"
+	KindReplicaSet  Kind = "ReplicaSet"
+	KindDeployment  Kind = "Deployment"
+	KindStatefulSet Kind = "StatefulSet"
+	KindDaemonSet   Kind = "DaemonSet"
+	KindJob         Kind = "Job"
+)
+
+// Ref identifies one object. Namespace is empty for nodes.
+type Ref struct {
+	Kind      Kind
+	Namespace string
+	Name      string
+}
+
+// Batch is one coalesced set of changes from a source: at most one per interval, holding the
+// latest object per key and the deletes since the previous batch. Objects are the informer's
+// (transformed) objects and are never mutated by the model.
+type Batch struct {
+	Pods         []*corev1.Pod
+	Nodes        []*corev1.Node
+	ReplicaSets  []*appsv1.ReplicaSet
+	Deployments  []*appsv1.Deployment
+	StatefulSets []*appsv1.StatefulSet
+	DaemonSets   []*appsv1.DaemonSet
+	Jobs         []*batchv1.Job
+	Deletes      []Ref
+	// Health is non-nil when the connection health changed since the previous batch.
+	Health *Health
+}
+
+// Len is the number of changes in the batch (health excluded).
+func (b *Batch) Len() int {
+	return len(b.Pods) + len(b.Nodes) + len(b.ReplicaSets) + len(b.Deployments) +
+		len(b.StatefulSets) + len(b.DaemonSets) + len(b.Jobs) + len(b.Deletes)
+}
+
+// Health is the state of the connection to the cluster. It is part of the data, shown in the header.
+type Health struct {
+	// Synced is true once every informer that is not forbidden has synced.
+	Synced bool
+	// PodsSeen counts pods received so far, for "syncing pods: 3,412 …".
+	PodsSeen int
+	// LastEvent is the time of the last informer event of any kind.
+	LastEvent time.Time
+	// WatchError is the last watch error while a watch is broken ("" when all watches are healthy).
+	WatchError string
+	// Forbidden lists the kinds RBAC forbids us to list or watch; the rest works.
+	Forbidden []Kind
+}
+
+// Config holds the evidence thresholds. The zero value is not useful; start from DefaultConfig.
+type Config struct {
+	// Window is how long exit-128 start failures count as evidence (default 15m).
+	Window time.Duration
+	// LedgerMax bounds the failure ledger; the oldest entries go first (default 50,000).
+	LedgerMax int
+	// EscalateNodes: a workload whose container failed to start with exit 128 on at least this
+	// many distinct nodes within the window is doomed, "not node-local" (default 3).
+	EscalateNodes int
+	// SuspectPods: a node is suspect when at least this many distinct pods failed to start with a
+	// transient exit 128 on it within the window (default 3) ...
+	SuspectPods int
+	// SuspectShare: ... and it holds at least this share of the cluster's such failures (default 0.5).
+	SuspectShare float64
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{Window: 15 * time.Minute, LedgerMax: 50000, EscalateNodes: 3, SuspectPods: 3, SuspectShare: 0.5}
+}
+
+// Pod is the model's view of one pod. Every string field is sanitised for the terminal.
+type Pod struct {
+	Key       string // namespace/name
+	UID       string
+	Namespace string
+	Name      string
+	Node      string
+	// Owner is the top owner, "Deployment/checkout", or "" for an unmanaged pod.
+	Owner   string
+	Phase   string
+	Created time.Time
+	// Verdict is the pod's verdict after evidence (sticky doom, cross-node escalation).
+	Verdict classify.Verdict
+	// Containers holds one verdict per container, init containers first.
+	Containers []classify.ContainerVerdict
+	// Object is the informer's object. Read-only; strings read from it must go through Sanitize.
+	Object *corev1.Pod
+}
+
+// Counts are pods per verdict kind.
+type Counts struct {
+	Pods, Healthy, Progressing, Transient, Doomed, Completed int
+}
+
+// Sort orders the pod view.
+type Sort uint8
+
+// The pod view orders, in the order the `s` key cycles them.
+const (
+	BySeverity Sort = iota // most severe first, then namespace/name
+	ByName                 // namespace/name
+	ByNode                 // node, then severity
+	ByAge                  // newest first
+)
+
+// Filter narrows the pod view by verdict.
+type Filter uint8
+
+// The verdict filters, in the order the `v` key cycles them.
+const (
+	All       Filter = iota
+	Problems         // transient or doomed
+	OnlyDoomed
+	OnlyTransient
+)
+
+// Query selects and orders the pod view.
+type Query struct {
+	Sort   Sort
+	Filter Filter
+	// Node keeps only pods on this node when non-empty.
+	Node string
+	// Text is a fuzzy filter over namespace, name, node and reason.
+	Text string
+}
+
+// Failure is one exit-128 start failure in the ledger, recorded once.
+type Failure struct {
+	PodUID       string
+	Pod          string // namespace/name
+	Container    string
+	Node         string
+	Workload     string // namespace/Owner, or the pod key for an unmanaged pod
+	RestartCount int32
+	FinishedAt   time.Time
+	ExitCode     int32
+	Reason       string // ContainerCannotRun or StartError
+	Message      string // normalised: IDs, hashes and numbers replaced, so equal causes compare equal
+}
+
+// Node is one node's cluster of evidence.
+type Node struct {
+	Name     string
+	Known    bool // a Node object was seen (false when nodes are forbidden or the node is gone)
+	Ready    bool
+	Cordoned bool
+	// Pods on the node and how many of them are transient or doomed.
+	Pods, FailingPods int
+	// Failures is the number of transient exit-128 start failures here within the window,
+	// FailedPods the distinct pods they hit and Workloads the distinct workloads.
+	Failures, FailedPods, Workloads int
+	First, Last     time.Time
+	DominantMessage string
+	// Histogram counts failures per bucket over the window, oldest first (HistogramBuckets long).
+	Histogram []int
+	Suspect   bool
+	// Why explains a suspect node: "4 pods of 3 workloads failed to start with exit 128 here in
+	// the last 15m; 0 elsewhere".
+	Why string
+}
+
+// HistogramBuckets is the number of time buckets in Node.Histogram.
+const HistogramBuckets = 15
+
+// RolloutVerdict is a rollout's state.
+type RolloutVerdict string
+
+// Rollout verdicts.
+const (
+	RolloutComplete    RolloutVerdict = "complete"
+	RolloutProgressing RolloutVerdict = "progressing"
+	RolloutDoomed      RolloutVerdict = "doomed"
+)
+
+// Rollout is one Deployment's rollout.
+type Rollout struct {
+	Namespace, Kind, Name string
+	Verdict               RolloutVerdict
+	Desired, Updated      int32
+	Ready, Available      int32
+	// Reason says why: kubectl's rollout-status message, or the pods' doom reasons.
+	Reason         string
+	NewReplicaSet  string
+	OldReplicaSets []string
+}
