@@ -1,0 +1,51 @@
+// Package kube is the only package that imports client-go. It runs typed informers (against a
+// real cluster, or against the demo cluster's fake clientset: the same path), turns their events
+// into coalesced model.Batches and reports connection health as data.
+package kube
+
+// This file is the package's contract. The bodies are filled in by the kube work (issue 3).
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"doomwatch/model"
+)
+
+// Options scope and pace a Source.
+type Options struct {
+	// Namespace scopes the informers ("" with AllNamespaces for every namespace).
+	Namespace     string
+	AllNamespaces bool
+	// Selector is a label selector for pods (kubectl's -l).
+	Selector string
+	// Interval is the coalescing interval: at most one batch per interval (default 100ms).
+	Interval time.Duration
+	// Now is the source's clock (the demo's simulated clock); nil means time.Now.
+	Now func() time.Time
+	// Context is the kubeconfig context name shown in the header ("demo" for the demo).
+	Context string
+}
+
+// Source runs informers and hands the model coalesced batches.
+type Source struct{}
+
+// Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.
+// Both a real cluster (via Connect) and the demo cluster go through here.
+func Start(ctx context.Context, client kubernetes.Interface, opts Options) (*Source, error) {
+	panic("kube.Start: not implemented yet")
+}
+
+// Batches delivers coalesced batches, at most one per interval. It is closed when the source stops.
+func (s *Source) Batches() <-chan model.Batch { panic("not implemented yet") }
+
+// Now is the source's clock: time.Now for a real cluster, simulated time for the demo.
+func (s *Source) Now() time.Time { panic("not implemented yet") }
+
+// Context is the kubeconfig context name ("demo" for the demo cluster).
+func (s *Source) Context() string { panic("not implemented yet") }
+
+// Scope describes the namespace scope and selector, e.g. "ns default · app=web" or "all namespaces".
+func (s *Source) Scope() string { panic("not implemented yet") }
