@@ -1,6 +1,7 @@
 package classify
 
-// This file is the package's contract. The bodies are filled in by the classify work (issue 2).
+// This file is the package's contract; the rules live in container.go and pod.go, the kubectl
+// columns in printer.go.
 
 import (
 	"time"
@@ -10,29 +11,41 @@ import (
 
 // Pod returns the pod's verdict: the most severe of its containers' verdicts and its own
 // pod-level verdict, naming the container that decided it. It allocates nothing for a healthy pod.
-func Pod(pod *corev1.Pod) Verdict { panic("classify.Pod: not implemented yet") }
+func Pod(pod *corev1.Pod) Verdict { return podVerdict(pod) }
 
 // Containers appends one verdict per container to dst (init containers first, in spec order, then
 // regular containers) and returns the extended slice.
 func Containers(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {
-	panic("classify.Containers: not implemented yet")
+	return containerVerdicts(pod, dst)
 }
 
 // StartFailure judges a terminated state as a container start failure (reason ContainerCannotRun
 // or StartError). ok is false when t is not a start failure. The verdict is transient for exit 128
 // with a runtime message (Krane's rule, RuleStartFailure128) and doomed otherwise. The model's
-// exit-128 ledger records only RuleStartFailure128.
-func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
-	panic("classify.StartFailure: not implemented yet")
-}
+// exit-128 ledger records only RuleStartFailure128. Source is left unset (FromNone): the caller
+// knows whether t came from state or lastState.
+func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) { return startFailure(t) }
 
 // Status returns exactly what `kubectl get pods` prints in STATUS.
-func Status(pod *corev1.Pod, now time.Time) string { panic("classify.Status: not implemented yet") }
+func Status(pod *corev1.Pod, now time.Time) string {
+	if pod == nil {
+		return ""
+	}
+	return printPod(pod).reason
+}
 
 // Ready returns exactly what `kubectl get pods` prints in READY ("1/2").
-func Ready(pod *corev1.Pod) string { panic("classify.Ready: not implemented yet") }
+func Ready(pod *corev1.Pod) string {
+	if pod == nil {
+		return ""
+	}
+	return formatReady(printPod(pod))
+}
 
 // Restarts returns exactly what `kubectl get pods` prints in RESTARTS ("5 (2m ago)").
 func Restarts(pod *corev1.Pod, now time.Time) string {
-	panic("classify.Restarts: not implemented yet")
+	if pod == nil {
+		return ""
+	}
+	return formatRestarts(printPod(pod), now)
 }

@@ -4,6 +4,8 @@
 // one for verdicts and never re-derives them.
 package classify
 
+import "strconv"
+
 // Kind is the class of a verdict.
 type Kind uint8
 
@@ -73,32 +75,51 @@ type Rule uint8
 
 // Rules, one per row of the README's verdict table.
 const (
-	RuleNone                Rule = iota
-	RuleRunningReady             // running and ready
-	RuleRunningNotReady          // running, readiness not yet passed
-	RuleStarting                 // ContainerCreating, PodInitializing, no status yet
-	RuleCompleted                // terminated exit 0, or pod Succeeded
-	RuleCrashLoop                // waiting CrashLoopBackOff
-	RuleImageNotFound            // ErrImagePull whose message says "not found"
-	RuleImagePull                // ErrImagePull otherwise (network, timeouts)
-	RuleImagePullBackOff         // ImagePullBackOff
-	RuleInvalidImage             // InvalidImageName, ErrImageNeverPull
-	RuleConfigError              // CreateContainerConfigError
-	RuleConfigCacheSync          // CreateContainerConfigError "failed to sync ... cache"
-	RuleCreateError              // CreateContainerError / RunContainerError, deterministic
-	RuleCreateErrorTransient     // CreateContainerError / RunContainerError, otherwise
-	RuleStartFailure128          // ContainerCannotRun / StartError exit 128, runtime trouble
-	RuleStartFailureConfig       // ContainerCannotRun / StartError with a deterministic message
-	RuleStartFailure             // ContainerCannotRun / StartError with another exit code
-	RuleTerminatedError          // terminated non-zero, not restarted
-	RuleWaitingOther             // another waiting reason
-	RulePodFailed                // phase Failed
-	RulePodEvicted               // Evicted / Preempting with a controller owner
-	RuleUnschedulable            // PodScheduled=False Unschedulable
-	RuleTerminating              // deletionTimestamp set
-	RuleEscalated                // set by the model: cross-node exit-128 escalation
-	RuleStickyImageNotFound      // set by the model: ImagePullBackOff after "not found"
+	RuleNone                 Rule = iota
+	RuleRunningReady              // running and ready
+	RuleRunningNotReady           // running, readiness not yet passed
+	RuleStarting                  // ContainerCreating, PodInitializing, no status yet
+	RuleCompleted                 // terminated exit 0, or pod Succeeded
+	RuleCrashLoop                 // waiting CrashLoopBackOff
+	RuleImageNotFound             // ErrImagePull whose message says "not found"
+	RuleImagePull                 // ErrImagePull otherwise (network, timeouts)
+	RuleImagePullBackOff          // ImagePullBackOff
+	RuleInvalidImage              // InvalidImageName, ErrImageNeverPull
+	RuleConfigError               // CreateContainerConfigError
+	RuleConfigCacheSync           // CreateContainerConfigError "failed to sync ... cache"
+	RuleCreateError               // CreateContainerError / RunContainerError, deterministic
+	RuleCreateErrorTransient      // CreateContainerError / RunContainerError, otherwise
+	RuleStartFailure128           // ContainerCannotRun / StartError exit 128, runtime trouble
+	RuleStartFailureConfig        // ContainerCannotRun / StartError with a deterministic message
+	RuleStartFailure              // ContainerCannotRun / StartError with another exit code
+	RuleTerminatedError           // terminated non-zero, not restarted
+	RuleWaitingOther              // another waiting reason
+	RulePodFailed                 // phase Failed
+	RulePodEvicted                // Evicted / Preempting with a controller owner
+	RuleUnschedulable             // PodScheduled=False Unschedulable
+	RuleTerminating               // deletionTimestamp set
+	RuleEscalated                 // set by the model: cross-node exit-128 escalation
+	RuleStickyImageNotFound       // set by the model: ImagePullBackOff after "not found"
+	RuleRestarting                // terminated non-zero in a pod that will restart it
+	RulePodUnknown                // phase Unknown: the node stopped reporting
 )
+
+var ruleNames = [...]string{
+	"none", "running-ready", "running-not-ready", "starting", "completed", "crash-loop",
+	"image-not-found", "image-pull", "image-pull-backoff", "invalid-image", "config-error",
+	"config-cache-sync", "create-error", "create-error-transient", "start-failure-128",
+	"start-failure-config", "start-failure", "terminated-error", "waiting-other", "pod-failed",
+	"pod-evicted", "unschedulable", "terminating", "escalated", "sticky-image-not-found",
+	"restarting", "pod-unknown",
+}
+
+// String returns the rule's kebab-case name ("start-failure-128"), as RULES.md lists it.
+func (r Rule) String() string {
+	if int(r) < len(ruleNames) {
+		return ruleNames[r]
+	}
+	return "rule(" + strconv.Itoa(int(r)) + ")"
+}
 
 // Verdict is the judgement of one container or one pod. It is a plain value.
 type Verdict struct {

@@ -1,0 +1,311 @@
+package classify
+
+import (
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Waiting reasons the kubelet sets (kubernetes/kubernetes pkg/kubelet/images/types.go,
+// pkg/kubelet/kuberuntime/kuberuntime_container.go, pkg/kubelet/container/sync_result.go).
+const (
+	reasonCrashLoop         = "CrashLoopBackOff"
+	reasonErrImagePull      = "ErrImagePull"
+	reasonImagePullBackOff  = "ImagePullBackOff"
+	reasonInvalidImageName  = "InvalidImageName"
+	reasonErrImageNeverPull = "ErrImageNeverPull"
+	reasonConfigError       = "CreateContainerConfigError"
+	reasonCreateError       = "CreateContainerError"
+	reasonRunError          = "RunContainerError"
+	reasonCreating          = "ContainerCreating"
+	reasonPodInitializing   = "PodInitializing"
+
+	// Start failures: dockershim / cri-dockerd report ContainerCannotRun
+	// (kubernetes/kubernetes pkg/kubelet/dockershim/docker_container.go), containerd reports
+	// StartError (containerd internal/cri/server/container_start.go).
+	reasonCannotRun  = "ContainerCannotRun"
+	reasonStartError = "StartError"
+)
+
+// startFailure implements StartFailure. Source is left to the caller (state or lastState).
+func startFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
+	if t == nil || (t.Reason != reasonCannotRun && t.Reason != reasonStartError) {
+		return Verdict{}, false
+	}
+	v = Verdict{Message: t.Message, ExitCode: t.ExitCode, HasExitCode: true}
+	switch {
+	case t.ExitCode == 128 && deterministic(t.Message):
+		// containerd reports a missing executable as StartError 128
+		// (kubernetes/kubernetes#120331), so Krane's literal "128 is transient" would hide it.
+		v.Kind, v.Rule = Doomed, RuleStartFailureConfig
+		v.Reason = withDetail("Failed to start (exit 128)", t.Message)
+	case t.ExitCode == 128:
+		// Krane pod.rb (Shopify/krane#656): 128 start failures seen on one node at a time are
+		// node-local runtime trouble and clear within seconds; do not fail the rollout on them.
+		v.Kind, v.Rule = Transient, RuleStartFailure128
+		v.Reason = withDetail("Failed to start on node, will retry (exit 128)", t.Message)
+	default:
+		// Krane pod.rb: any other ContainerCannotRun exit code (126 not executable, 127 not
+		// found) is a configuration error.
+		v.Kind, v.Rule = Doomed, RuleStartFailure
+		v.Reason = withDetail("Failed to start (exit "+strconv.Itoa(int(t.ExitCode))+")", t.Message)
+	}
+	return v, true
+}
+
+// judge returns the verdict of one container. spec may be nil (a status without a spec entry),
+// cs is nil while the kubelet has not reported the container yet.
+func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, init bool) Verdict {
+	if cs == nil {
+		return Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Waiting for the kubelet to start it"}
+	}
+	st := &cs.State
+	switch {
+	case st.Waiting != nil:
+		// Krane's exit-128 fix (Shopify/krane#656): the current state is checked before
+		// lastState, so a CrashLoopBackOff dooms the container even when its last failure was
+		// a transient-looking 128.
+		if v, ok := judgeWaiting(spec, cs); ok {
+			return v
+		}
+		if v, ok := startFailure(cs.LastTerminationState.Terminated); ok {
+			v.Source = FromLastState
+			return v
+		}
+		return waitingFallback(st.Waiting)
+	case st.Terminated != nil:
+		return judgeTerminated(pod, spec, st.Terminated, init)
+	case st.Running != nil:
+		// A start failure only in lastState while the container now runs is history: the
+		// runtime has since started the process. The model counts it as node evidence.
+		return judgeRunning(spec, cs, init)
+	}
+	// No state at all: the API documents the default as waiting.
+	if v, ok := startFailure(cs.LastTerminationState.Terminated); ok {
+		v.Source = FromLastState
+		return v
+	}
+	return Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Waiting to start"}
+}
+
+// judgeWaiting returns the verdict for the waiting reasons that decide on their own; ok is false
+// for reasons that only say "not yet" (ContainerCreating, PodInitializing, others), after which
+// lastState is consulted.
+func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, bool) {
+	w := cs.State.Waiting
+	v := Verdict{Message: w.Message, Source: FromState}
+	switch w.Reason {
+	case reasonCrashLoop:
+		// Krane pod.rb: "Crashing repeatedly (exit N)". Beyond Krane: the CrashLoopBackOff
+		// message ("back-off 5m0s restarting failed container") says nothing, so the reason
+		// carries the last termination's reason and message, e.g. ContainerCannotRun's OCI error.
+		v.Kind, v.Rule = Doomed, RuleCrashLoop
+		lt := cs.LastTerminationState.Terminated
+		if lt == nil {
+			v.Reason = "Crashing repeatedly"
+			return v, true
+		}
+		v.ExitCode, v.HasExitCode = lt.ExitCode, true
+		if lt.Message != "" {
+			v.Message = lt.Message
+		}
+		head := "Crashing repeatedly (exit " + strconv.Itoa(int(lt.ExitCode)) + ")"
+		detail := lt.Reason
+		if detail == "Error" || detail == "Completed" {
+			// kubelet's generic reasons add nothing to the exit code.
+			detail = ""
+		}
+		if m := oneLine(lt.Message); m != "" {
+			if detail != "" {
+				detail += ": " + m
+			} else {
+				detail = m
+			}
+		}
+		if detail != "" {
+			head += ": " + detail
+		}
+		v.Reason = head
+	case reasonErrImagePull:
+		// Krane pod.rb: ErrImagePull whose message matches /not found/i is doomed (the image was
+		// never pushed); anything else is registry or network trouble the kubelet retries.
+		if containsFold(w.Message, "not found") {
+			v.Kind, v.Rule = Doomed, RuleImageNotFound
+			v.Reason = "Image not found: " + oneLine(image(spec, cs))
+		} else {
+			v.Kind, v.Rule = Transient, RuleImagePull
+			v.Reason = withDetail("Image pull failed, will retry", w.Message)
+		}
+	case reasonImagePullBackOff:
+		// Transient on its own; the model makes it sticky after an ErrImagePull "not found".
+		v.Kind, v.Rule = Transient, RuleImagePullBackOff
+		v.Reason = withDetail("Back-off pulling image "+oneLine(image(spec, cs)), trimBackOff(w.Message))
+	case reasonInvalidImageName, reasonErrImageNeverPull:
+		// kubelet pkg/kubelet/images/image_manager.go: neither is retried into success.
+		v.Kind, v.Rule = Doomed, RuleInvalidImage
+		if w.Reason == reasonInvalidImageName {
+			v.Reason = withDetail("Invalid image name", w.Message)
+		} else {
+			v.Reason = withDetail("Image not present and pull policy is Never", w.Message)
+		}
+	case reasonConfigError:
+		// Krane pod.rb: a missing secret/configmap key is doomed, except kubelet's
+		// "failed to sync %s cache", which clears (kubernetes/kubernetes#74755, #75260).
+		if cacheSyncFailure(w.Message) {
+			v.Kind, v.Rule = Transient, RuleConfigCacheSync
+			v.Reason = withDetail("Waiting for kubelet cache sync", w.Message)
+		} else {
+			v.Kind, v.Rule = Doomed, RuleConfigError
+			v.Reason = withDetail("Failed to generate container configuration", w.Message)
+		}
+	case reasonCreateError, reasonRunError:
+		// CRI-O reports a missing executable at create time as CreateContainerError; a
+		// deterministic message is a configuration error, anything else a runtime hiccup.
+		head := "Failed to create container"
+		if w.Reason == reasonRunError {
+			head = "Failed to run container"
+		}
+		if deterministic(w.Message) {
+			v.Kind, v.Rule = Doomed, RuleCreateError
+			v.Reason = withDetail(head, w.Message)
+		} else {
+			v.Kind, v.Rule = Transient, RuleCreateErrorTransient
+			v.Reason = withDetail(head+", will retry", w.Message)
+		}
+	default:
+		return Verdict{}, false
+	}
+	return v, true
+}
+
+// waitingFallback judges a waiting state that no rule above decided.
+func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
+	v := Verdict{Message: w.Message, Source: FromState}
+	switch w.Reason {
+	case reasonCreating:
+		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Creating container"
+	case reasonPodInitializing:
+		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Waiting for init containers"
+	case "":
+		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Waiting to start"
+	default:
+		// PreStartHookError, PostStartHookError, RegistryUnavailable, ...: the kubelet retries
+		// them, so they are trouble but not proof of doom.
+		v.Kind, v.Rule = Transient, RuleWaitingOther
+		v.Reason = withDetail(oneLine(w.Reason), w.Message)
+	}
+	return v
+}
+
+// judgeTerminated judges a container whose current state is terminated.
+func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated, init bool) Verdict {
+	if v, ok := startFailure(t); ok {
+		v.Source = FromState
+		return v
+	}
+	v := Verdict{Message: t.Message, ExitCode: t.ExitCode, HasExitCode: true, Source: FromState}
+	if t.ExitCode == 0 {
+		v.Kind, v.Rule, v.Reason = Completed, RuleCompleted, "Completed"
+		return v
+	}
+	head := "Exited with code " + strconv.Itoa(int(t.ExitCode))
+	if willRestart(pod, spec) {
+		// The kubelet will restart it; the state that follows (running, or CrashLoopBackOff)
+		// decides. Until then it is trouble, not doom.
+		v.Kind, v.Rule = Transient, RuleRestarting
+		head += ", restarting"
+	} else {
+		v.Kind, v.Rule = Doomed, RuleTerminatedError
+	}
+	if t.Reason != "" && t.Reason != "Error" {
+		head += ": " + oneLine(t.Reason)
+	}
+	v.Reason = withDetail(head, t.Message)
+	return v
+}
+
+// willRestart reports whether the kubelet restarts a container that exited non-zero: the
+// container's own restartPolicy (sidecars, KEP-5307 restart rules) or else the pod's, whose
+// default is Always; never once the pod phase is terminal.
+func willRestart(pod *corev1.Pod, spec *corev1.Container) bool {
+	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+		return false
+	}
+	if spec != nil && spec.RestartPolicy != nil {
+		p := *spec.RestartPolicy
+		return p == corev1.ContainerRestartPolicyAlways || p == corev1.ContainerRestartPolicyOnFailure
+	}
+	return pod.Spec.RestartPolicy != corev1.RestartPolicyNever
+}
+
+// judgeRunning judges a running container.
+func judgeRunning(spec *corev1.Container, cs *corev1.ContainerStatus, init bool) Verdict {
+	v := Verdict{Source: FromState}
+	if init && !isSidecar(spec) {
+		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Initializing"
+		return v
+	}
+	if cs.Ready {
+		v.Kind, v.Rule = Healthy, RuleRunningReady
+		return v
+	}
+	v.Kind, v.Rule = Progressing, RuleRunningNotReady
+	switch {
+	case spec != nil && spec.StartupProbe != nil && cs.Started != nil && !*cs.Started:
+		v.Reason = "Startup probe " + probeText(spec.StartupProbe)
+	case spec != nil && spec.ReadinessProbe != nil:
+		// Krane pod.rb readiness_fail_reason: "must respond with a good status code at
+		// '/path'" / "must exit 0 from the following command".
+		v.Reason = "Readiness probe " + probeText(spec.ReadinessProbe)
+	default:
+		v.Reason = "Running, not ready yet"
+	}
+	return v
+}
+
+// probeText says what a probe waits for: "must respond at /healthz (port 8080)".
+func probeText(p *corev1.Probe) string {
+	switch {
+	case p.HTTPGet != nil:
+		path := p.HTTPGet.Path
+		if path == "" {
+			path = "/"
+		}
+		return "must respond at " + oneLine(path) + " (port " + oneLine(p.HTTPGet.Port.String()) + ")"
+	case p.Exec != nil:
+		return "must exit 0 from `" + oneLine(strings.Join(p.Exec.Command, " ")) + "`"
+	case p.TCPSocket != nil:
+		return "must accept TCP connections on port " + oneLine(p.TCPSocket.Port.String())
+	case p.GRPC != nil:
+		return "must report gRPC health SERVING on port " + strconv.Itoa(int(p.GRPC.Port))
+	}
+	return "has not passed yet"
+}
+
+// isSidecar reports whether an init container is a restartable sidecar (restartPolicy Always;
+// kubernetes pkg/api/v1/pod IsRestartableInitContainer).
+func isSidecar(c *corev1.Container) bool {
+	return c != nil && c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways
+}
+
+// image returns the image a container asked for, falling back to the status.
+func image(spec *corev1.Container, cs *corev1.ContainerStatus) string {
+	if spec != nil && spec.Image != "" {
+		return spec.Image
+	}
+	return cs.Image
+}
+
+// trimBackOff drops kubelet's `Back-off pulling image "x"` prefix from an ImagePullBackOff
+// message, keeping the underlying error that newer kubelets append (`: ErrImagePull: ...`).
+func trimBackOff(msg string) string {
+	if !strings.HasPrefix(msg, "Back-off pulling image") {
+		return msg
+	}
+	rest := msg[len("Back-off pulling image"):]
+	if i := strings.Index(rest, "\": "); i >= 0 {
+		return rest[i+3:]
+	}
+	return ""
+}

@@ -1,0 +1,166 @@
+package classify
+
+import corev1 "k8s.io/api/core/v1"
+
+// Pod-level reasons (kubernetes pkg/kubelet/eviction, pkg/scheduler, pkg/util/node).
+const (
+	reasonEvicted       = "Evicted"
+	reasonPreempting    = "Preempting"
+	reasonNodeLost      = "NodeLost"
+	reasonUnschedulable = "Unschedulable"
+	reasonGated         = "SchedulingGated"
+)
+
+func podVerdict(pod *corev1.Pod) Verdict {
+	if pod == nil {
+		return Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "No pod", Source: FromPod}
+	}
+	pv, hasPod := podLevel(pod)
+	switch {
+	case pod.Status.Phase == corev1.PodSucceeded:
+		return pv
+	case pod.Status.Phase == corev1.PodFailed && pv.Kind == Transient:
+		// An evicted or preempted managed pod is replaced by its controller; its containers'
+		// final states (often ContainerStatusUnknown 137) say nothing about the rollout.
+		return pv
+	}
+	var best Verdict
+	found := false
+	consider := func(v Verdict) {
+		if !found || MoreSevere(v, best) {
+			best, found = v, true
+		}
+	}
+	// Pod-level first so it names ties (an unscheduled pod's containers merely wait), except
+	// for a failed pod, where the container that failed says more than "Pod status: Failed".
+	podFirst := hasPod && pod.Status.Phase != corev1.PodFailed
+	if podFirst {
+		consider(pv)
+	}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		v := judge(pod, c, statusFor(pod.Status.InitContainerStatuses, i, c.Name), true)
+		v.Container, v.Init = c.Name, true
+		consider(v)
+	}
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		v := judge(pod, c, statusFor(pod.Status.ContainerStatuses, i, c.Name), false)
+		v.Container = c.Name
+		consider(v)
+	}
+	if hasPod && !podFirst {
+		consider(pv)
+	}
+	return best
+}
+
+func containerVerdicts(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {
+	if pod == nil {
+		return dst
+	}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		v := judge(pod, c, statusFor(pod.Status.InitContainerStatuses, i, c.Name), true)
+		v.Container, v.Init = c.Name, true
+		dst = append(dst, ContainerVerdict{Name: c.Name, Init: true, Verdict: v})
+	}
+	for i := range pod.Spec.Containers {
+		c := &pod.Spec.Containers[i]
+		v := judge(pod, c, statusFor(pod.Status.ContainerStatuses, i, c.Name), false)
+		v.Container = c.Name
+		dst = append(dst, ContainerVerdict{Name: c.Name, Verdict: v})
+	}
+	return dst
+}
+
+// statusFor finds a container's status by name. The kubelet reports statuses in spec order, so
+// index i is tried first.
+func statusFor(statuses []corev1.ContainerStatus, i int, name string) *corev1.ContainerStatus {
+	if i < len(statuses) && statuses[i].Name == name {
+		return &statuses[i]
+	}
+	for j := range statuses {
+		if statuses[j].Name == name {
+			return &statuses[j]
+		}
+	}
+	return nil
+}
+
+// managed reports whether a controller owns the pod (Krane's "parent"): it will replace the pod.
+func managed(pod *corev1.Pod) bool {
+	for i := range pod.OwnerReferences {
+		if c := pod.OwnerReferences[i].Controller; c != nil && *c {
+			return true
+		}
+	}
+	return false
+}
+
+// podLevel returns the verdict of the pod's own phase, conditions and deletion, following Krane
+// pod.rb phase_failure_message and failed_schedule_reason. ok is false when the pod itself
+// signals nothing.
+func podLevel(pod *corev1.Pod) (Verdict, bool) {
+	st := &pod.Status
+	v := Verdict{Source: FromPod, Message: st.Message}
+	switch st.Phase {
+	case corev1.PodSucceeded:
+		v.Kind, v.Rule, v.Reason = Completed, RuleCompleted, "Succeeded"
+		return v, true
+	case corev1.PodFailed:
+		// Krane TRANSIENT_FAILURE_REASONS: an evicted or preempted pod with a controller is
+		// replaced; an unmanaged one is gone for good.
+		if (st.Reason == reasonEvicted || st.Reason == reasonPreempting) && managed(pod) {
+			v.Kind, v.Rule = Transient, RulePodEvicted
+			v.Reason = withDetail(st.Reason+", controller will replace it", st.Message)
+			return v, true
+		}
+		v.Kind, v.Rule = Doomed, RulePodFailed
+		head := "Pod status: Failed"
+		if st.Reason != "" {
+			head += " (Reason: " + oneLine(st.Reason) + ")"
+		}
+		v.Reason = withDetail(head, st.Message)
+		return v, true
+	}
+	if pod.DeletionTimestamp != nil {
+		// Krane: an unmanaged pod that is terminating will not come back; a managed one is
+		// being replaced. kubectl prints Unknown for a NodeLost pod being deleted.
+		v.Rule = RuleTerminating
+		head := "Terminating"
+		if st.Reason == reasonNodeLost {
+			head = "Terminating (node lost)"
+		}
+		if managed(pod) {
+			v.Kind, v.Reason = Progressing, head
+		} else {
+			v.Kind, v.Reason = Doomed, "Pod status: "+head
+		}
+		return v, true
+	}
+	if st.Phase == corev1.PodUnknown {
+		v.Kind, v.Rule = Transient, RulePodUnknown
+		v.Reason = withDetail("Pod status: Unknown (node not reporting)", st.Message)
+		return v, true
+	}
+	if st.Phase == corev1.PodPending || st.Phase == "" {
+		for i := range st.Conditions {
+			c := &st.Conditions[i]
+			if c.Type != corev1.PodScheduled || c.Status != corev1.ConditionFalse {
+				continue
+			}
+			// Krane failed_schedule_reason: PodScheduled=False; the scheduler keeps retrying,
+			// so it is progressing, with the scheduler's message as the reason.
+			v.Kind, v.Rule, v.Message = Progressing, RuleUnschedulable, c.Message
+			switch c.Reason {
+			case reasonGated:
+				v.Reason = withDetail("Scheduling gated", c.Message)
+			default:
+				v.Reason = withDetail("Unschedulable", c.Message)
+			}
+			return v, true
+		}
+	}
+	return Verdict{}, false
+}
