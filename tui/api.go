@@ -2,12 +2,16 @@
 // classify/ for badge names), never client-go.
 package tui
 
-// This file is the package's contract. The bodies are filled in by the tui work (issue 4).
-
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"os"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"doomwatch/model"
 )
@@ -32,4 +36,47 @@ type Options struct {
 
 // Run runs the dashboard until the user quits or ctx ends, and restores the terminal, also after
 // a panic in a component.
-func Run(ctx context.Context, opts Options) error { panic("tui.Run: not implemented yet") }
+func Run(ctx context.Context, opts Options) (err error) {
+	if opts.Model == nil {
+		return errors.New("dashboard: no model")
+	}
+	// NO_COLOR is set when present and not empty (https://no-color.org).
+	noColor := opts.NoColor || os.Getenv("NO_COLOR") != ""
+	d := newDashboard(opts, noColor)
+
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	if noColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(d, popts...)
+	// A panic while drawing cannot return a Cmd; it reaches Update as a message instead. Send
+	// blocks until the event loop reads it, and render runs on that loop, hence the goroutine.
+	d.onPanic = func(err error) { go p.Send(panicMsg{err: err}) }
+
+	// bubbletea recovers panics in Update, View and Cmds itself and restores the terminal before
+	// Run returns (tea.go Program.Run, recoverFromPanic); the dashboard also turns panics in its
+	// components into d.err. This recover is the last line for anything outside both.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("dashboard: panic: %v", r)
+		}
+	}()
+	_, runErr := p.Run()
+	switch {
+	case d.err != nil:
+		return d.err
+	case runErr == nil:
+		return nil
+	case errors.Is(runErr, tea.ErrProgramKilled) && ctx.Err() != nil && !errors.Is(runErr, tea.ErrProgramPanic):
+		// The caller ended the dashboard (signal, demo over): not a failure.
+		return nil
+	default:
+		return fmt.Errorf("dashboard: %w", runErr)
+	}
+}

@@ -1,0 +1,108 @@
+package tui
+
+import (
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+	"doomwatch/model"
+)
+
+// The pod table's columns, in display order.
+const (
+	colNamespace = iota
+	colName
+	colReady
+	colStatus
+	colRestarts
+	colNode
+	colAge
+	colVerdict
+	colState
+	colLastState
+	colExit
+	colReason
+	numCols
+)
+
+var colTitles = [numCols]string{"NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "NODE", "AGE",
+	"VERDICT", "STATE", "LAST STATE", "EXIT", "REASON"}
+
+// colMax caps each column's width; REASON takes whatever is left.
+var colMax = [numCols]int{16, 40, 5, 20, 14, 16, 5, 13, 26, 30, 4, 0}
+
+// reasonMin is the narrowest REASON worth showing.
+const reasonMin = 12
+
+// colPriority lists the columns most useful first: when the terminal is narrow the columns at the
+// end go first. The verdict, kubectl's STATUS, the node (exit-128 failures cluster by node) and the
+// reason answer "is this rollout doomed and where"; the raw container states repeat the reason.
+var colPriority = [numCols]int{colName, colVerdict, colStatus, colNode, colReason, colReady,
+	colRestarts, colAge, colNamespace, colExit, colLastState, colState}
+
+// rowCells formats one pod's cells. Only rows on screen are formatted (the table is virtualised),
+// so this runs at most a screenful of times per frame.
+func rowCells(p *model.Pod, c *common, out *[numCols]string) {
+	out[colNamespace] = p.Namespace
+	out[colName] = p.Name
+	out[colNode] = p.Node
+	out[colAge] = age(p.Created, c.now)
+	out[colVerdict] = badgeText(p.Verdict.Kind)
+	out[colReason] = model.Sanitize(p.Verdict.Reason)
+	out[colReady], out[colStatus], out[colRestarts] = "", "", ""
+	out[colState], out[colLastState], out[colExit] = "", "", ""
+	if p.Object != nil {
+		out[colReady] = classify.Ready(p.Object)
+		out[colStatus] = model.Sanitize(classify.Status(p.Object, c.now))
+		out[colRestarts] = classify.Restarts(p.Object, c.now)
+		if cs := decidingStatus(p); cs != nil {
+			out[colState] = stateSummary(cs.State)
+			out[colLastState] = stateSummary(cs.LastTerminationState)
+			if t := cs.LastTerminationState.Terminated; t != nil {
+				out[colExit] = strconv.Itoa(int(t.ExitCode))
+			}
+			if t := cs.State.Terminated; t != nil {
+				out[colExit] = strconv.Itoa(int(t.ExitCode))
+			}
+		}
+	}
+	if p.Verdict.HasExitCode {
+		out[colExit] = strconv.Itoa(int(p.Verdict.ExitCode))
+	}
+}
+
+// decidingStatus is the status of the container that decided the pod's verdict, or of the first
+// container when the pod itself decided.
+func decidingStatus(p *model.Pod) *corev1.ContainerStatus {
+	st := &p.Object.Status
+	name := p.Verdict.Container
+	if name != "" {
+		list := st.ContainerStatuses
+		if p.Verdict.Init {
+			list = st.InitContainerStatuses
+		}
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
+		}
+	}
+	if len(st.ContainerStatuses) > 0 {
+		return &st.ContainerStatuses[0]
+	}
+	return nil
+}
+
+// stateSummary is a container state in a few words: "waiting CrashLoopBackOff".
+func stateSummary(s corev1.ContainerState) string {
+	switch {
+	case s.Waiting != nil:
+		return "waiting " + model.Sanitize(s.Waiting.Reason)
+	case s.Running != nil:
+		return "running"
+	case s.Terminated != nil:
+		return "terminated " + model.Sanitize(s.Terminated.Reason)
+	}
+	return ""
+}

@@ -1,0 +1,301 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+	"doomwatch/model"
+)
+
+// detailPane shows one pod in full: every container (init and sidecars included) with its state
+// and last state, the verdict and its reason, the pod's conditions, its owner chain and its node's
+// cluster status. The lines are built in Update (on open, on each batch and on resize), so View
+// only slices them.
+type detailPane struct {
+	c      *common
+	key    string
+	lines  []string
+	cur    cursor
+	width  int
+	height int
+}
+
+func newDetailPane(c *common) *detailPane { return &detailPane{c: c} }
+
+// SetSize sets the pane's size including its title line.
+func (d *detailPane) SetSize(w, h int) {
+	d.width, d.height = w, h
+	d.cur.setHeight(h - 1)
+}
+
+// Update scrolls: the pane has no selection, the keys move the window.
+func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	keys := d.c.keys
+	switch {
+	case key.Matches(k, keys.Up):
+		d.scroll(-1)
+	case key.Matches(k, keys.Down):
+		d.scroll(1)
+	case key.Matches(k, keys.PageUp):
+		d.scroll(-d.cur.height)
+	case key.Matches(k, keys.PageDown):
+		d.scroll(d.cur.height)
+	case key.Matches(k, keys.Top):
+		d.scroll(-len(d.lines))
+	case key.Matches(k, keys.Bottom):
+		d.scroll(len(d.lines))
+	}
+	return nil
+}
+
+func (d *detailPane) scroll(delta int) { d.cur.scroll(delta) }
+
+// rebuild formats pod p (nil when it is gone) and its node.
+func (d *detailPane) rebuild(p *model.Pod, node *model.Node) {
+	d.lines = d.lines[:0]
+	if p == nil {
+		d.lines = append(d.lines, d.c.st.dim.Render("the pod "+d.key+" is gone"))
+	} else {
+		d.lines = detailLines(d.lines, p, node, d.c, max(d.width, 20))
+	}
+	off := d.cur.offset
+	d.cur.setLen(len(d.lines))
+	d.cur.offset = off
+	d.cur.sel = off
+	d.cur.clamp()
+}
+
+// View renders the visible lines under a title.
+func (d *detailPane) View() string {
+	st := d.c.st
+	var b strings.Builder
+	b.WriteString(clip(st.focusTitle.Render("POD "+d.key)+st.dim.Render("  esc back · ↑/↓ scroll"), d.width))
+	from, to := d.cur.visible()
+	for _, l := range d.lines[from:to] {
+		b.WriteByte('\n')
+		b.WriteString(clip(l, d.width))
+	}
+	return b.String()
+}
+
+// detailLines appends the pod's detail to dst, wrapped to width.
+func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width int) []string {
+	st := c.st
+	now := c.now
+	add := func(s string) { dst = append(dst, s) }
+	// wrapped adds label and a long value wrapped under it, indented.
+	wrapped := func(indent int, label, value string) {
+		if value == "" {
+			return
+		}
+		pad := strings.Repeat(" ", indent)
+		text := ansi.Wrap(value, max(width-indent-len(label)-1, 10), " ")
+		for i, l := range strings.Split(text, "\n") {
+			if i == 0 {
+				add(pad + st.dim.Render(label) + " " + l)
+			} else {
+				add(pad + strings.Repeat(" ", len(label)+1) + l)
+			}
+		}
+	}
+	obj := p.Object
+
+	add(st.bold.Render("Verdict  ") + st.badgeFor(p.Verdict.Kind, badgeText(p.Verdict.Kind)) +
+		st.dim.Render(ruleSource(p.Verdict)))
+	wrapped(2, "reason:", model.Sanitize(p.Verdict.Reason))
+	wrapped(2, "message:", model.Sanitize(p.Verdict.Message))
+	if obj != nil {
+		add(st.bold.Render("Status   ") + model.Sanitize(classify.Status(obj, now)) +
+			st.dim.Render("  ready ") + classify.Ready(obj) + st.dim.Render("  restarts ") +
+			classify.Restarts(obj, now) + st.dim.Render("  phase ") + model.Sanitize(string(obj.Status.Phase)) +
+			st.dim.Render("  age ") + age(p.Created, now))
+	}
+
+	// Node and its cluster status.
+	nodeLine := st.bold.Render("Node     ") + p.Node
+	switch {
+	case p.Node == "":
+		nodeLine += st.dim.Render("(not scheduled)")
+	case node == nil:
+		nodeLine += st.dim.Render("  (no evidence)")
+	default:
+		nodeLine += "  " + nodeState(node) + fmt.Sprintf(st.dim.Render("  exit-128 failures ")+"%d"+
+			st.dim.Render(" of ")+"%d"+st.dim.Render(" pods, ")+"%d"+st.dim.Render(" workloads"),
+			node.Failures, node.FailedPods, node.Workloads)
+		if node.Suspect {
+			nodeLine += "  " + st.danger.Render("⚠ SUSPECT")
+		}
+	}
+	add(nodeLine)
+	if node != nil && node.Suspect {
+		wrapped(2, "why:", model.Sanitize(node.Why))
+	}
+
+	// Owner chain: the pod's direct controller, then the top owner the model grouped it under.
+	chain := "Pod/" + p.Name
+	if obj != nil {
+		for _, ref := range obj.OwnerReferences {
+			if ref.Controller != nil && *ref.Controller {
+				chain += " → " + model.Sanitize(ref.Kind) + "/" + model.Sanitize(ref.Name)
+			}
+		}
+	}
+	if p.Owner != "" && !strings.HasSuffix(chain, " → "+p.Owner) {
+		chain += " → " + p.Owner
+	}
+	add(st.bold.Render("Owners   ") + chain)
+
+	if obj == nil {
+		return dst
+	}
+	if len(obj.Status.Conditions) > 0 {
+		add("")
+		add(st.bold.Render("Conditions"))
+		for _, cond := range obj.Status.Conditions {
+			line := fmt.Sprintf("  %-26s %-7s", model.Sanitize(string(cond.Type)), model.Sanitize(string(cond.Status)))
+			if cond.Reason != "" {
+				line += " " + model.Sanitize(cond.Reason)
+			}
+			if !cond.LastTransitionTime.IsZero() {
+				line += st.dim.Render("  since " + age(cond.LastTransitionTime.Time, now))
+			}
+			add(line)
+			if cond.Message != "" {
+				wrapped(4, "message:", model.Sanitize(cond.Message))
+			}
+		}
+	}
+
+	add("")
+	add(st.bold.Render("Containers"))
+	verdicts := p.Containers
+	findVerdict := func(name string, init bool) *classify.ContainerVerdict {
+		for i := range verdicts {
+			if verdicts[i].Name == name && verdicts[i].Init == init {
+				return &verdicts[i]
+			}
+		}
+		return nil
+	}
+	containers := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
+		for _, spec := range specs {
+			kind := ""
+			if init {
+				kind = " (init)"
+				if spec.RestartPolicy != nil && *spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+					kind = " (sidecar)"
+				}
+			}
+			var cs *corev1.ContainerStatus
+			for i := range statuses {
+				if statuses[i].Name == spec.Name {
+					cs = &statuses[i]
+				}
+			}
+			head := "  " + st.bold.Render(model.Sanitize(spec.Name)) + st.dim.Render(kind)
+			if v := findVerdict(spec.Name, init); v != nil {
+				head += "  " + st.badgeFor(v.Kind, badgeText(v.Kind))
+			}
+			add(head)
+			wrapped(4, "image:", model.Sanitize(spec.Image))
+			if v := findVerdict(spec.Name, init); v != nil && v.Reason != "" {
+				wrapped(4, "verdict:", model.Sanitize(v.Reason))
+			}
+			if cs == nil {
+				add("    " + st.dim.Render("no status yet"))
+				continue
+			}
+			dst = stateLines(dst, "state:", cs.State, c, width)
+			dst = stateLines(dst, "last state:", cs.LastTerminationState, c, width)
+			add("    " + st.dim.Render("ready ") + fmt.Sprint(cs.Ready) + st.dim.Render("  restarts ") +
+				fmt.Sprint(cs.RestartCount))
+		}
+	}
+	containers(obj.Spec.InitContainers, obj.Status.InitContainerStatuses, true)
+	containers(obj.Spec.Containers, obj.Status.ContainerStatuses, false)
+	return dst
+}
+
+// ruleSource says which container and which part of the status decided the verdict.
+func ruleSource(v classify.Verdict) string {
+	var parts []string
+	if v.Container != "" {
+		c := "container " + model.Sanitize(v.Container)
+		if v.Init {
+			c = "init " + c
+		}
+		parts = append(parts, c)
+	}
+	if s := v.Source.String(); s != "" {
+		parts = append(parts, "from "+s)
+	}
+	if v.HasExitCode {
+		parts = append(parts, fmt.Sprintf("exit %d", v.ExitCode))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "  (" + strings.Join(parts, ", ") + ")"
+}
+
+// stateLines formats one container state: reason, exit code, times and the wrapped message.
+func stateLines(dst []string, label string, s corev1.ContainerState, c *common, width int) []string {
+	st := c.st
+	pad := "    "
+	lbl := st.dim.Render(fmt.Sprintf("%-11s ", label))
+	msgLines := func(msg string) {
+		if msg == "" {
+			return
+		}
+		text := ansi.Wrap(model.Sanitize(msg), max(width-len(pad)-12-9, 10), " ")
+		for i, l := range strings.Split(text, "\n") {
+			if i == 0 {
+				dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("message: ")+l)
+			} else {
+				dst = append(dst, pad+strings.Repeat(" ", 12+9)+l)
+			}
+		}
+	}
+	switch {
+	case s.Waiting != nil:
+		dst = append(dst, pad+lbl+"waiting "+model.Sanitize(s.Waiting.Reason))
+		msgLines(s.Waiting.Message)
+	case s.Running != nil:
+		dst = append(dst, pad+lbl+"running"+st.dim.Render(" since ")+stamp(s.Running.StartedAt.Time, c.now))
+	case s.Terminated != nil:
+		t := s.Terminated
+		line := pad + lbl + "terminated " + model.Sanitize(t.Reason) + st.dim.Render(" exit ") +
+			fmt.Sprint(t.ExitCode)
+		if t.Signal != 0 {
+			line += st.dim.Render(" signal ") + fmt.Sprint(t.Signal)
+		}
+		dst = append(dst, line)
+		dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("started ")+stamp(t.StartedAt.Time, c.now)+
+			st.dim.Render("  finished ")+stamp(t.FinishedAt.Time, c.now))
+		msgLines(t.Message)
+	default:
+		if label == "state:" {
+			dst = append(dst, pad+lbl+st.dim.Render("none"))
+		}
+	}
+	return dst
+}
+
+// stamp is an absolute time with its age: "2026-01-02T15:04:05Z (12s ago)".
+func stamp(t, now time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339) + " (" + age(t, now) + " ago)"
+}

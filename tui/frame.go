@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"doomwatch/model"
+)
+
+// FrameOptions pin everything one rendered frame depends on, so a frame is deterministic: the
+// golden tests and `make screenshots` render through RenderFrame.
+type FrameOptions struct {
+	Width, Height int
+	// Now is the clock for ages and the evidence window.
+	Now time.Time
+	// NoColor renders without colour and without any escape sequence at all.
+	NoColor bool
+	// Focus is the panel that has the keyboard.
+	Focus Focus
+	// Selected is the key of the selected pod (or the name of the selected node with FocusNodes).
+	Selected string
+	// Detail opens the detail pane of the Selected pod.
+	Detail bool
+	// Query is the pod view's sort and filters (Query.Text is the `/` filter).
+	Query model.Query
+	// Filtering shows the filter input as if `/` had been pressed.
+	Filtering bool
+	// FullHelp shows the full key help as `?` does.
+	FullHelp bool
+	// Context and Scope are shown in the header.
+	Context, Scope string
+}
+
+// RenderFrame renders one frame of the dashboard over m, with the colour profile pinned: true
+// colour when coloured, none at all with NoColor. It reads no clock and does no I/O.
+func RenderFrame(m *model.Model, o FrameOptions) string {
+	now := o.Now
+	d := newDashboard(Options{Model: m, Now: func() time.Time { return now }, Context: o.Context,
+		Scope: o.Scope, NoColor: o.NoColor}, o.NoColor)
+	d.query = o.Query
+	d.focus = o.Focus
+	d.help.ShowAll = o.FullHelp
+	d.width, d.height = o.Width, o.Height
+	if o.Filtering {
+		d.filtering = true
+		d.filter.SetValue(o.Query.Text)
+		d.filter.CursorEnd()
+		d.filter.Focus()
+	}
+	d.refreshAll()
+	if o.Selected != "" {
+		if o.Focus == FocusNodes {
+			d.nodes.sel = o.Selected
+			d.nodes.setNodes(d.nodeList)
+		} else {
+			d.pods.selectKey(o.Selected)
+		}
+	}
+	if o.Detail && o.Selected != "" {
+		d.openDetail(o.Selected)
+	}
+	out := d.render()
+	if o.NoColor {
+		// The styles carry no colour with NoColor, but bold and reverse remain; a NoColor frame
+		// is plain text.
+		out = ansi.Strip(out)
+	}
+	return out
+}

@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"doomwatch/model"
+)
+
+// batchMsg carries one coalesced batch from the source into Update.
+type batchMsg struct{ batch model.Batch }
+
+// sourceClosedMsg says the batch channel was closed: the source has stopped for good.
+type sourceClosedMsg struct{}
+
+// tickMsg is the once-a-second clock that expires evidence and refreshes ages.
+type tickMsg struct{}
+
+// panicMsg reports a panic caught in a component so Run can restore the terminal and fail.
+type panicMsg struct{ err error }
+
+// waitForBatch waits for the next batch. It captures only the channel, never the dashboard, so
+// the goroutine running it shares no state with Update (bubbletea's realtime example).
+func waitForBatch(ch <-chan model.Batch) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		b, ok := <-ch
+		if !ok {
+			return sourceClosedMsg{}
+		}
+		return batchMsg{batch: b}
+	}
+}
+
+// tick schedules the next clock tick.
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{} })
+}

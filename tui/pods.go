@@ -1,0 +1,204 @@
+package tui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"doomwatch/model"
+)
+
+// podTable is the virtualised pod list. It holds the model's cached view slice and formats only
+// the rows on screen. The selection follows the selected pod's key across updates, not its index.
+type podTable struct {
+	c      *common
+	rows   []*model.Pod
+	cur    cursor
+	selKey string
+	width  int
+	total  int // pods in the model, for "12 of 5,000"
+	status string
+	cells  [][numCols]string // reused per frame: at most a screenful
+}
+
+func newPodTable(c *common) *podTable { return &podTable{c: c} }
+
+// SetSize sets the table's size including its status line and column header.
+func (t *podTable) SetSize(w, h int) {
+	t.width = w
+	t.cur.setHeight(h - 2)
+	t.follow()
+}
+
+// setRows replaces the rows after a model update or a query change and keeps the selection on the
+// same pod when it is still shown.
+func (t *podTable) setRows(rows []*model.Pod) {
+	t.rows = rows
+	t.cur.setLen(len(rows))
+	t.follow()
+}
+
+// follow moves the cursor back onto selKey. Cheap in the common case (the pod did not move); a
+// linear search otherwise, done in Update only, never per frame.
+func (t *podTable) follow() {
+	if t.selKey == "" || len(t.rows) == 0 {
+		t.remember()
+		return
+	}
+	if s := t.cur.sel; s < len(t.rows) && t.rows[s].Key == t.selKey {
+		t.cur.clamp()
+		return
+	}
+	for i, p := range t.rows {
+		if p.Key == t.selKey {
+			t.cur.sel = i
+			t.cur.clamp()
+			return
+		}
+	}
+	// The pod left the view: stay at the same place and select what is there now.
+	t.cur.clamp()
+	t.remember()
+}
+
+func (t *podTable) remember() {
+	if p := t.selected(); p != nil {
+		t.selKey = p.Key
+	} else {
+		t.selKey = ""
+	}
+}
+
+// selected is the pod under the cursor, or nil.
+func (t *podTable) selected() *model.Pod {
+	if t.cur.sel >= 0 && t.cur.sel < len(t.rows) {
+		return t.rows[t.cur.sel]
+	}
+	return nil
+}
+
+// selectKey puts the cursor on the pod with key, if it is shown.
+func (t *podTable) selectKey(key string) {
+	t.selKey = key
+	t.follow()
+}
+
+// Update handles the list keys.
+func (t *podTable) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok && navigate(&t.cur, k, t.c.keys) {
+		t.remember()
+	}
+	return nil
+}
+
+func (t *podTable) scroll(delta int) { t.cur.scroll(delta); t.remember() }
+
+// clickRow selects the row'th visible row.
+func (t *podTable) clickRow(row int) {
+	if row < 0 || t.cur.offset+row >= len(t.rows) {
+		return
+	}
+	t.cur.sel = t.cur.offset + row
+	t.cur.clamp()
+	t.remember()
+}
+
+// View renders the status line, the column header and the visible rows.
+func (t *podTable) View(focused bool) string {
+	st := t.c.st
+	from, to := t.cur.visible()
+	t.cells = t.cells[:0]
+	for i := from; i < to; i++ {
+		t.cells = append(t.cells, [numCols]string{})
+		rowCells(t.rows[i], t.c, &t.cells[len(t.cells)-1])
+	}
+	widths, shown := t.layout()
+
+	var b strings.Builder
+	title := "PODS"
+	if focused {
+		title = st.focusTitle.Render(title)
+	} else {
+		title = st.title.Render(title)
+	}
+	b.WriteString(clip(title+" "+st.dim.Render(t.status), t.width))
+	b.WriteByte('\n')
+
+	var line strings.Builder
+	line.WriteString("  ")
+	for _, c := range shown {
+		line.WriteString(fit(colTitles[c], widths[c]))
+		line.WriteByte(' ')
+	}
+	b.WriteString(st.colHeader.Render(clip(strings.TrimRight(line.String(), " "), t.width)))
+
+	for i := range t.cells {
+		b.WriteByte('\n')
+		p := t.rows[from+i]
+		sel := from+i == t.cur.sel
+		line.Reset()
+		if sel {
+			line.WriteString("▶ ")
+		} else {
+			line.WriteString("  ")
+		}
+		for _, c := range shown {
+			cell := fit(t.cells[i][c], widths[c])
+			if c == colVerdict && !sel {
+				cell = st.badgeFor(p.Verdict.Kind, cell)
+			}
+			line.WriteString(cell)
+			line.WriteByte(' ')
+		}
+		s := strings.TrimRight(line.String(), " ")
+		if sel && focused {
+			s = st.selected.Render(fit(s, t.width))
+		} else if sel {
+			s = st.bold.Render(s)
+		}
+		b.WriteString(s)
+	}
+	if len(t.rows) == 0 {
+		b.WriteString("\n  " + st.dim.Render("no pods match"))
+	}
+	return b.String()
+}
+
+// layout picks the columns that fit, most useful first, and their widths from the visible cells.
+func (t *podTable) layout() (widths [numCols]int, shown []int) {
+	for c := range numCols {
+		w := ansi.StringWidth(colTitles[c])
+		for i := range t.cells {
+			w = max(w, ansi.StringWidth(t.cells[i][c]))
+		}
+		if colMax[c] > 0 {
+			w = min(w, colMax[c])
+		}
+		widths[c] = w
+	}
+	avail := t.width - 2 // selection gutter
+	var include [numCols]bool
+	used := 0
+	for _, c := range colPriority {
+		need := widths[c] + 1
+		if c == colReason {
+			need = reasonMin + 1
+		}
+		if used+need <= avail+1 {
+			include[c] = true
+			used += need
+		}
+	}
+	if include[colReason] {
+		widths[colReason] = min(widths[colReason], reasonMin+avail+1-used)
+		widths[colReason] = max(widths[colReason], reasonMin)
+	}
+	shown = make([]int, 0, numCols)
+	for c := range numCols {
+		if include[c] {
+			shown = append(shown, c)
+		}
+	}
+	return widths, shown
+}

@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"doomwatch/model"
+)
+
+// rolloutList shows every Deployment's rollout: verdict, updated/ready/desired and why.
+type rolloutList struct {
+	c        *common
+	rollouts []model.Rollout
+	cur      cursor
+	width    int
+}
+
+func newRolloutList(c *common) *rolloutList { return &rolloutList{c: c} }
+
+// SetSize sets the list's size including title and header.
+func (r *rolloutList) SetSize(w, h int) {
+	r.width = w
+	r.cur.setHeight(h - 2)
+}
+
+func (r *rolloutList) setRollouts(rs []model.Rollout) {
+	r.rollouts = rs
+	r.cur.setLen(len(rs))
+}
+
+// Update handles the list keys.
+func (r *rolloutList) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		navigate(&r.cur, k, r.c.keys)
+	}
+	return nil
+}
+
+func (r *rolloutList) selected() *model.Rollout {
+	if r.cur.sel >= 0 && r.cur.sel < len(r.rollouts) {
+		return &r.rollouts[r.cur.sel]
+	}
+	return nil
+}
+
+// View renders the list.
+func (r *rolloutList) View(focused bool) string {
+	st := r.c.st
+	var b strings.Builder
+	title := "ROLLOUTS"
+	if focused {
+		title = st.focusTitle.Render(title)
+	} else {
+		title = st.title.Render(title)
+	}
+	b.WriteString(clip(title+" "+st.dim.Render(fmt.Sprintf("%d deployments", len(r.rollouts))), r.width))
+	b.WriteByte('\n')
+	hdr := fmt.Sprintf("  %-16s %-28s %-13s %10s %7s %9s  %s", "NAMESPACE", "NAME", "VERDICT",
+		"UP-TO-DATE", "READY", "AVAILABLE", "REASON")
+	b.WriteString(st.colHeader.Render(clip(hdr, r.width)))
+	from, to := r.cur.visible()
+	for i := from; i < to; i++ {
+		ro := &r.rollouts[i]
+		sel := i == r.cur.sel && focused
+		mark := "  "
+		if sel {
+			mark = "▶ "
+		}
+		v := string(ro.Verdict)
+		badge := fit(rolloutIcon(v)+" "+v, 13)
+		if !sel {
+			badge = st.rollout[v].Render(badge)
+		}
+		row := fmt.Sprintf("%s%-16s %-28s %s %10s %7s %9d  %s", mark, clip(ro.Namespace, 16),
+			clip(ro.Name, 28), badge, fmt.Sprintf("%d/%d", ro.Updated, ro.Desired),
+			fmt.Sprintf("%d/%d", ro.Ready, ro.Desired), ro.Available, model.Sanitize(ro.Reason))
+		row = clip(row, r.width)
+		if sel {
+			row = st.selected.Render(fit(row, r.width))
+		}
+		b.WriteByte('\n')
+		b.WriteString(row)
+	}
+	if len(r.rollouts) == 0 {
+		b.WriteString("\n  " + st.dim.Render("no deployments in scope"))
+	}
+	return b.String()
+}

@@ -1,0 +1,533 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"doomwatch/model"
+)
+
+// Focus names the panel that has the keyboard.
+type Focus int
+
+// The panels tab cycles through.
+const (
+	FocusPods Focus = iota
+	FocusNodes
+	FocusRollouts
+)
+
+// Below this size the dashboard shows "terminal too small" instead of a broken layout.
+const (
+	minWidth  = 60
+	minHeight = 15
+)
+
+// dashboard is the root model. It owns the model.Model, applies batches to it and routes every
+// other message to the component that decides.
+type dashboard struct {
+	opts Options
+	m    *model.Model
+	c    *common
+
+	header   *header
+	pods     *podTable
+	nodes    *nodesPanel
+	rollouts *rolloutList
+	detail   *detailPane
+	help     help.Model
+	filter   textinput.Model
+
+	width, height int
+	focus         Focus
+	showDetail    bool
+	filtering     bool
+	query         model.Query
+	nodeList      []model.Node
+	err           error
+	// onPanic reports a panic caught while drawing (set by Run).
+	onPanic func(error)
+}
+
+func newDashboard(opts Options, noColor bool) *dashboard {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &common{st: newStyles(noColor), keys: DefaultKeyMap(), now: opts.Now()}
+	d := &dashboard{
+		opts:     opts,
+		m:        opts.Model,
+		c:        c,
+		header:   newHeader(c, opts.Context, opts.Scope),
+		pods:     newPodTable(c),
+		nodes:    newNodesPanel(c),
+		rollouts: newRolloutList(c),
+		detail:   newDetailPane(c),
+		help:     help.New(),
+		filter:   textinput.New(),
+		width:    80,
+		height:   24,
+	}
+	d.filter.Prompt = "/"
+	d.filter.Placeholder = "namespace, name, node or reason"
+	if noColor {
+		d.help.Styles = help.Styles{}
+		var fs textinput.Styles
+		fs.Cursor.Blink = false
+		d.filter.SetStyles(fs)
+	}
+	d.refreshAll()
+	return d
+}
+
+// Init starts the batch wait, the clock and the sync spinner.
+func (d *dashboard) Init() tea.Cmd {
+	return tea.Batch(waitForBatch(d.opts.Batches), tick(), d.header.startSpinner())
+}
+
+// Update routes msg. A panic in a component is turned into an error that ends the program, so
+// Run can return it after bubbletea has restored the terminal.
+func (d *dashboard) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.err = fmt.Errorf("dashboard: panic: %v", r)
+			cmd = tea.Quit
+		}
+	}()
+	return d, d.update(msg)
+}
+
+func (d *dashboard) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case batchMsg:
+		d.m.Apply(&msg.batch, d.opts.Now())
+		d.refreshAll()
+		return tea.Batch(waitForBatch(d.opts.Batches), d.header.startSpinner())
+	case sourceClosedMsg:
+		d.header.stopped = true
+		return nil
+	case tickMsg:
+		now := d.opts.Now()
+		d.m.Expire(now)
+		d.refreshAll()
+		return tick()
+	case panicMsg:
+		d.err = msg.err
+		return tea.Quit
+	case tea.WindowSizeMsg:
+		d.setSize(msg.Width, msg.Height)
+		return nil
+	case tea.KeyPressMsg:
+		return d.handleKey(msg)
+	case tea.MouseWheelMsg:
+		d.handleWheel(msg)
+		return nil
+	case tea.MouseClickMsg:
+		d.handleClick(msg)
+		return nil
+	}
+	if d.filtering {
+		var cmd tea.Cmd
+		d.filter, cmd = d.filter.Update(msg)
+		return tea.Batch(cmd, d.header.Update(msg))
+	}
+	return d.header.Update(msg)
+}
+
+// refreshAll re-reads the model's views after it changed (batch, tick) or the clock moved.
+func (d *dashboard) refreshAll() {
+	d.c.now = d.opts.Now()
+	h := d.m.Health()
+	d.header.health = h
+	d.header.counts = d.m.Counts()
+	rs := d.m.Rollouts()
+	d.header.rollouts = rs
+	d.rollouts.setRollouts(rs)
+	d.nodeList = d.m.Nodes(d.c.now)
+	d.nodes.setNodes(d.nodeList)
+	d.header.suspect = nil
+	for i := range d.nodeList {
+		if d.nodeList[i].Suspect {
+			d.header.suspect = &d.nodeList[i]
+			break
+		}
+	}
+	d.refreshPods()
+	if d.showDetail {
+		d.rebuildDetail()
+	}
+	d.layout()
+}
+
+// refreshPods re-queries the pod view; the model caches it until it or the query changes.
+func (d *dashboard) refreshPods() {
+	d.pods.total = d.header.counts.Pods
+	d.pods.setRows(d.m.View(d.query))
+	d.pods.status = d.queryStatus()
+}
+
+func (d *dashboard) rebuildDetail() {
+	p := d.m.Pod(d.detail.key)
+	var node *model.Node
+	if p != nil {
+		for i := range d.nodeList {
+			if d.nodeList[i].Name == p.Node {
+				node = &d.nodeList[i]
+			}
+		}
+	}
+	d.detail.rebuild(p, node)
+}
+
+var sortNames = [...]string{"severity", "name", "node", "age"}
+var filterNames = [...]string{"all", "problems", "doomed", "transient"}
+
+func (d *dashboard) queryStatus() string {
+	q := d.query
+	s := fmt.Sprintf("%s of %s · sort: %s · verdict: %s", thousands(len(d.pods.rows)),
+		thousands(d.pods.total), sortNames[q.Sort%4], filterNames[q.Filter%4])
+	if q.Node != "" {
+		s += " · node: " + q.Node
+	}
+	if q.Text != "" && !d.filtering {
+		s += " · filter: " + model.Sanitize(q.Text)
+	}
+	return s
+}
+
+func (d *dashboard) setSize(w, h int) {
+	d.width, d.height = w, h
+	d.layout()
+	if d.showDetail {
+		d.rebuildDetail()
+	}
+}
+
+// frame is the vertical layout: header, body and footer heights and where the body's parts start.
+type frame struct {
+	headerH, bodyTop, bodyH, footerH int
+	podsH, nodesTop, nodesH          int
+}
+
+// computeFrame lays the screen out. Mouse handling uses the same function as View, so a click
+// lands on the row that was drawn there.
+func (d *dashboard) computeFrame() frame {
+	var f frame
+	f.headerH = d.header.lines()
+	f.footerH = 1
+	if d.help.ShowAll {
+		f.footerH = lipglossHeight(d.help.View(d.c.keys))
+	}
+	if d.filtering {
+		f.footerH++
+	}
+	f.bodyTop = f.headerH + 1 // a blank separator line
+	f.bodyH = max(d.height-f.bodyTop-f.footerH, 3)
+	f.podsH = f.bodyH
+	// With room to spare the pods view also shows the nodes panel underneath: the suspect node
+	// and the failing pods are then on one screen.
+	if d.focus == FocusPods && !d.showDetail && f.bodyH >= 20 && len(d.nodeList) > 0 {
+		extra := 0
+		for i := range d.nodeList {
+			if d.nodeList[i].Suspect {
+				extra += 2
+			}
+		}
+		f.nodesH = min(3+len(d.nodeList)+extra, f.bodyH/3)
+		f.podsH = f.bodyH - f.nodesH - 1
+		f.nodesTop = f.bodyTop + f.podsH + 1
+	}
+	return f
+}
+
+func lipglossHeight(s string) int { return strings.Count(s, "\n") + 1 }
+
+// layout hands each component its size.
+func (d *dashboard) layout() {
+	f := d.computeFrame()
+	d.header.SetSize(d.width)
+	d.help.SetWidth(d.width)
+	d.filter.SetWidth(max(d.width-4, 10))
+	d.detail.SetSize(d.width, f.bodyH)
+	switch d.focus {
+	case FocusPods:
+		d.pods.SetSize(d.width, f.podsH)
+		if f.nodesH > 0 {
+			d.nodes.SetSize(d.width, f.nodesH)
+		}
+	case FocusNodes:
+		d.nodes.SetSize(d.width, f.bodyH)
+	case FocusRollouts:
+		d.rollouts.SetSize(d.width, f.bodyH)
+	}
+}
+
+func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := d.c.keys
+	if d.filtering {
+		switch {
+		case msg.String() == "ctrl+c":
+			return tea.Quit
+		case key.Matches(msg, k.Back):
+			d.filtering = false
+			d.filter.Blur()
+			d.filter.SetValue("")
+			d.query.Text = ""
+			d.refreshPods()
+			d.layout()
+			return nil
+		case msg.String() == "enter":
+			d.filtering = false
+			d.filter.Blur()
+			d.refreshPods()
+			d.layout()
+			return nil
+		}
+		var cmd tea.Cmd
+		d.filter, cmd = d.filter.Update(msg)
+		if v := d.filter.Value(); v != d.query.Text {
+			d.query.Text = v
+			d.refreshPods()
+		}
+		return cmd
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		d.help.ShowAll = !d.help.ShowAll
+		d.layout()
+		return nil
+	}
+	if d.showDetail {
+		if key.Matches(msg, k.Back) {
+			d.showDetail = false
+			d.layout()
+			return nil
+		}
+		return d.detail.Update(msg)
+	}
+	switch {
+	case key.Matches(msg, k.Tab):
+		d.focus = (d.focus + 1) % 3
+		d.layout()
+	case key.Matches(msg, k.Enter):
+		d.enter()
+	case key.Matches(msg, k.Back):
+		switch {
+		case d.query.Text != "":
+			d.query.Text = ""
+			d.filter.SetValue("")
+		case d.query.Node != "":
+			d.query.Node = ""
+		case d.query.Filter != model.All:
+			d.query.Filter = model.All
+		}
+		d.refreshPods()
+	case key.Matches(msg, k.Filter):
+		d.filtering = true
+		d.filter.SetValue(d.query.Text)
+		d.filter.CursorEnd()
+		d.focus = FocusPods
+		d.layout()
+		return d.filter.Focus()
+	case key.Matches(msg, k.Verdict):
+		d.query.Filter = (d.query.Filter + 1) % 4
+		d.refreshPods()
+	case key.Matches(msg, k.Sort):
+		d.query.Sort = (d.query.Sort + 1) % 4
+		d.refreshPods()
+	case key.Matches(msg, k.Node):
+		d.toggleNode()
+	default:
+		switch d.focus {
+		case FocusPods:
+			return d.pods.Update(msg)
+		case FocusNodes:
+			return d.nodes.Update(msg)
+		case FocusRollouts:
+			return d.rollouts.Update(msg)
+		}
+	}
+	return nil
+}
+
+// enter opens the selected pod's detail; on a node it shows that node's pods; on a rollout, the
+// rollout's pods through the text filter.
+func (d *dashboard) enter() {
+	switch d.focus {
+	case FocusPods:
+		if p := d.pods.selected(); p != nil {
+			d.openDetail(p.Key)
+		}
+	case FocusNodes:
+		if n := d.nodes.selected(); n != nil {
+			d.query.Node = n.Name
+			d.focus = FocusPods
+			d.refreshPods()
+			d.layout()
+		}
+	case FocusRollouts:
+		if r := d.rollouts.selected(); r != nil {
+			d.query.Text = r.Name
+			d.filter.SetValue(r.Name)
+			d.focus = FocusPods
+			d.refreshPods()
+			d.layout()
+		}
+	}
+}
+
+func (d *dashboard) openDetail(key string) {
+	d.showDetail = true
+	d.detail.key = key
+	d.detail.cur = cursor{}
+	d.layout()
+	d.rebuildDetail()
+}
+
+// toggleNode narrows the pods to the selected pod's (or node's) node, or widens them again.
+func (d *dashboard) toggleNode() {
+	if d.query.Node != "" {
+		d.query.Node = ""
+	} else {
+		switch d.focus {
+		case FocusNodes:
+			if n := d.nodes.selected(); n != nil {
+				d.query.Node = n.Name
+			}
+		default:
+			if p := d.pods.selected(); p != nil && p.Node != "" {
+				d.query.Node = p.Node
+			}
+		}
+		d.focus = FocusPods
+	}
+	d.refreshPods()
+	d.layout()
+}
+
+func (d *dashboard) handleWheel(msg tea.MouseWheelMsg) {
+	delta := 0
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		delta = -3
+	case tea.MouseWheelDown:
+		delta = 3
+	default:
+		return
+	}
+	switch {
+	case d.showDetail:
+		d.detail.scroll(delta)
+	case d.focus == FocusPods:
+		d.pods.scroll(delta)
+	case d.focus == FocusNodes:
+		d.nodes.cur.scroll(delta)
+		d.nodes.remember()
+	case d.focus == FocusRollouts:
+		d.rollouts.cur.scroll(delta)
+	}
+}
+
+func (d *dashboard) handleClick(msg tea.MouseClickMsg) {
+	if msg.Button != tea.MouseLeft || d.showDetail {
+		return
+	}
+	f := d.computeFrame()
+	row := msg.Y - f.bodyTop - 2 // title and column header
+	switch d.focus {
+	case FocusPods:
+		if msg.Y < f.bodyTop+f.podsH {
+			d.pods.clickRow(row)
+		}
+	case FocusNodes:
+		c := &d.nodes.cur
+		if row >= 0 && c.offset+row < c.n {
+			c.sel = c.offset + row
+			c.clamp()
+			d.nodes.remember()
+		}
+	case FocusRollouts:
+		c := &d.rollouts.cur
+		if row >= 0 && c.offset+row < c.n {
+			c.sel = c.offset + row
+			c.clamp()
+		}
+	}
+}
+
+// View draws the whole screen.
+func (d *dashboard) View() tea.View {
+	v := tea.NewView(d.render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "doomwatch"
+	return v
+}
+
+// render draws the screen as a string of exactly height lines, each at most width cells.
+func (d *dashboard) render() (out string) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.err = fmt.Errorf("dashboard: panic while drawing: %v", r)
+			out = "doomwatch: internal error, quitting"
+			if d.onPanic != nil {
+				d.onPanic(d.err)
+			}
+		}
+	}()
+	if d.width < minWidth || d.height < minHeight {
+		return clip(fmt.Sprintf("terminal too small (%d×%d): doomwatch needs at least %d×%d",
+			d.width, d.height, minWidth, minHeight), max(d.width, 1))
+	}
+	f := d.computeFrame()
+	lines := make([]string, 0, d.height)
+	appendBlock := func(s string, h int) {
+		n := 0
+		for l := range strings.SplitSeq(s, "\n") {
+			if n == h {
+				break
+			}
+			lines = append(lines, clip(l, d.width))
+			n++
+		}
+		for ; n < h; n++ {
+			lines = append(lines, "")
+		}
+	}
+	appendBlock(d.header.View(), f.headerH)
+	lines = append(lines, "")
+	switch {
+	case d.showDetail:
+		appendBlock(d.detail.View(), f.bodyH)
+	case d.focus == FocusPods:
+		appendBlock(d.pods.View(true), f.podsH)
+		if f.nodesH > 0 {
+			lines = append(lines, "")
+			appendBlock(d.nodes.View(false), f.nodesH)
+		}
+	case d.focus == FocusNodes:
+		appendBlock(d.nodes.View(true), f.bodyH)
+	case d.focus == FocusRollouts:
+		appendBlock(d.rollouts.View(true), f.bodyH)
+	}
+	if d.filtering {
+		appendBlock(d.filter.View(), 1)
+	}
+	appendBlock(d.help.View(d.c.keys), f.footerH-btoi(d.filtering))
+	return strings.Join(lines[:min(len(lines), d.height)], "\n")
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"image/color"
+
+	"charm.land/lipgloss/v2"
+
+	"doomwatch/classify"
+)
+
+// styles holds every style the dashboard draws with. With colour off the styles keep only
+// attributes that NO_COLOR allows (bold, reverse), and every badge still carries its text
+// ("✖ doomed"), so nothing depends on colour to be read.
+type styles struct {
+	noColor bool
+
+	title, dim, bold, warn, danger, ok lipgloss.Style
+	colHeader, selected, focusTitle    lipgloss.Style
+	badge                              [5]lipgloss.Style // indexed by classify.Kind
+	rollout                            map[string]lipgloss.Style
+}
+
+var (
+	colRed    = lipgloss.Color("#FF5F5F")
+	colAmber  = lipgloss.Color("#FFAF00")
+	colGreen  = lipgloss.Color("#5FD75F")
+	colBlue   = lipgloss.Color("#5FAFFF")
+	colGrey   = lipgloss.Color("#8A8A8A")
+	colSelect = lipgloss.Color("#3A3A5A")
+	colTitle  = lipgloss.Color("#D7AFFF")
+)
+
+func newStyles(noColor bool) *styles {
+	s := &styles{noColor: noColor}
+	fg := func(c color.Color) lipgloss.Style {
+		if noColor {
+			return lipgloss.NewStyle()
+		}
+		return lipgloss.NewStyle().Foreground(c)
+	}
+	s.title = fg(colTitle).Bold(true)
+	s.dim = fg(colGrey)
+	s.bold = lipgloss.NewStyle().Bold(true)
+	s.warn = fg(colAmber).Bold(true)
+	s.danger = fg(colRed).Bold(true)
+	s.ok = fg(colGreen)
+	s.colHeader = fg(colGrey).Bold(true)
+	s.focusTitle = fg(colTitle).Bold(true).Underline(true)
+	if noColor {
+		s.selected = lipgloss.NewStyle().Reverse(true)
+	} else {
+		s.selected = lipgloss.NewStyle().Background(colSelect).Bold(true)
+	}
+	s.badge[classify.Healthy] = fg(colGreen)
+	s.badge[classify.Completed] = fg(colGrey)
+	s.badge[classify.Progressing] = fg(colBlue)
+	s.badge[classify.Transient] = fg(colAmber)
+	s.badge[classify.Doomed] = fg(colRed).Bold(true)
+	s.rollout = map[string]lipgloss.Style{
+		"complete":    s.badge[classify.Healthy],
+		"progressing": s.badge[classify.Progressing],
+		"doomed":      s.badge[classify.Doomed],
+	}
+	return s
+}
+
+// badgeIcons are the glyphs of the five verdict kinds, indexed by classify.Kind.
+var badgeIcons = [5]string{"●", "✓", "◐", "▲", "✖"}
+
+// badgeText is the colourless badge, "✖ doomed": readable with NO_COLOR.
+func badgeText(k classify.Kind) string {
+	if !k.Valid() {
+		return "? " + k.String()
+	}
+	return badgeIcons[k] + " " + k.String()
+}
+
+// badge renders a verdict badge in its colour.
+func (s *styles) badgeFor(k classify.Kind, text string) string {
+	if !k.Valid() {
+		return text
+	}
+	return s.badge[k].Render(text)
+}
+
+// rolloutIcon maps a rollout verdict onto the badge glyph of the pod kind it resembles.
+func rolloutIcon(v string) string {
+	switch v {
+	case "complete":
+		return badgeIcons[classify.Healthy]
+	case "doomed":
+		return badgeIcons[classify.Doomed]
+	default:
+		return badgeIcons[classify.Progressing]
+	}
+}
