@@ -1,48 +1,154 @@
 package model
 
-// This file is the package's contract. The bodies are filled in by the model work (issue 3).
+import (
+	"time"
 
-import "time"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+)
 
 // Model is doomwatch's state. It is not safe for concurrent use: one goroutine (the bubbletea
 // program, or the --once printer) owns it.
-type Model struct{}
+type Model struct {
+	cfg     Config
+	version uint64
+	health  Health
+
+	pods   map[podKey]*Pod
+	counts Counts
+	nodes  map[string]*nodeState
+	// podsByRS indexes pods by their controlling ReplicaSet, for the rollouts' new-RS pod rule.
+	podsByRS map[podKey]map[podKey]*Pod
+
+	replicaSets map[podKey]*appsv1.ReplicaSet
+	deployments map[podKey]*appsv1.Deployment
+	jobs        map[podKey]*batchv1.Job
+	// owners caches each controller's top owner string, shared by all its pods.
+	owners map[ownerKey]string
+
+	ledger ledger
+	esc    escalation
+
+	view     viewCache
+	nodeView nodeCache
+	rollouts rolloutCache
+}
+
+// podKey is a namespace and name; a struct key spares building "ns/name" strings on lookups.
+type podKey struct{ ns, name string }
 
 // New returns an empty model.
-func New(cfg Config) *Model { panic("model.New: not implemented yet") }
+func New(cfg Config) *Model {
+	def := DefaultConfig()
+	if cfg.Window <= 0 {
+		cfg.Window = def.Window
+	}
+	if cfg.LedgerMax <= 0 {
+		cfg.LedgerMax = def.LedgerMax
+	}
+	if cfg.EscalateNodes <= 0 {
+		cfg.EscalateNodes = def.EscalateNodes
+	}
+	if cfg.SuspectPods <= 0 {
+		cfg.SuspectPods = def.SuspectPods
+	}
+	if cfg.SuspectShare <= 0 {
+		cfg.SuspectShare = def.SuspectShare
+	}
+	return &Model{
+		cfg:         cfg,
+		pods:        make(map[podKey]*Pod),
+		nodes:       make(map[string]*nodeState),
+		podsByRS:    make(map[podKey]map[podKey]*Pod),
+		replicaSets: make(map[podKey]*appsv1.ReplicaSet),
+		deployments: make(map[podKey]*appsv1.Deployment),
+		jobs:        make(map[podKey]*batchv1.Job),
+		owners:      make(map[ownerKey]string),
+		ledger:      newLedger(),
+		esc:         newEscalation(),
+	}
+}
 
 // Apply applies one batch at time now: classifies each changed pod once, records evidence and
 // bumps the version. Classification happens here, never per frame.
-func (m *Model) Apply(b *Batch, now time.Time) { panic("not implemented yet") }
+//
+// Owners (ReplicaSets, Jobs) are applied before pods, so pods of a Deployment that arrive in the
+// same batch as their ReplicaSet are grouped under the Deployment at once.
+func (m *Model) Apply(b *Batch, now time.Time) {
+	if b == nil {
+		return
+	}
+	changed := b.Len() > 0
+	if b.Health != nil {
+		m.health = sanitizeHealth(*b.Health)
+		changed = true
+	}
+	for _, n := range b.Nodes {
+		m.upsertNode(n)
+	}
+	changedOwners := m.applyOwners(b)
+	for _, d := range b.Deletes {
+		m.delete(d)
+	}
+	for _, p := range b.Pods {
+		m.upsertPod(p, now)
+	}
+	if len(changedOwners) > 0 {
+		m.reresolveOwners(changedOwners)
+	}
+	if m.expire(now) {
+		changed = true
+	}
+	m.reconcileEscalation()
+	if changed {
+		m.version++
+	}
+}
 
 // Expire drops evidence older than the window at now and re-evaluates what depended on it.
-func (m *Model) Expire(now time.Time) { panic("not implemented yet") }
+func (m *Model) Expire(now time.Time) {
+	if m.expire(now) {
+		m.reconcileEscalation()
+		m.version++
+	}
+}
+
+// expire drops ledger entries that left the window; it reports whether any did.
+func (m *Model) expire(now time.Time) bool {
+	return m.ledger.expire(now.Add(-m.cfg.Window), &m.esc)
+}
 
 // Version changes whenever the model's content changes.
-func (m *Model) Version() uint64 { panic("not implemented yet") }
+func (m *Model) Version() uint64 { return m.version }
 
 // Health is the last connection health the source reported.
-func (m *Model) Health() Health { panic("not implemented yet") }
+func (m *Model) Health() Health { return m.health }
 
 // Counts returns pods per verdict.
-func (m *Model) Counts() Counts { panic("not implemented yet") }
+func (m *Model) Counts() Counts { return m.counts }
 
 // Pod returns the pod with key namespace/name, or nil.
-func (m *Model) Pod(key string) *Pod { panic("not implemented yet") }
+func (m *Model) Pod(key string) *Pod {
+	ns, name, ok := cutKey(key)
+	if !ok {
+		return nil
+	}
+	return m.pods[podKey{ns, name}]
+}
 
-// View returns the pods q selects, in q's order. The slice is cached until the model or the
-// query changes; callers must not modify it.
-func (m *Model) View(q Query) []*Pod { panic("not implemented yet") }
+// Config returns the thresholds in use (defaults filled in).
+func (m *Model) Config() Config { return m.cfg }
 
-// Nodes returns every node's cluster at now: suspect nodes first, then by failures, then name.
-func (m *Model) Nodes(now time.Time) []Node { panic("not implemented yet") }
+func cutKey(key string) (ns, name string, ok bool) {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			return key[:i], key[i+1:], true
+		}
+	}
+	return "", key, key != ""
+}
 
-// Rollouts returns every Deployment's rollout, doomed first, then by namespace/name.
-func (m *Model) Rollouts() []Rollout { panic("not implemented yet") }
-
-// Failures returns the ledger within the window at now, oldest first.
-func (m *Model) Failures(now time.Time) []Failure { panic("not implemented yet") }
-
-// Sanitize makes untrusted API text safe for a terminal: escape sequences and control characters
-// are removed, newlines and tabs become spaces.
-func Sanitize(s string) string { panic("not implemented yet") }
+func sanitizeHealth(h Health) Health {
+	h.WatchError = Sanitize(h.WatchError)
+	return h
+}

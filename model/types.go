@@ -109,6 +109,11 @@ type Pod struct {
 	Containers []classify.ContainerVerdict
 	// Object is the informer's object. Read-only; strings read from it must go through Sanitize.
 	Object *corev1.Pod
+
+	// Evidence and index state, owned by the model.
+	workload string       // Failure.Workload of this pod's failures
+	ctrl     ownerKey     // the pod's controller reference (namespace, kind, name)
+	sticky   []stickyDoom // containers doomed by an image "not found", until they run
 }
 
 // Counts are pods per verdict kind.
@@ -132,8 +137,8 @@ type Filter uint8
 
 // The verdict filters, in the order the `v` key cycles them.
 const (
-	All       Filter = iota
-	Problems         // transient or doomed
+	All      Filter = iota
+	Problems        // transient or doomed
 	OnlyDoomed
 	OnlyTransient
 )
@@ -173,8 +178,8 @@ type Node struct {
 	// Failures is the number of transient exit-128 start failures here within the window,
 	// FailedPods the distinct pods they hit and Workloads the distinct workloads.
 	Failures, FailedPods, Workloads int
-	First, Last     time.Time
-	DominantMessage string
+	First, Last                     time.Time
+	DominantMessage                 string
 	// Histogram counts failures per bucket over the window, oldest first (HistogramBuckets long).
 	Histogram []int
 	Suspect   bool

@@ -1,0 +1,96 @@
+package model
+
+import "strconv"
+
+// escalation indexes the ledger by workload and node, for cross-node escalation: a workload whose
+// containers failed to start with a transient exit 128 on at least EscalateNodes distinct nodes
+// within the window is not suffering node-local trouble (the premise of Krane's exit-128 rule,
+// Shopify/krane#656), so its start-failing pods are doomed.
+type escalation struct {
+	// nodes counts live ledger entries per workload and node.
+	nodes map[string]map[string]int
+	// applied is the distinct-node count each escalated workload's pods were last judged with.
+	applied map[string]int
+	// touched collects workloads whose node set changed since the last reconcile.
+	touched map[string]struct{}
+}
+
+func newEscalation() escalation {
+	return escalation{
+		nodes:   make(map[string]map[string]int),
+		applied: make(map[string]int),
+		touched: make(map[string]struct{}),
+	}
+}
+
+func (e *escalation) add(f *Failure) {
+	ns := e.nodes[f.Workload]
+	if ns == nil {
+		ns = make(map[string]int)
+		e.nodes[f.Workload] = ns
+	}
+	if ns[f.Node] == 0 {
+		e.touched[f.Workload] = struct{}{}
+	}
+	ns[f.Node]++
+}
+
+func (e *escalation) remove(f *Failure) {
+	ns := e.nodes[f.Workload]
+	if ns == nil {
+		return
+	}
+	if ns[f.Node]--; ns[f.Node] <= 0 {
+		delete(ns, f.Node)
+		e.touched[f.Workload] = struct{}{}
+		if len(ns) == 0 {
+			delete(e.nodes, f.Workload)
+		}
+	}
+}
+
+// escalatedNodes returns the distinct-node count when workload w is escalated, else 0.
+func (m *Model) escalatedNodes(w string) int {
+	if n := len(m.esc.nodes[w]); n >= m.cfg.EscalateNodes {
+		return n
+	}
+	return 0
+}
+
+// escalatedReason is the doom reason of an escalated pod.
+func escalatedReason(nodes int) string {
+	return "failed to start with exit 128 on " + strconv.Itoa(nodes) + " nodes: not node-local"
+}
+
+// reconcileEscalation re-judges the pods of workloads whose escalation changed (escalated,
+// cleared, or escalated over a different number of nodes, which the reason names).
+func (m *Model) reconcileEscalation() {
+	if len(m.esc.touched) == 0 {
+		return
+	}
+	var dirty map[string]struct{}
+	for w := range m.esc.touched {
+		n := m.escalatedNodes(w)
+		if m.esc.applied[w] == n {
+			continue
+		}
+		if n == 0 {
+			delete(m.esc.applied, w)
+		} else {
+			m.esc.applied[w] = n
+		}
+		if dirty == nil {
+			dirty = make(map[string]struct{})
+		}
+		dirty[w] = struct{}{}
+	}
+	clear(m.esc.touched)
+	if dirty == nil {
+		return
+	}
+	for _, p := range m.pods {
+		if _, ok := dirty[p.workload]; ok {
+			m.rejudge(p)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package model
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// ownerKey names a pod's direct controller: namespace, kind and name.
+type ownerKey struct{ ns, kind, name string }
+
+// controllerOf returns the controller reference (ownerReferences[].controller == true), as the
+// garbage collector and kubectl do (apimachinery metav1.GetControllerOf). A pod owned without a
+// controller flag falls back to its first owner, so it is still grouped.
+func controllerOf(refs []metav1.OwnerReference) *metav1.OwnerReference {
+	for i := range refs {
+		if c := refs[i].Controller; c != nil && *c {
+			return &refs[i]
+		}
+	}
+	if len(refs) > 0 {
+		return &refs[0]
+	}
+	return nil
+}
+
+// ctrlKey returns the ownerKey of a pod's controller, zero for an unmanaged pod.
+func ctrlKey(ns string, refs []metav1.OwnerReference) ownerKey {
+	c := controllerOf(refs)
+	if c == nil {
+		return ownerKey{}
+	}
+	return ownerKey{ns: ns, kind: c.Kind, name: c.Name}
+}
+
+// topOwner returns the workload a controller belongs to, "Deployment/checkout":
+//   - ReplicaSet → its controlling Deployment when the ReplicaSet is known, else "ReplicaSet/<name>"
+//     (only known objects are trusted; the pod-template-hash suffix is not guessed away);
+//   - Job → its CronJob when the Job is known and owned by one, else "Job/<name>";
+//   - anything else (StatefulSet, DaemonSet, custom controllers) is its own top owner.
+//
+// Results are cached per controller, so every pod of a ReplicaSet shares one string.
+func (m *Model) topOwner(k ownerKey) string {
+	if k.kind == "" {
+		return ""
+	}
+	if s, ok := m.owners[k]; ok {
+		return s
+	}
+	s := m.resolveOwner(k)
+	m.owners[k] = s
+	return s
+}
+
+func (m *Model) resolveOwner(k ownerKey) string {
+	switch k.kind {
+	case string(KindReplicaSet):
+		if rs := m.replicaSets[podKey{k.ns, k.name}]; rs != nil {
+			if d := controllerOf(rs.OwnerReferences); d != nil {
+				return Sanitize(d.Kind) + "/" + Sanitize(d.Name)
+			}
+		}
+	case string(KindJob):
+		if j := m.jobs[podKey{k.ns, k.name}]; j != nil {
+			if c := controllerOf(j.OwnerReferences); c != nil {
+				return Sanitize(c.Kind) + "/" + Sanitize(c.Name)
+			}
+		}
+	}
+	return Sanitize(k.kind) + "/" + Sanitize(k.name)
+}
+
+// workloadOf is the ledger's workload key: namespace/Owner, or the pod key for an unmanaged pod.
+func workloadOf(ns, owner, key string) string {
+	if owner == "" {
+		return key
+	}
+	return ns + "/" + owner
+}
+
+// applyOwners stores the batch's controllers and returns the pods' controllers whose top owner
+// changed (a ReplicaSet seen for the first time, or re-parented).
+func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
+	var changed map[ownerKey]struct{}
+	note := func(k ownerKey) {
+		if _, cached := m.owners[k]; !cached {
+			return // no pod resolved it yet; the first pod resolves it fresh
+		}
+		if m.resolveOwner(k) != m.owners[k] {
+			delete(m.owners, k)
+			if changed == nil {
+				changed = make(map[ownerKey]struct{})
+			}
+			changed[k] = struct{}{}
+		}
+	}
+	for _, rs := range b.ReplicaSets {
+		m.replicaSets[podKey{rs.Namespace, rs.Name}] = rs
+		note(ownerKey{rs.Namespace, string(KindReplicaSet), rs.Name})
+	}
+	for _, j := range b.Jobs {
+		m.jobs[podKey{j.Namespace, j.Name}] = j
+		note(ownerKey{j.Namespace, string(KindJob), j.Name})
+	}
+	for _, d := range b.Deployments {
+		m.deployments[podKey{d.Namespace, d.Name}] = d
+	}
+	if len(b.Deployments) > 0 || len(b.ReplicaSets) > 0 {
+		m.rollouts.valid = false
+	}
+	return changed
+}
+
+// reresolveOwners regroups the pods of controllers whose top owner changed, and moves their
+// ledger entries to the new workload so escalation counts them together.
+func (m *Model) reresolveOwners(changed map[ownerKey]struct{}) {
+	moved := make(map[string]string) // pod UID → new workload
+	for _, p := range m.pods {
+		if _, ok := changed[p.ctrl]; !ok {
+			continue
+		}
+		p.Owner = m.topOwner(p.ctrl)
+		w := workloadOf(p.Namespace, p.Owner, p.Key)
+		if w != p.workload {
+			p.workload = w
+			moved[p.UID] = w
+		}
+	}
+	if len(moved) > 0 {
+		m.ledger.rewriteWorkloads(moved, &m.esc)
+	}
+	m.view.valid = false
+}

@@ -1,0 +1,187 @@
+package model
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+)
+
+// upsertPod stores the latest object of a pod: it resolves the owner, records start failures in
+// the ledger, and judges the pod once.
+func (m *Model) upsertPod(obj *corev1.Pod, now time.Time) {
+	k := podKey{obj.Namespace, obj.Name}
+	p := m.pods[k]
+	if p == nil {
+		p = &Pod{Key: Sanitize(obj.Namespace + "/" + obj.Name)}
+		m.pods[k] = p
+	} else {
+		m.uncount(p)
+		if p.UID != string(obj.UID) {
+			p.sticky = nil // a new pod under the same name starts with a clean slate
+		}
+	}
+	p.Object = obj
+	p.UID = Sanitize(string(obj.UID))
+	p.Namespace = Sanitize(obj.Namespace)
+	p.Name = Sanitize(obj.Name)
+	p.Node = Sanitize(obj.Spec.NodeName)
+	p.Phase = Sanitize(string(obj.Status.Phase))
+	p.Created = obj.CreationTimestamp.Time
+	p.ctrl = ctrlKey(obj.Namespace, obj.OwnerReferences)
+	p.Owner = m.topOwner(p.ctrl)
+	if p.Owner == "" {
+		p.workload = p.Key
+	} else if p.workload == "" || !hasOwnerPrefix(p.workload, p.Namespace, p.Owner) {
+		p.workload = workloadOf(p.Namespace, p.Owner, p.Key)
+	}
+	m.recordFailures(p, now)
+	m.judge(p)
+	m.count(p)
+}
+
+func hasOwnerPrefix(w, ns, owner string) bool {
+	return len(w) == len(ns)+1+len(owner) && w[:len(ns)] == ns && w[len(ns)] == '/' && w[len(ns)+1:] == owner
+}
+
+// delete removes one object.
+func (m *Model) delete(r Ref) {
+	k := podKey{r.Namespace, r.Name}
+	switch r.Kind {
+	case KindPod:
+		if p := m.pods[k]; p != nil {
+			m.uncount(p)
+			delete(m.pods, k)
+			// Ledger entries stay: a deleted pod's failures remain evidence for the window.
+		}
+	case KindNode:
+		if n := m.nodes[r.Name]; n != nil {
+			n.known, n.ready, n.cordoned = false, false, false
+			m.dropNodeIfEmpty(n)
+		}
+		m.nodeView.valid = false
+	case KindReplicaSet:
+		delete(m.replicaSets, k)
+		m.rollouts.valid = false
+	case KindDeployment:
+		delete(m.deployments, k)
+		m.rollouts.valid = false
+	case KindJob:
+		delete(m.jobs, k)
+	}
+	// Owner strings cached for deleted controllers are kept, so pods still terminating stay
+	// grouped under their Deployment.
+}
+
+// judge sets the pod's verdicts: classify's, then the model's evidence on top (sticky doom,
+// cross-node escalation). Only classify decides; the model only promotes verdicts classify named
+// by rule.
+func (m *Model) judge(p *Pod) {
+	obj := p.Object
+	base := classify.Pod(obj)
+	p.Containers = classify.Containers(obj, p.Containers[:0])
+	for i := range p.Containers {
+		c := &p.Containers[i]
+		c.Name = Sanitize(c.Name)
+		sanitizeVerdict(&c.Verdict)
+	}
+	sanitizeVerdict(&base)
+	v := base
+	escalated := m.escalatedNodes(p.workload)
+	for i := range p.Containers {
+		c := &p.Containers[i]
+		promoted := m.applySticky(p, c)
+		if escalated > 0 && c.Kind == classify.Transient && c.Rule == classify.RuleStartFailure128 {
+			c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated)
+			promoted = true
+		}
+		if promoted && (v.Container == c.Name && v.Init == c.Init || classify.MoreSevere(c.Verdict, v)) {
+			v = c.Verdict
+			v.Container, v.Init = c.Name, c.Init
+		}
+	}
+	p.Verdict = v
+}
+
+// rejudge re-evaluates a pod whose evidence changed, keeping its counts right.
+func (m *Model) rejudge(p *Pod) {
+	m.uncount(p)
+	m.judge(p)
+	m.count(p)
+}
+
+func sanitizeVerdict(v *classify.Verdict) {
+	v.Reason = Sanitize(v.Reason)
+	v.Message = Sanitize(v.Message)
+	v.Container = Sanitize(v.Container)
+}
+
+// count adds a pod to the counts, its node and its ReplicaSet index; uncount takes it out.
+func (m *Model) count(p *Pod) {
+	m.counts.add(p.Verdict.Kind, 1)
+	if p.Node != "" {
+		n := m.node(p.Node)
+		n.pods++
+		if failing(p.Verdict.Kind) {
+			n.failing++
+		}
+	}
+	if p.ctrl.kind == string(KindReplicaSet) {
+		rk := podKey{p.ctrl.ns, p.ctrl.name}
+		set := m.podsByRS[rk]
+		if set == nil {
+			set = make(map[podKey]*Pod)
+			m.podsByRS[rk] = set
+		}
+		set[podKey{p.Object.Namespace, p.Object.Name}] = p
+	}
+	m.invalidate()
+}
+
+func (m *Model) uncount(p *Pod) {
+	m.counts.add(p.Verdict.Kind, -1)
+	if p.Node != "" {
+		if n := m.nodes[p.Node]; n != nil {
+			n.pods--
+			if failing(p.Verdict.Kind) {
+				n.failing--
+			}
+			m.dropNodeIfEmpty(n)
+		}
+	}
+	if p.ctrl.kind == string(KindReplicaSet) {
+		rk := podKey{p.ctrl.ns, p.ctrl.name}
+		if set := m.podsByRS[rk]; set != nil {
+			delete(set, podKey{p.Object.Namespace, p.Object.Name})
+			if len(set) == 0 {
+				delete(m.podsByRS, rk)
+			}
+		}
+	}
+	m.invalidate()
+}
+
+func (m *Model) invalidate() {
+	m.view.valid = false
+	m.nodeView.valid = false
+	m.rollouts.valid = false
+}
+
+func failing(k classify.Kind) bool { return k == classify.Transient || k == classify.Doomed }
+
+func (c *Counts) add(k classify.Kind, d int) {
+	c.Pods += d
+	switch k {
+	case classify.Healthy:
+		c.Healthy += d
+	case classify.Progressing:
+		c.Progressing += d
+	case classify.Transient:
+		c.Transient += d
+	case classify.Doomed:
+		c.Doomed += d
+	case classify.Completed:
+		c.Completed += d
+	}
+}

@@ -1,0 +1,203 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+
+	"doomwatch/classify"
+)
+
+// Deployment controller constants (kubernetes pkg/controller/deployment/util/deployment_util.go).
+const (
+	revisionAnnotation     = "deployment.kubernetes.io/revision"
+	timedOutReason         = "ProgressDeadlineExceeded"
+	podTemplateHashLabel   = appsv1.DefaultDeploymentUniqueLabelKey
+	maxDoomReasonsInReason = 3
+)
+
+type rolloutCache struct {
+	valid    bool
+	rollouts []Rollout
+}
+
+// Rollouts returns every Deployment's rollout, doomed first, then by namespace/name. The slice is
+// cached until the model changes; callers must not modify it.
+func (m *Model) Rollouts() []Rollout {
+	if !m.rollouts.valid {
+		m.rollouts.rollouts, m.rollouts.valid = m.buildRollouts(), true
+	}
+	return m.rollouts.rollouts
+}
+
+func (m *Model) buildRollouts() []Rollout {
+	owned := make(map[podKey][]*appsv1.ReplicaSet, len(m.deployments))
+	for _, rs := range m.replicaSets {
+		if c := controllerOf(rs.OwnerReferences); c != nil && c.Kind == string(KindDeployment) {
+			k := podKey{rs.Namespace, c.Name}
+			if d := m.deployments[k]; d != nil && (c.UID == "" || d.UID == "" || c.UID == d.UID) {
+				owned[k] = append(owned[k], rs)
+			}
+		}
+	}
+	out := make([]Rollout, 0, len(m.deployments))
+	for k, d := range m.deployments {
+		out = append(out, m.rollout(d, owned[k]))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if da, db := a.Verdict == RolloutDoomed, b.Verdict == RolloutDoomed; da != db {
+			return da
+		}
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout {
+	r := Rollout{
+		Namespace: Sanitize(d.Namespace),
+		Kind:      string(KindDeployment),
+		Name:      Sanitize(d.Name),
+		Desired:   1, // the API server's default for spec.replicas
+		Updated:   d.Status.UpdatedReplicas,
+		Ready:     d.Status.ReadyReplicas,
+		Available: d.Status.AvailableReplicas,
+	}
+	if d.Spec.Replicas != nil {
+		r.Desired = *d.Spec.Replicas
+	}
+	newRS := findNewReplicaSet(d, rss)
+	for _, rs := range rss {
+		if rs == newRS {
+			r.NewReplicaSet = Sanitize(rs.Name)
+		} else {
+			r.OldReplicaSets = append(r.OldReplicaSets, Sanitize(rs.Name))
+		}
+	}
+	sort.Strings(r.OldReplicaSets)
+
+	if newRS != nil {
+		if reason, doomed := m.newPodsDoomed(newRS); doomed {
+			r.Verdict, r.Reason = RolloutDoomed, reason
+			return r
+		}
+	}
+	msg, done, err := deploymentStatus(d)
+	switch {
+	case err != nil:
+		r.Verdict, r.Reason = RolloutDoomed, Sanitize(err.Error())
+	case done:
+		r.Verdict, r.Reason = RolloutComplete, Sanitize(msg)
+	default:
+		r.Verdict, r.Reason = RolloutProgressing, Sanitize(msg)
+	}
+	return r
+}
+
+// newPodsDoomed applies Krane's ReplicaSet rule (lib/krane/kubernetes_resource/replica_set.rb,
+// deploy_failed?): the rollout is doomed when the new ReplicaSet has pods and every one of them is
+// doomed. The reason names the pods' distinct doom reasons: "3/3 new pods doomed: Image not
+// found: ...".
+func (m *Model) newPodsDoomed(rs *appsv1.ReplicaSet) (string, bool) {
+	pods := m.podsByRS[podKey{rs.Namespace, rs.Name}]
+	if len(pods) == 0 {
+		return "", false
+	}
+	reasons := make(map[string]struct{})
+	for _, p := range pods {
+		if p.Verdict.Kind != classify.Doomed {
+			return "", false
+		}
+		reasons[p.Verdict.Reason] = struct{}{}
+	}
+	list := make([]string, 0, len(reasons))
+	for r := range reasons {
+		list = append(list, r)
+	}
+	sort.Strings(list)
+	if len(list) > maxDoomReasonsInReason {
+		list = append(list[:maxDoomReasonsInReason], fmt.Sprintf("and %d more", len(list)-maxDoomReasonsInReason))
+	}
+	return fmt.Sprintf("%d/%d new pods doomed: %s", len(pods), len(pods), strings.Join(list, "; ")), true
+}
+
+// findNewReplicaSet picks the Deployment's new ReplicaSet among those it owns.
+//
+// The revision annotation comes first: the Deployment controller stamps the same
+// deployment.kubernetes.io/revision on a Deployment and its new ReplicaSet, and it survives
+// kube/'s informer transform, which trims pod templates. When revisions are missing, fall back to
+// kubectl's FindNewReplicaSet (kubectl pkg/util/deployment/deployment.go): the oldest ReplicaSet
+// whose template equals the Deployment's, ignoring the pod-template-hash label.
+func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
+	if rev := d.Annotations[revisionAnnotation]; rev != "" {
+		for _, rs := range rss {
+			if rs.Annotations[revisionAnnotation] == rev {
+				return rs
+			}
+		}
+	}
+	sorted := append([]*appsv1.ReplicaSet(nil), rss...)
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		if !a.CreationTimestamp.Equal(&b.CreationTimestamp) {
+			return a.CreationTimestamp.Before(&b.CreationTimestamp)
+		}
+		return a.Name < b.Name
+	})
+	for _, rs := range sorted {
+		if equalIgnoreHash(&rs.Spec.Template, &d.Spec.Template) {
+			return rs
+		}
+	}
+	return nil
+}
+
+// equalIgnoreHash mirrors kubectl's EqualIgnoreHash: templates compare equal once the
+// pod-template-hash label is removed.
+func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
+	a1, b1 := a.DeepCopy(), b.DeepCopy()
+	delete(a1.Labels, podTemplateHashLabel)
+	delete(b1.Labels, podTemplateHashLabel)
+	if len(a1.Labels) == 0 {
+		a1.Labels = nil
+	}
+	if len(b1.Labels) == 0 {
+		b1.Labels = nil
+	}
+	return apiequality.Semantic.DeepEqual(a1, b1)
+}
+
+// deploymentStatus is kubectl rollout status for a Deployment (kubectl
+// pkg/polymorphichelpers/rollout_status.go, DeploymentStatusViewer.Status), messages verbatim
+// minus the trailing newline: observedGeneration first, then the progress deadline, updated <
+// desired, old replicas pending termination, available < updated.
+func deploymentStatus(d *appsv1.Deployment) (msg string, done bool, err error) {
+	if d.Generation > d.Status.ObservedGeneration {
+		return "Waiting for deployment spec update to be observed...", false, nil
+	}
+	for i := range d.Status.Conditions {
+		c := &d.Status.Conditions[i]
+		if c.Type == appsv1.DeploymentProgressing && c.Reason == timedOutReason {
+			return "", false, fmt.Errorf("deployment %q exceeded its progress deadline", d.Name)
+		}
+	}
+	st := &d.Status
+	if d.Spec.Replicas != nil && st.UpdatedReplicas < *d.Spec.Replicas {
+		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d out of %d new replicas have been updated...", d.Name, st.UpdatedReplicas, *d.Spec.Replicas), false, nil
+	}
+	if st.Replicas > st.UpdatedReplicas {
+		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d old replicas are pending termination...", d.Name, st.Replicas-st.UpdatedReplicas), false, nil
+	}
+	if st.AvailableReplicas < st.UpdatedReplicas {
+		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d of %d updated replicas are available...", d.Name, st.AvailableReplicas, st.UpdatedReplicas), false, nil
+	}
+	return fmt.Sprintf("deployment %q successfully rolled out", d.Name), true, nil
+}

@@ -1,0 +1,71 @@
+package model
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Sanitize makes untrusted API text safe for a terminal: escape sequences and control characters
+// are removed, newlines and tabs become spaces.
+//
+// A container can write any bytes into its termination message, which lands in
+// lastState.terminated.message (kubectl had CVE-2021-25743 for this class). Sanitize removes:
+//   - ANSI escape sequences: CSI (cursor movement, erase), OSC (window title, hyperlinks), DCS,
+//     APC/PM/SOS strings (ansi.Strip parses them as a terminal would);
+//   - what remains of the C0 controls, DEL and the C1 controls U+0080–U+009F (8-bit CSI/OSC);
+//   - invalid UTF-8 bytes (a lone 0x9b is an 8-bit CSI to some terminals).
+//
+// \n, \r and \t become one space each, so a message stays on one table row. Clean text, the common
+// case, is returned unchanged without allocating.
+func Sanitize(s string) string {
+	if clean(s) {
+		return s
+	}
+	s = ansi.Strip(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\n' || c == '\r' || c == '\t':
+				b.WriteByte(' ')
+			case c < 0x20 || c == 0x7f:
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r != utf8.RuneError && !isC1(r) {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// clean reports whether s needs no sanitising: printable ASCII and valid, non-C1 UTF-8 only.
+func clean(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || isC1(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
