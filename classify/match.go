@@ -22,7 +22,8 @@ var deterministicMarkers = [...]string{
 // the same or another node will not fix.
 func deterministic(msg string) bool {
 	for _, m := range deterministicMarkers {
-		if strings.Contains(msg, m) {
+		// Folded: CRI-O capitalises errno texts ("... not found in $PATH: No such file or directory").
+		if containsFold(msg, m) {
 			return true
 		}
 	}
@@ -42,19 +43,34 @@ func cacheSyncFailure(msg string) bool {
 	return strings.Contains(msg[i+len(head):], tail)
 }
 
-// containsFold reports whether s contains substr under ASCII case folding, without allocating
-// (Krane's /not found/i).
-func containsFold(s, substr string) bool {
-	n := len(substr)
+// containsFold reports whether s contains lower under ASCII case folding, without allocating
+// (Krane's /not found/i). lower must be lower-case ASCII, as all the package's markers are.
+func containsFold(s, lower string) bool {
+	n := len(lower)
 	if n == 0 {
 		return true
 	}
+	c0 := lower[0]
+outer:
 	for i := 0; i+n <= len(s); i++ {
-		if strings.EqualFold(s[i:i+n], substr) {
-			return true
+		if toLower(s[i]) != c0 {
+			continue
 		}
+		for j := 1; j < n; j++ {
+			if toLower(s[i+j]) != lower[j] {
+				continue outer
+			}
+		}
+		return true
 	}
 	return false
+}
+
+func toLower(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + ('a' - 'A')
+	}
+	return b
 }
 
 // oneLine returns s with line breaks and tabs turned into single spaces and the ends trimmed, so a

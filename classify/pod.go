@@ -31,9 +31,10 @@ func podVerdict(pod *corev1.Pod) Verdict {
 			best, found = v, true
 		}
 	}
-	// Pod-level first so it names ties (an unscheduled pod's containers merely wait), except
-	// for a failed pod, where the container that failed says more than "Pod status: Failed".
-	podFirst := hasPod && pod.Status.Phase != corev1.PodFailed
+	// Pod-level first so it names ties (an unscheduled pod's containers merely wait, an evicted
+	// pod's containers were killed), except for a failed pod without a pod-level reason, where
+	// the container that failed says more than "Pod status: Failed".
+	podFirst := hasPod && (pod.Status.Phase != corev1.PodFailed || pod.Status.Reason != "")
 	if podFirst {
 		consider(pv)
 	}

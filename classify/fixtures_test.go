@@ -1,0 +1,193 @@
+package classify
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// expectPrefix is the annotation prefix under which each fixture states its expected verdict and
+// kubectl columns; testdata/README.md documents the keys.
+const expectPrefix = "test.doomwatch.io/"
+
+// fixture is one pod from testdata/ with its expectations.
+type fixture struct {
+	file string
+	pod  *corev1.Pod
+	now  time.Time
+	want map[string]string // annotation key without prefix -> value
+}
+
+// loadFixtures decodes every testdata/*.yaml pod. It fails the test on a malformed fixture.
+func loadFixtures(tb testing.TB) []fixture {
+	tb.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(files) == 0 {
+		tb.Fatal("no fixtures in testdata/")
+	}
+	out := make([]fixture, 0, len(files))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		pod := &corev1.Pod{}
+		if err := yaml.UnmarshalStrict(data, pod); err != nil {
+			tb.Fatalf("%s: %v", f, err)
+		}
+		fx := fixture{file: filepath.Base(f), pod: pod, want: map[string]string{}}
+		for k, v := range pod.Annotations {
+			if name, ok := strings.CutPrefix(k, expectPrefix); ok {
+				fx.want[name] = v
+			}
+		}
+		fx.now, err = time.Parse(time.RFC3339, fx.want["now"])
+		if err != nil {
+			tb.Fatalf("%s: annotation %snow: %v", f, expectPrefix, err)
+		}
+		for _, k := range []string{"kind", "rule", "container", "status", "ready", "restarts"} {
+			if _, ok := fx.want[k]; !ok {
+				tb.Fatalf("%s: missing annotation %s%s", f, expectPrefix, k)
+			}
+		}
+		out = append(out, fx)
+	}
+	return out
+}
+
+func TestFixtures(t *testing.T) {
+	for _, fx := range loadFixtures(t) {
+		t.Run(strings.TrimSuffix(fx.file, ".yaml"), func(t *testing.T) {
+			pod, w := fx.pod, fx.want
+			if pod.Name+".yaml" != fx.file {
+				t.Errorf("metadata.name %q does not match the file name", pod.Name)
+			}
+			v := Pod(pod)
+			t.Logf("%s %s %q", v.Kind, v.Rule, v.Reason)
+			if v.Kind.String() != w["kind"] {
+				t.Errorf("kind = %s, want %s (reason %q)", v.Kind, w["kind"], v.Reason)
+			}
+			if v.Rule.String() != w["rule"] {
+				t.Errorf("rule = %s, want %s", v.Rule, w["rule"])
+			}
+			if !strings.Contains(v.Reason, w["reason"]) {
+				t.Errorf("reason = %q, want it to contain %q", v.Reason, w["reason"])
+			}
+			if v.Container != w["container"] {
+				t.Errorf("container = %q, want %q", v.Container, w["container"])
+			}
+			if s, ok := w["source"]; ok && v.Source.String() != s {
+				t.Errorf("source = %q, want %q", v.Source, s)
+			}
+			if s, ok := w["exit"]; ok {
+				if !v.HasExitCode || strconv.Itoa(int(v.ExitCode)) != s {
+					t.Errorf("exit code = %d (has %v), want %s", v.ExitCode, v.HasExitCode, s)
+				}
+			}
+			if s, ok := w["init"]; ok && strconv.FormatBool(v.Init) != s {
+				t.Errorf("init = %v, want %s", v.Init, s)
+			}
+			if strings.ContainsAny(v.Reason, "\r\n") {
+				t.Errorf("reason is not one line: %q", v.Reason)
+			}
+			if v.Kind != Healthy && v.Kind != Completed && v.Reason == "" {
+				t.Errorf("%s verdict without a reason", v.Kind)
+			}
+			if got := Status(pod, fx.now); got != w["status"] {
+				t.Errorf("Status = %q, want %q", got, w["status"])
+			}
+			if got := Ready(pod); got != w["ready"] {
+				t.Errorf("Ready = %q, want %q", got, w["ready"])
+			}
+			if got := Restarts(pod, fx.now); got != w["restarts"] {
+				t.Errorf("Restarts = %q, want %q", got, w["restarts"])
+			}
+
+			// The pod's verdict is one of its containers' (or its own): Containers agrees with Pod.
+			cvs := Containers(pod, nil)
+			if n := len(pod.Spec.InitContainers) + len(pod.Spec.Containers); len(cvs) != n {
+				t.Fatalf("Containers returned %d verdicts, want %d", len(cvs), n)
+			}
+			if v.Container != "" {
+				found := false
+				for _, cv := range cvs {
+					if cv.Name == v.Container && cv.Init == v.Init {
+						found = true
+						if cv.Kind != v.Kind || cv.Reason != v.Reason {
+							t.Errorf("Containers[%s] = %s %q, Pod says %s %q", cv.Name, cv.Kind, cv.Reason, v.Kind, v.Reason)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("Pod names container %q, which Containers does not list", v.Container)
+				}
+			}
+		})
+	}
+}
+
+// TestFixturesCoverEveryRule fails when a rule the classifier can produce has no fixture, so a
+// new rule cannot land untested.
+func TestFixturesCoverEveryRule(t *testing.T) {
+	seen := map[string]bool{}
+	for _, fx := range loadFixtures(t) {
+		seen[fx.want["rule"]] = true
+		for _, cv := range Containers(fx.pod, nil) {
+			seen[cv.Rule.String()] = true
+		}
+	}
+	modelOnly := map[Rule]bool{RuleNone: true, RuleEscalated: true, RuleStickyImageNotFound: true}
+	for r := RuleNone; int(r) < len(ruleNames); r++ {
+		if !modelOnly[r] && !seen[r.String()] {
+			t.Errorf("no fixture exercises rule %s", r)
+		}
+	}
+}
+
+// TestFixturesAreAPIValid checks what the e2e suite needs to POST each fixture to a real API
+// server: fixed names, a node for scheduled pods, statuses that name spec containers.
+func TestFixturesAreAPIValid(t *testing.T) {
+	for _, fx := range loadFixtures(t) {
+		p := fx.pod
+		if p.APIVersion != "v1" || p.Kind != "Pod" || p.Name == "" || p.Namespace == "" {
+			t.Errorf("%s: not a named v1 Pod", fx.file)
+		}
+		if p.ResourceVersion != "" || p.UID != "" {
+			t.Errorf("%s: resourceVersion/uid would be rejected or ignored on create", fx.file)
+		}
+		scheduled := true
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				scheduled = false
+			}
+		}
+		if scheduled && p.Spec.NodeName == "" {
+			t.Errorf("%s: scheduled pod without spec.nodeName", fx.file)
+		}
+		if p.DeletionTimestamp != nil && len(p.Finalizers) == 0 {
+			t.Errorf("%s: terminating fixture needs a finalizer so e2e can keep it Terminating", fx.file)
+		}
+		check := func(specs []corev1.Container, sts []corev1.ContainerStatus) {
+			for _, s := range sts {
+				ok := false
+				for _, c := range specs {
+					ok = ok || c.Name == s.Name
+				}
+				if !ok {
+					t.Errorf("%s: status for unknown container %q", fx.file, s.Name)
+				}
+			}
+		}
+		check(p.Spec.InitContainers, p.Status.InitContainerStatuses)
+		check(p.Spec.Containers, p.Status.ContainerStatuses)
+	}
+}
