@@ -114,7 +114,10 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 	add(st.bold.Render("Verdict  ") + st.badgeFor(p.Verdict.Kind, badgeText(p.Verdict.Kind)) +
 		st.dim.Render(ruleSource(p.Verdict)))
 	wrapped(2, "reason:", model.Sanitize(p.Verdict.Reason))
-	wrapped(2, "message:", model.Sanitize(p.Verdict.Message))
+	// classify folds the runtime message into most reasons; show it again only when it is not.
+	if msg := model.Sanitize(p.Verdict.Message); !strings.Contains(model.Sanitize(p.Verdict.Reason), msg) {
+		wrapped(2, "message:", msg)
+	}
 	if obj != nil {
 		add(st.bold.Render("Status   ") + model.Sanitize(classify.Status(obj, now)) +
 			st.dim.Render("  ready ") + classify.Ready(obj) + st.dim.Render("  restarts ") +

@@ -1,0 +1,209 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"doomwatch/model"
+)
+
+// t0 is the fixtures' "now".
+var t0 = time.Date(2026, time.January, 15, 10, 10, 0, 0, time.UTC)
+
+func ago(d time.Duration) metav1.Time { return metav1.NewTime(t0.Add(-d)) }
+
+func ptr[T any](v T) *T { return &v }
+
+// runtime128 is a containerd start failure that is the node's fault, not the image's (Krane's
+// exit-128 rule calls it transient).
+const runtime128 = `failed to create containerd task: failed to create shim task: OCI runtime create failed: ` +
+	`runc create failed: unable to start container process: error during container init: ` +
+	`error setting cgroup config for procHooks process: unable to freeze: unknown`
+
+// config128 is a start failure that no retry fixes: the entrypoint does not exist.
+const config128 = `failed to create containerd task: failed to create shim task: OCI runtime create failed: ` +
+	`runc create failed: unable to start container process: exec: "/bin/api-server": stat ` +
+	`/bin/api-server: no such file or directory: unknown`
+
+type podSpec struct {
+	ns, name, node, deploy, rs string
+	created                    time.Duration
+	phase                      corev1.PodPhase
+	init                       []corev1.Container
+	initStatus                 []corev1.ContainerStatus
+	status                     []corev1.ContainerStatus
+	conds                      []corev1.PodCondition
+}
+
+func mkPod(s podSpec) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: s.ns, Name: s.name, UID: types.UID("uid-" + s.ns + "-" + s.name),
+			CreationTimestamp: ago(s.created),
+		},
+		Spec: corev1.PodSpec{NodeName: s.node, InitContainers: s.init},
+		Status: corev1.PodStatus{Phase: s.phase, InitContainerStatuses: s.initStatus,
+			ContainerStatuses: s.status, Conditions: s.conds},
+	}
+	if p.Status.Phase == "" {
+		p.Status.Phase = corev1.PodRunning
+	}
+	if s.rs != "" {
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet",
+			Name: s.rs, UID: types.UID("uid-rs-" + s.rs), Controller: ptr(true)}}
+	}
+	for _, c := range s.status {
+		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: c.Name, Image: c.Image})
+	}
+	return p
+}
+
+func running(name, image string, restarts int32, last *corev1.ContainerStateTerminated) corev1.ContainerStatus {
+	cs := corev1.ContainerStatus{Name: name, Image: image, Ready: true, Started: ptr(true),
+		RestartCount: restarts, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: ago(3 * time.Minute)}}}
+	if last != nil {
+		cs.LastTerminationState.Terminated = last
+	}
+	return cs
+}
+
+func waiting(name, image, reason, msg string, restarts int32, last *corev1.ContainerStateTerminated) corev1.ContainerStatus {
+	cs := corev1.ContainerStatus{Name: name, Image: image, RestartCount: restarts,
+		State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}}
+	if last != nil {
+		cs.LastTerminationState.Terminated = last
+	}
+	return cs
+}
+
+func terminated(reason, msg string, code int32, finished time.Duration) *corev1.ContainerStateTerminated {
+	return &corev1.ContainerStateTerminated{Reason: reason, Message: msg, ExitCode: code,
+		StartedAt: ago(finished + time.Second), FinishedAt: ago(finished),
+		ContainerID: fmt.Sprintf("containerd://%x", finished)}
+}
+
+func readyConds(ready bool) []corev1.PodCondition {
+	st := corev1.ConditionTrue
+	if !ready {
+		st = corev1.ConditionFalse
+	}
+	return []corev1.PodCondition{
+		{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: ago(9 * time.Minute)},
+		{Type: corev1.PodReady, Status: st, LastTransitionTime: ago(2 * time.Minute)},
+	}
+}
+
+func deployment(name string, replicas, updated, ready int32) (*appsv1.Deployment, *appsv1.ReplicaSet) {
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, UID: types.UID("uid-dep-" + name),
+			Generation: 2, CreationTimestamp: ago(time.Hour),
+			Annotations: map[string]string{"deployment.kubernetes.io/revision": "2"}},
+		Spec: appsv1.DeploymentSpec{Replicas: ptr(replicas)},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: replicas, UpdatedReplicas: updated,
+			ReadyReplicas: ready, AvailableReplicas: ready},
+	}
+	rs := &appsv1.ReplicaSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name + "-7d9f8b6c5", UID: types.UID("uid-rs-" + name + "-7d9f8b6c5"),
+			Annotations: map[string]string{"deployment.kubernetes.io/revision": "2"},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: name,
+				UID: d.UID, Controller: ptr(true)}}},
+		Spec:   appsv1.ReplicaSetSpec{Replicas: ptr(replicas)},
+		Status: appsv1.ReplicaSetStatus{Replicas: replicas, ReadyReplicas: ready, AvailableReplicas: ready},
+	}
+	return d, rs
+}
+
+// fixtureBatch is a small incident: node-3 fails container starts with exit 128 (suspect),
+// payments rolls out an image that does not exist, search is OOM-crash-looping, and one api pod
+// cannot start because its entrypoint is missing (doomed, lastState ContainerCannotRun 128).
+func fixtureBatch() model.Batch {
+	var b model.Batch
+	for i := 1; i <= 5; i++ {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i), UID: types.UID(fmt.Sprintf("uid-node-%d", i))},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+		if i == 4 {
+			n.Spec.Unschedulable = true
+		}
+		b.Nodes = append(b.Nodes, n)
+	}
+	for _, d := range []struct {
+		name                     string
+		replicas, updated, ready int32
+	}{{"checkout", 12, 12, 8}, {"payments", 3, 3, 0}, {"search", 2, 2, 0}, {"api", 1, 1, 0}} {
+		dep, rs := deployment(d.name, d.replicas, d.updated, d.ready)
+		b.Deployments = append(b.Deployments, dep)
+		b.ReplicaSets = append(b.ReplicaSets, rs)
+	}
+	healthyNodes := []string{"node-1", "node-2", "node-4", "node-5"}
+	for i := range 8 {
+		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("checkout-7d9f8b6c5-h%02d", i),
+			node: healthyNodes[i%4], rs: "checkout-7d9f8b6c5", created: 6 * time.Minute,
+			status: []corev1.ContainerStatus{running("checkout", "registry.example.com/checkout:v2", 0, nil)},
+			conds:  readyConds(true)}))
+	}
+	// node-3's pods: two are between a failed start and the kubelet's retry (state terminated
+	// ContainerCannotRun 128: transient), two have recovered (running, lastState 128).
+	for i := range 4 {
+		cs := corev1.ContainerStatus{Name: "checkout", Image: "registry.example.com/checkout:v2", RestartCount: 1,
+			State: corev1.ContainerState{Terminated: terminated("ContainerCannotRun", runtime128, 128, time.Duration(i+1)*time.Minute)}}
+		if i >= 2 {
+			cs = running("checkout", "registry.example.com/checkout:v2", 1,
+				terminated("ContainerCannotRun", runtime128, 128, time.Duration(i+1)*time.Minute))
+		}
+		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("checkout-7d9f8b6c5-f%02d", i),
+			node: "node-3", rs: "checkout-7d9f8b6c5", created: 6 * time.Minute,
+			status: []corev1.ContainerStatus{cs}, conds: readyConds(i >= 2)}))
+	}
+	for i := range 3 {
+		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("payments-7d9f8b6c5-p%02d", i),
+			node: healthyNodes[i], rs: "payments-7d9f8b6c5", created: 4 * time.Minute,
+			status: []corev1.ContainerStatus{waiting("payments", "registry.example.com/payments:v2.1.0-typo", "ErrImagePull",
+				`rpc error: code = NotFound desc = failed to pull and unpack image "registry.example.com/payments:v2.1.0-typo": not found`, 0, nil)},
+			conds: readyConds(false)}))
+	}
+	for i := range 2 {
+		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("search-7d9f8b6c5-s%02d", i),
+			node: healthyNodes[i+2], rs: "search-7d9f8b6c5", created: 8 * time.Minute,
+			status: []corev1.ContainerStatus{waiting("search", "registry.example.com/search:v7", "CrashLoopBackOff",
+				"back-off 2m40s restarting failed container=search", 5, terminated("OOMKilled", "", 137, 90*time.Second))},
+			conds: readyConds(false)}))
+	}
+	b.Pods = append(b.Pods, doomedAPIPod())
+	b.Pods = append(b.Pods, mkPod(podSpec{ns: "batch", name: "report-29437-xq7zt", node: "node-5", created: 9 * time.Minute,
+		phase: corev1.PodSucceeded,
+		status: []corev1.ContainerStatus{{Name: "report", Image: "registry.example.com/report:v1",
+			State: corev1.ContainerState{Terminated: terminated("Completed", "", 0, 7*time.Minute)}}}}))
+	b.Health = &model.Health{Synced: true, PodsSeen: len(b.Pods), LastEvent: t0.Add(-time.Second)}
+	return b
+}
+
+// doomedAPIPod is the detail golden's subject: an init container that completed, a native
+// sidecar that runs, and a main container in CrashLoopBackOff whose last state is a
+// ContainerCannotRun exit 128 with a missing entrypoint.
+func doomedAPIPod() *corev1.Pod {
+	p := mkPod(podSpec{ns: "shop", name: "api-7d9f8b6c5-xk2lq", node: "node-2", rs: "api-7d9f8b6c5", created: 7 * time.Minute,
+		init: []corev1.Container{{Name: "migrate", Image: "registry.example.com/api-migrate:v3"},
+			{Name: "proxy", Image: "registry.example.com/proxy:v1", RestartPolicy: ptr(corev1.ContainerRestartPolicyAlways)}},
+		initStatus: []corev1.ContainerStatus{
+			{Name: "migrate", Image: "registry.example.com/api-migrate:v3", State: corev1.ContainerState{
+				Terminated: terminated("Completed", "", 0, 6*time.Minute)}},
+			running("proxy", "registry.example.com/proxy:v1", 0, nil)},
+		status: []corev1.ContainerStatus{waiting("api", "registry.example.com/api:v3", "CrashLoopBackOff",
+			"back-off 40s restarting failed container=api pod=api-7d9f8b6c5-xk2lq", 3,
+			terminated("ContainerCannotRun", config128, 128, 50*time.Second))},
+		conds: readyConds(false)})
+	return p
+}
+
+// fixtureModel is the model after the fixture batch at t0.
+func fixtureModel() *model.Model {
+	m := model.New(model.DefaultConfig())
+	b := fixtureBatch()
+	m.Apply(&b, t0)
+	return m
+}

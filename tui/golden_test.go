@@ -1,0 +1,154 @@
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./tui -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("frame differs from %s (run go test ./tui -update after checking):\n--- got ---\n%s\n--- want ---\n%s",
+			path, ansi.Strip(got), ansi.Strip(string(want)))
+	}
+}
+
+// checkFrame asserts what every frame must satisfy: exactly h lines, none wider than w.
+func checkFrame(t *testing.T, frame string, w, h int) {
+	t.Helper()
+	lines := strings.Split(frame, "\n")
+	if len(lines) > h {
+		t.Errorf("frame has %d lines, terminal has %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := ansi.StringWidth(l); lw > w {
+			t.Errorf("line %d is %d cells wide, terminal has %d: %q", i, lw, w, ansi.Strip(l))
+		}
+	}
+}
+
+var sizes = []struct {
+	name string
+	w, h int
+}{{"80x24", 80, 24}, {"200x50", 200, 50}}
+
+func TestGoldenFrames(t *testing.T) {
+	m := fixtureModel()
+	cases := []struct {
+		name string
+		opts FrameOptions
+		// want are texts a user must see on this screen.
+		want []string
+	}{
+		{"overview", FrameOptions{}, []string{"live", "✖", "doomed", "suspect node node-3", "PODS"}},
+		{"doomed-detail", FrameOptions{Selected: "shop/api-7d9f8b6c5-xk2lq", Detail: true},
+			[]string{"POD shop/api-7d9f8b6c5-xk2lq", "✖ doomed", "ContainerCannotRun", "exit 128", "migrate", "(sidecar)", "CrashLoopBackOff"}},
+		{"suspect-node", FrameOptions{Focus: FocusNodes}, []string{"NODES", "⚠ SUSPECT", "node-3", "why:"}},
+		{"filter", FrameOptions{Query: model.Query{Text: "payments"}, Filtering: true}, []string{"/payments", "payments-7d9f8b6c5-p00"}},
+	}
+	for _, c := range cases {
+		for _, sz := range sizes {
+			for _, color := range []bool{false, true} {
+				o := c.opts
+				o.Width, o.Height, o.Now, o.NoColor = sz.w, sz.h, t0, !color
+				o.Context, o.Scope = "prod-eu-1", "all namespaces"
+				suffix := ".txt"
+				if color {
+					suffix = ".ansi"
+				}
+				name := c.name + "-" + sz.name + suffix
+				t.Run(name, func(t *testing.T) {
+					frame := RenderFrame(m, o)
+					checkFrame(t, frame, sz.w, sz.h)
+					plain := ansi.Strip(frame)
+					for _, w := range c.want {
+						if !strings.Contains(plain, w) {
+							t.Errorf("frame lacks %q:\n%s", w, plain)
+						}
+					}
+					if !color && strings.ContainsRune(frame, 0x1b) {
+						t.Errorf("NoColor frame holds an escape sequence")
+					}
+					if color && !strings.ContainsRune(frame, 0x1b) {
+						t.Errorf("coloured frame holds no colour")
+					}
+					golden(t, name, frame)
+				})
+			}
+		}
+	}
+}
+
+func TestTooSmall(t *testing.T) {
+	m := fixtureModel()
+	for _, sz := range [][2]int{{59, 24}, {80, 14}, {1, 1}, {0, 0}, {20, 5}} {
+		frame := RenderFrame(m, FrameOptions{Width: sz[0], Height: sz[1], Now: t0, NoColor: true})
+		if sz[0] >= 10 && !strings.Contains(frame, "terminal too") {
+			t.Errorf("%dx%d: want the too-small message, got %q", sz[0], sz[1], frame)
+		}
+		if sz[0] > 0 {
+			checkFrame(t, frame, sz[0], max(sz[1], 1))
+		}
+	}
+	if frame := RenderFrame(m, FrameOptions{Width: 60, Height: 15, Now: t0, NoColor: true}); strings.Contains(frame, "too small") {
+		t.Errorf("60x15 is usable, got the too-small message")
+	}
+}
+
+// TestEscapeSequences: a container can write any bytes into its termination message
+// (CVE-2021-25743 for kubectl). None of them may reach the terminal.
+func TestEscapeSequences(t *testing.T) {
+	evil := "\x1b]0;pwned\x07\x1b[2J\x1b[5Aboom\x9b31m\r\x08"
+	b := fixtureBatch()
+	p := mkPod(podSpec{ns: "attack", name: "evil-pod", node: "node-1", created: time.Minute,
+		status: []corev1.ContainerStatus{waiting("evil", "img\x1b]0;pwned\x07", "CrashLoopBackOff\x1b[2J", evil, 4,
+			terminated("Error\x1b[5A", evil, 1, 30*time.Second))}})
+	b.Pods = []*corev1.Pod{p}
+	b.Nodes, b.Deployments, b.ReplicaSets = nil, nil, nil
+	m := model.New(model.DefaultConfig())
+	m.Apply(&b, t0)
+	key := m.View(model.Query{})[0].Key
+	for _, sz := range sizes {
+		for _, o := range []FrameOptions{{}, {Selected: key, Detail: true}} {
+			o.Width, o.Height, o.Now = sz.w, sz.h, t0
+			o.NoColor = true
+			plain := RenderFrame(m, o)
+			if i := strings.IndexAny(plain, "\x1b\x07\x9b\r\x08"); i >= 0 {
+				t.Errorf("%s detail=%v: NoColor frame holds a control character at %d: %q", sz.name, o.Detail, i, plain)
+			}
+			if o.Detail && !strings.Contains(plain, "boom") {
+				t.Errorf("%s: the message's printable text should still be shown: %q", sz.name, plain)
+			}
+			o.NoColor = false
+			color := RenderFrame(m, o)
+			for _, bad := range []string{"]0;pwned", "\x07", "\x1b[2J", "\x1b[5A", "\x9b"} {
+				if strings.Contains(color, bad) {
+					t.Errorf("%s detail=%v: coloured frame holds %q", sz.name, o.Detail, bad)
+				}
+			}
+		}
+	}
+}
