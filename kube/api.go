@@ -30,22 +30,27 @@ type Options struct {
 }
 
 // Source runs informers and hands the model coalesced batches.
-type Source struct{}
+type Source struct {
+	out     chan model.Batch
+	now     func() time.Time
+	context string
+	scope   string
+}
 
 // Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.
 // Both a real cluster (via Connect) and the demo cluster go through here.
 func Start(ctx context.Context, client kubernetes.Interface, opts Options) (*Source, error) {
-	panic("kube.Start: not implemented yet")
+	return start(ctx, client, opts)
 }
 
 // Batches delivers coalesced batches, at most one per interval. It is closed when the source stops.
-func (s *Source) Batches() <-chan model.Batch { panic("not implemented yet") }
+func (s *Source) Batches() <-chan model.Batch { return s.out }
 
 // Now is the source's clock: time.Now for a real cluster, simulated time for the demo.
-func (s *Source) Now() time.Time { panic("not implemented yet") }
+func (s *Source) Now() time.Time { return s.now() }
 
 // Context is the kubeconfig context name ("demo" for the demo cluster).
-func (s *Source) Context() string { panic("not implemented yet") }
+func (s *Source) Context() string { return s.context }
 
 // Scope describes the namespace scope and selector, e.g. "ns default · app=web" or "all namespaces".
-func (s *Source) Scope() string { panic("not implemented yet") }
+func (s *Source) Scope() string { return s.scope }

@@ -1,0 +1,183 @@
+package kube
+
+import (
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"doomwatch/model"
+)
+
+// pendingKey identifies one object across kinds.
+type pendingKey struct {
+	kind model.Kind
+	key  string // namespace/name, or name for nodes
+}
+
+// change is the latest thing known about one key since the last batch: an object, or a delete.
+type change struct {
+	pendingKey
+	obj any // nil for a delete
+}
+
+// coalescer collects informer events between batches. Handlers never block on the consumer: they
+// only take a short lock to overwrite the key's entry, so the latest object per key wins and a
+// slow consumer only makes the next batch larger.
+type coalescer struct {
+	mu    sync.Mutex
+	index map[pendingKey]int // position in changes
+	// changes keeps first-seen order so batches are deterministic for a deterministic event order.
+	changes []change
+	// notify is signalled (never blocking) when changes go from empty to non-empty.
+	notify chan struct{}
+	// onEvent is called under mu for every event, to feed connection health.
+	onEvent func(kind model.Kind, delta int)
+}
+
+func newCoalescer() *coalescer {
+	return &coalescer{index: make(map[pendingKey]int), notify: make(chan struct{}, 1)}
+}
+
+// put records the latest state of one key; obj nil means deleted. delta is +1 for an add, -1 for a
+// delete and 0 for an update, for the pod counter in health.
+func (c *coalescer) put(k pendingKey, obj any, delta int) {
+	c.mu.Lock()
+	if i, ok := c.index[k]; ok {
+		// An update after a delete re-adds; a delete after an update deletes: the last event wins.
+		c.changes[i].obj = obj
+	} else {
+		c.index[k] = len(c.changes)
+		c.changes = append(c.changes, change{pendingKey: k, obj: obj})
+	}
+	if c.onEvent != nil {
+		c.onEvent(k.kind, delta)
+	}
+	c.mu.Unlock()
+	select {
+	case c.notify <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the pending changes and starts a new set.
+func (c *coalescer) take() []change {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.changes) == 0 {
+		return nil
+	}
+	out := c.changes
+	c.changes = nil
+	clear(c.index)
+	return out
+}
+
+// handler returns the informer event handler for one kind.
+func (c *coalescer) handler(kind model.Kind) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.onAdd(kind, obj) },
+		UpdateFunc: func(_, obj any) { c.onUpdate(kind, obj) },
+		DeleteFunc: func(obj any) { c.onDelete(kind, obj) },
+	}
+}
+
+func (c *coalescer) onAdd(kind model.Kind, obj any) {
+	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+		c.put(pendingKey{kind, key}, obj, 1)
+	}
+}
+
+func (c *coalescer) onUpdate(kind model.Kind, obj any) {
+	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+		c.put(pendingKey{kind, key}, obj, 0)
+	}
+}
+
+// onDelete handles both a plain delete and cache.DeletedFinalStateUnknown, which the informer hands
+// over when the watch missed the delete and a relist found the object gone: its key is all we need.
+func (c *coalescer) onDelete(kind model.Kind, obj any) {
+	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	c.put(pendingKey{kind, key}, nil, -1)
+}
+
+// toBatch turns changes into a model.Batch. Objects of an unexpected type are skipped.
+func toBatch(changes []change) model.Batch {
+	var b model.Batch
+	for _, ch := range changes {
+		if ch.obj == nil {
+			ns, name, err := cache.SplitMetaNamespaceKey(ch.key)
+			if err != nil {
+				continue
+			}
+			b.Deletes = append(b.Deletes, model.Ref{Kind: ch.kind, Namespace: ns, Name: name})
+			continue
+		}
+		switch o := ch.obj.(type) {
+		case *corev1.Pod:
+			b.Pods = append(b.Pods, o)
+		case *corev1.Node:
+			b.Nodes = append(b.Nodes, o)
+		case *appsv1.ReplicaSet:
+			b.ReplicaSets = append(b.ReplicaSets, o)
+		case *appsv1.Deployment:
+			b.Deployments = append(b.Deployments, o)
+		case *appsv1.StatefulSet:
+			b.StatefulSets = append(b.StatefulSets, o)
+		case *appsv1.DaemonSet:
+			b.DaemonSets = append(b.DaemonSets, o)
+		case *batchv1.Job:
+			b.Jobs = append(b.Jobs, o)
+		}
+	}
+	return b
+}
+
+// run flushes at most one batch per interval onto out until stop closes. While
+// the consumer has not taken the previous batch, new events keep coalescing in c; nothing is
+// dropped and the handlers never wait. health returns the current health and whether it changed
+// since the last call.
+func (c *coalescer) run(stop <-chan struct{}, out chan<- model.Batch, interval time.Duration, health func() (model.Health, bool)) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var last time.Time
+	for {
+		// Wait for something to send: changes (notify) or a health change (found on a tick).
+		select {
+		case <-stop:
+			return
+		case <-c.notify:
+		case <-ticker.C:
+		}
+		// Hold until the interval since the last batch has passed, so a burst becomes one batch.
+		if wait := interval - time.Since(last); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		changes := c.take()
+		h, changed := health()
+		if len(changes) == 0 && !changed {
+			continue
+		}
+		b := toBatch(changes)
+		// Every batch with changes carries health: its LastEvent moved.
+		b.Health = &h
+		select {
+		case <-stop:
+			return
+		case out <- b:
+			last = time.Now()
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/cache"
+
+	"doomwatch/model"
+)
+
+// kindState is one informer's part of the connection health.
+type kindState struct {
+	kind     model.Kind
+	informer cache.SharedIndexInformer
+	synced   bool
+	// forbidden is set when RBAC refused a list or watch, cleared once data flows again.
+	forbidden bool
+	// err is the last watch error while this informer's watch is broken.
+	err   string
+	errAt uint64 // sequence number, so Health.WatchError is the most recent error
+}
+
+// healthTracker turns informer sync state, events and watch errors into model.Health.
+type healthTracker struct {
+	mu        sync.Mutex
+	now       func() time.Time
+	kinds     []*kindState
+	lastEvent time.Time
+	podsSeen  int
+	seq       uint64
+	last      model.Health
+	reported  bool
+}
+
+func (h *healthTracker) add(kind model.Kind) *kindState {
+	ks := &kindState{kind: kind}
+	h.kinds = append(h.kinds, ks)
+	return ks
+}
+
+// event records an informer event. It does not clear a watch error: events queued before a failure
+// can be delivered after it.
+func (h *healthTracker) event(kind model.Kind, podDelta int) {
+	t := h.now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lastEvent = t
+	if kind == model.KindPod {
+		h.podsSeen = max(0, h.podsSeen+podDelta)
+	}
+}
+
+// ok records a successful list or watch call for one kind: the server answered and RBAC allowed
+// it, so that kind is neither broken nor forbidden any more.
+func (h *healthTracker) ok(ks *kindState) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ks.err, ks.forbidden = "", false
+}
+
+// watchErrorHandler records an informer's list/watch failure. The reflector retries on its own with
+// backoff (client-go tools/cache/reflector.go RunWithContext); we only make the failure visible.
+func (h *healthTracker) watchErrorHandler(ks *kindState) cache.WatchErrorHandlerWithContext {
+	return func(ctx context.Context, r *cache.Reflector, err error) {
+		// Keep client-go's own logging; klog goes to --log-file or nowhere, never the terminal.
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+		if isRoutineWatchEnd(err) {
+			return
+		}
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.seq++
+		if apierrors.IsForbidden(err) {
+			// RBAC says no: show "forbidden" for this kind and let the rest work. The reflector keeps
+			// retrying with its backoff (up to 30s), so a later grant is picked up without a restart.
+			ks.forbidden, ks.err = true, ""
+			return
+		}
+		ks.err = oneLine(resourceName(ks.kind) + ": " + err.Error())
+		ks.errAt = h.seq
+	}
+}
+
+// isRoutineWatchEnd reports errors that are part of a healthy watch's life: the server closing a
+// watch at its timeout, and "resource version too old", after which the reflector relists.
+func isRoutineWatchEnd(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
+}
+
+// poll refreshes sync state and returns the current health and whether it differs from the last
+// poll.
+func (h *healthTracker) poll() (model.Health, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	hl := model.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent}
+	var errAt uint64
+	for _, ks := range h.kinds {
+		if !ks.synced && ks.informer.HasSynced() {
+			ks.synced = true
+		}
+		if ks.forbidden {
+			hl.Forbidden = append(hl.Forbidden, ks.kind)
+			continue
+		}
+		if !ks.synced {
+			hl.Synced = false
+		}
+		if ks.err != "" && ks.errAt >= errAt {
+			hl.WatchError, errAt = ks.err, ks.errAt
+		}
+	}
+	changed := !h.reported || !healthEqual(hl, h.last)
+	h.last, h.reported = hl, true
+	return hl, changed
+}
+
+func healthEqual(a, b model.Health) bool {
+	return a.Synced == b.Synced && a.PodsSeen == b.PodsSeen && a.LastEvent.Equal(b.LastEvent) &&
+		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden)
+}
+
+// resourceName is the API resource a kind is listed as, for messages ("watch pods: …").
+func resourceName(k model.Kind) string {
+	return strings.ToLower(string(k)) + "s"
+}
+
+// oneLine flattens an error message onto one line: API and transport errors can span several.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,159 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"doomwatch/model"
+)
+
+// DefaultInterval is the coalescing interval when Options.Interval is zero.
+const DefaultInterval = 100 * time.Millisecond
+
+// start wires typed informers, one per kind, to a coalescer and a health tracker.
+func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Source, error) {
+	if client == nil {
+		return nil, fmt.Errorf("starting informers: no client")
+	}
+	if _, err := labels.Parse(opts.Selector); err != nil {
+		return nil, fmt.Errorf("parsing selector %q: %w", opts.Selector, err)
+	}
+	interval := opts.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	ns := opts.Namespace
+	if opts.AllNamespaces {
+		ns = metav1.NamespaceAll
+	}
+
+	var tweak func(*metav1.ListOptions)
+	if opts.Selector != "" {
+		selector := opts.Selector
+		tweak = func(lo *metav1.ListOptions) { lo.LabelSelector = selector }
+	}
+
+	health := &healthTracker{now: now}
+	co := newCoalescer()
+	co.onEvent = health.event
+	// No resync: every change arrives as an event, and a resync would only re-send unchanged objects.
+	factory := informers.NewSharedInformerFactoryWithOptions(client, 0)
+	core, apps, batch := client.CoreV1(), client.AppsV1(), client.BatchV1()
+
+	// Pods are scoped by namespace and selector; workloads by namespace only (a pod selector says
+	// nothing about their owners' labels); nodes are cluster-scoped.
+	wire := []struct {
+		kind  model.Kind
+		obj   runtime.Object
+		tweak func(*metav1.ListOptions)
+		list  func(context.Context, metav1.ListOptions) (runtime.Object, error)
+		watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
+	}{
+		{model.KindPod, &corev1.Pod{}, tweak,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Pods(ns).List(ctx, o) },
+			core.Pods(ns).Watch},
+		{model.KindNode, &corev1.Node{}, nil,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Nodes().List(ctx, o) },
+			core.Nodes().Watch},
+		{model.KindReplicaSet, &appsv1.ReplicaSet{}, nil,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.ReplicaSets(ns).List(ctx, o) },
+			apps.ReplicaSets(ns).Watch},
+		{model.KindDeployment, &appsv1.Deployment{}, nil,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.Deployments(ns).List(ctx, o) },
+			apps.Deployments(ns).Watch},
+		{model.KindStatefulSet, &appsv1.StatefulSet{}, nil,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.StatefulSets(ns).List(ctx, o) },
+			apps.StatefulSets(ns).Watch},
+		{model.KindDaemonSet, &appsv1.DaemonSet{}, nil,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.DaemonSets(ns).List(ctx, o) },
+			apps.DaemonSets(ns).Watch},
+		{model.KindJob, &batchv1.Job{}, nil,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return batch.Jobs(ns).List(ctx, o) },
+			batch.Jobs(ns).Watch},
+	}
+	for _, w := range wire {
+		ks := health.add(w.kind)
+		lw := &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				if w.tweak != nil {
+					w.tweak(&o)
+				}
+				obj, err := w.list(ctx, o)
+				if err == nil {
+					health.ok(ks)
+				}
+				return obj, err
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				if w.tweak != nil {
+					w.tweak(&o)
+				}
+				wi, err := w.watch(ctx, o)
+				if err == nil {
+					health.ok(ks)
+				}
+				return wi, err
+			},
+		}
+		// The factory's own informers build the same ListWatch; ours also tells health when a list
+		// or watch succeeds, the only sure sign that a broken watch has recovered (events queued
+		// before the failure can still arrive after it).
+		inf := factory.InformerFor(w.obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+			return cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), w.obj,
+				cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: cache.Indexers{}})
+		})
+		ks.informer = inf
+		if err := inf.SetTransform(transform); err != nil {
+			return nil, fmt.Errorf("setting %s transform: %w", resourceName(w.kind), err)
+		}
+		if err := inf.SetWatchErrorHandlerWithContext(health.watchErrorHandler(ks)); err != nil {
+			return nil, fmt.Errorf("setting %s watch error handler: %w", resourceName(w.kind), err)
+		}
+		if _, err := inf.AddEventHandler(co.handler(w.kind)); err != nil {
+			return nil, fmt.Errorf("adding %s handler: %w", resourceName(w.kind), err)
+		}
+	}
+
+	src := &Source{
+		out:     make(chan model.Batch),
+		now:     now,
+		context: opts.Context,
+		scope:   scope(ns, opts.Selector),
+	}
+	factory.Start(ctx.Done())
+	go func() {
+		defer close(src.out)
+		co.run(ctx.Done(), src.out, interval, health.poll)
+		// Wait for the informers to stop, so a closed Batches() means nothing runs any more.
+		factory.Shutdown()
+	}()
+	return src, nil
+}
+
+// scope is the header's description of what is watched.
+func scope(ns, selector string) string {
+	s := "all namespaces"
+	if ns != metav1.NamespaceAll {
+		s = "ns " + ns
+	}
+	if selector != "" {
+		s += " · " + selector
+	}
+	return s
+}

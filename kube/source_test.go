@@ -1,0 +1,388 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/cache"
+
+	"doomwatch/model"
+)
+
+// mirror applies batches the way the model would, keeping the latest object per key, so tests can
+// wait for a condition on what a consumer has seen.
+type mirror struct {
+	pods    map[string]*corev1.Pod
+	nodes   map[string]*corev1.Node
+	deploys map[string]*appsv1.Deployment
+	health  model.Health
+	batches int
+	changes int
+}
+
+func newMirror() *mirror {
+	return &mirror{pods: map[string]*corev1.Pod{}, nodes: map[string]*corev1.Node{}, deploys: map[string]*appsv1.Deployment{}}
+}
+
+func (m *mirror) apply(b model.Batch) {
+	m.batches++
+	m.changes += b.Len()
+	for _, p := range b.Pods {
+		m.pods[p.Namespace+"/"+p.Name] = p
+	}
+	for _, n := range b.Nodes {
+		m.nodes[n.Name] = n
+	}
+	for _, d := range b.Deployments {
+		m.deploys[d.Namespace+"/"+d.Name] = d
+	}
+	for _, r := range b.Deletes {
+		switch r.Kind {
+		case model.KindPod:
+			delete(m.pods, r.Namespace+"/"+r.Name)
+		case model.KindNode:
+			delete(m.nodes, r.Name)
+		case model.KindDeployment:
+			delete(m.deploys, r.Namespace+"/"+r.Name)
+		}
+	}
+	if b.Health != nil {
+		m.health = *b.Health
+	}
+}
+
+// waitFor applies batches from src until cond holds. It fails the test if the source closes or
+// nothing satisfies cond within a generous deadline (a hang guard, not a timing assertion).
+func waitFor(t *testing.T, src *Source, m *mirror, what string, cond func(*mirror) bool) {
+	t.Helper()
+	if cond(m) {
+		return
+	}
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		select {
+		case b, ok := <-src.Batches():
+			if !ok {
+				t.Fatalf("waiting for %s: batches closed", what)
+			}
+			m.apply(b)
+			if cond(m) {
+				return
+			}
+		case <-deadline.C:
+			t.Fatalf("waiting for %s: gave up; health %+v, %d pods", what, m.health, len(m.pods))
+		}
+	}
+}
+
+func pod(ns, name, node string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("uid-" + name), Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "app", Image: "web:v1"}}},
+		Status:     corev1.PodStatus{Phase: corev1.PodPending},
+	}
+}
+
+func node(name string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+}
+
+func startFake(t *testing.T, client *fake.Clientset, opts Options) *Source {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	src, err := Start(ctx, client, opts)
+	if err != nil {
+		cancel()
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		for range src.Batches() { // drain until the informers have stopped
+		}
+	})
+	return src
+}
+
+func synced(m *mirror) bool { return m.health.Synced }
+
+func TestStartDeliversInitialStateAndScope(t *testing.T) {
+	client := fake.NewClientset(
+		pod("default", "web-1", "node-1"), pod("default", "web-2", "node-2"),
+		pod("other", "db-1", "node-1"), node("node-1"), node("node-2"),
+		&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}},
+	)
+	src := startFake(t, client, Options{Namespace: "default", Context: "kind-dev"})
+	m := newMirror()
+	waitFor(t, src, m, "initial sync", func(m *mirror) bool { return synced(m) && len(m.pods) == 2 && len(m.nodes) == 2 })
+
+	if _, ok := m.pods["other/db-1"]; ok {
+		t.Errorf("pod from namespace other was delivered for a source scoped to default")
+	}
+	if len(m.deploys) != 1 {
+		t.Errorf("deployments = %d, want 1", len(m.deploys))
+	}
+	if m.health.PodsSeen != 2 {
+		t.Errorf("PodsSeen = %d, want 2", m.health.PodsSeen)
+	}
+	if m.health.LastEvent.IsZero() {
+		t.Errorf("LastEvent not set after events")
+	}
+	if got := src.Scope(); got != "ns default" {
+		t.Errorf("Scope() = %q", got)
+	}
+	if got := src.Context(); got != "kind-dev" {
+		t.Errorf("Context() = %q", got)
+	}
+}
+
+func TestSelectorAndAllNamespaces(t *testing.T) {
+	other := pod("other", "db-1", "node-1")
+	other.Labels = map[string]string{"app": "db"}
+	client := fake.NewClientset(pod("default", "web-1", "node-1"), pod("other", "web-2", "node-1"), other)
+	src := startFake(t, client, Options{AllNamespaces: true, Namespace: "ignored", Selector: "app=web"})
+	m := newMirror()
+	waitFor(t, src, m, "sync", func(m *mirror) bool { return synced(m) && len(m.pods) == 2 })
+	if _, ok := m.pods["other/db-1"]; ok {
+		t.Errorf("pod not matching -l app=web was delivered")
+	}
+	if got := src.Scope(); got != "all namespaces · app=web" {
+		t.Errorf("Scope() = %q", got)
+	}
+}
+
+func TestStartRejectsBadSelector(t *testing.T) {
+	_, err := Start(context.Background(), fake.NewClientset(), Options{Selector: "app in (web"})
+	if err == nil || !strings.Contains(err.Error(), "selector") {
+		t.Fatalf("Start with a malformed selector: err = %v, want a selector error", err)
+	}
+}
+
+func TestUpdatesAndDeletesFlow(t *testing.T) {
+	client := fake.NewClientset(pod("default", "web-1", "node-1"), pod("default", "web-2", "node-1"))
+	src := startFake(t, client, Options{Namespace: "default"})
+	m := newMirror()
+	waitFor(t, src, m, "sync", func(m *mirror) bool { return synced(m) && len(m.pods) == 2 })
+
+	ctx := context.Background()
+	p := pod("default", "web-1", "node-1")
+	p.Status.Phase = corev1.PodRunning
+	if _, err := client.CoreV1().Pods("default").UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.CoreV1().Pods("default").Delete(ctx, "web-2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, src, m, "update and delete", func(m *mirror) bool {
+		p := m.pods["default/web-1"]
+		_, gone := m.pods["default/web-2"]
+		return p != nil && p.Status.Phase == corev1.PodRunning && !gone
+	})
+}
+
+// TestBurstCoalesces pushes 10,000 updates of one pod through a real informer as fast as the watch
+// takes them: the consumer must see a handful of batches, and the last one must hold the last state.
+func TestBurstCoalesces(t *testing.T) {
+	const updates = 10000
+	client := fake.NewClientset(pod("default", "web-1", "node-1"))
+	// The fake tracker's watchers hold 100 events and panic when full; a big buffered watcher lets
+	// the test push a true burst through the informer without pacing it.
+	fw := watch.NewFakeWithChanSize(updates+10, false)
+	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, fw, nil
+	})
+	src := startFake(t, client, Options{Namespace: "default"})
+	m := newMirror()
+	waitFor(t, src, m, "sync", func(m *mirror) bool { return synced(m) && len(m.pods) == 1 })
+	before := m.batches
+
+	for i := 1; i <= updates; i++ {
+		p := pod("default", "web-1", "node-1")
+		p.ResourceVersion = fmt.Sprint(1000 + i)
+		p.Status.Message = fmt.Sprintf("update %d", i)
+		fw.Modify(p)
+	}
+	want := fmt.Sprintf("update %d", updates)
+	waitFor(t, src, m, "last update", func(m *mirror) bool {
+		p := m.pods["default/web-1"]
+		return p != nil && p.Status.Message == want
+	})
+	t.Logf("%d updates arrived in %d batches", updates, m.batches-before)
+	if got := m.batches - before; got >= 50 {
+		t.Errorf("10,000 updates arrived in %d batches, want far fewer (< 50)", got)
+	}
+	if m.changes-1 >= updates {
+		t.Errorf("consumer saw %d changes for %d updates: nothing was coalesced", m.changes-1, updates)
+	}
+}
+
+// TestSlowConsumerLosesNothing holds the consumer back while many pods change, then checks every
+// pod's final state arrives.
+func TestSlowConsumerLosesNothing(t *testing.T) {
+	const pods = 300
+	client := fake.NewClientset()
+	fw := watch.NewFakeWithChanSize(4*pods, false)
+	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, fw, nil
+	})
+	src := startFake(t, client, Options{Namespace: "default", Interval: 5 * time.Millisecond})
+	m := newMirror()
+	waitFor(t, src, m, "sync", synced)
+	// Nobody reads Batches while these happen.
+	for i := range pods {
+		p := pod("default", fmt.Sprintf("p-%d", i), "node-1")
+		p.ResourceVersion = fmt.Sprint(10 + i)
+		fw.Add(p)
+		p2 := p.DeepCopy()
+		p2.ResourceVersion = fmt.Sprint(10000 + i)
+		p2.Status.Phase = corev1.PodRunning
+		fw.Modify(p2)
+		if i%3 == 0 {
+			fw.Delete(p2)
+		}
+	}
+	waitFor(t, src, m, "all pods", func(m *mirror) bool { return len(m.pods) == pods-(pods+2)/3 && m.health.PodsSeen == len(m.pods) })
+	for k, p := range m.pods {
+		if p.Status.Phase != corev1.PodRunning {
+			t.Errorf("%s: phase %s, want the latest (Running)", k, p.Status.Phase)
+		}
+	}
+}
+
+func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
+	c := newCoalescer()
+	h := c.handler(model.KindPod)
+	p1 := pod("default", "a", "n")
+	p1.Status.Message = "first"
+	p2 := p1.DeepCopy()
+	p2.Status.Message = "second"
+	h.OnAdd(p1, false)
+	h.OnUpdate(p1, p2)
+	h.OnAdd(pod("default", "b", "n"), false)
+	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "default/b", Obj: pod("default", "b", "n")})
+	h.OnAdd(pod("default", "c", "n"), false)
+	h.OnDelete(pod("default", "c", "n"))
+	h.OnUpdate(nil, pod("default", "c", "n")) // an update after a delete re-adds
+
+	b := toBatch(c.take())
+	if len(b.Pods) != 2 || b.Pods[0].Name != "a" || b.Pods[0].Status.Message != "second" || b.Pods[1].Name != "c" {
+		t.Errorf("pods = %v, want latest a then re-added c", names(b.Pods))
+	}
+	wantDel := []model.Ref{{Kind: model.KindPod, Namespace: "default", Name: "b"}}
+	if !slices.Equal(b.Deletes, wantDel) {
+		t.Errorf("deletes = %v, want %v", b.Deletes, wantDel)
+	}
+	if rest := c.take(); rest != nil {
+		t.Errorf("take after take = %v, want nothing", rest)
+	}
+
+	// A node (cluster-scoped) delete seen only as a tombstone.
+	c.handler(model.KindNode).OnDelete(cache.DeletedFinalStateUnknown{Key: "node-3"})
+	b = toBatch(c.take())
+	if want := (model.Ref{Kind: model.KindNode, Name: "node-3"}); len(b.Deletes) != 1 || b.Deletes[0] != want {
+		t.Errorf("node tombstone: deletes = %v, want %v", b.Deletes, want)
+	}
+}
+
+func names(ps []*corev1.Pod) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name+":"+p.Status.Message)
+	}
+	return out
+}
+
+func TestForbiddenNodesLeaveTheRestWorking(t *testing.T) {
+	client := fake.NewClientset(pod("default", "web-1", "node-1"), node("node-1"))
+	client.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "",
+			errors.New(`User "dev" cannot list resource "nodes" in API group "" at the cluster scope`))
+	})
+	src := startFake(t, client, Options{Namespace: "default"})
+	m := newMirror()
+	waitFor(t, src, m, "nodes forbidden and pods synced", func(m *mirror) bool {
+		return synced(m) && slices.Contains(m.health.Forbidden, model.KindNode) && len(m.pods) == 1
+	})
+	if len(m.nodes) != 0 {
+		t.Errorf("nodes delivered although forbidden")
+	}
+	if m.health.WatchError != "" {
+		t.Errorf("WatchError = %q; forbidden is reported as Forbidden, not as a broken watch", m.health.WatchError)
+	}
+	if slices.Contains(m.health.Forbidden, model.KindPod) {
+		t.Errorf("pods marked forbidden: %v", m.health.Forbidden)
+	}
+}
+
+// TestWatchErrorShownThenCleared breaks the pod watch once: health must say so, and clear once the
+// informer has recovered and events flow again.
+func TestWatchErrorShownThenCleared(t *testing.T) {
+	client := fake.NewClientset(pod("default", "web-1", "node-1"))
+	var failed atomic.Bool
+	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		if failed.CompareAndSwap(false, true) {
+			return true, nil, errors.New("dial tcp 127.0.0.1:6443: connect: connection reset by peer")
+		}
+		return false, nil, nil
+	})
+	src := startFake(t, client, Options{Namespace: "default", Interval: 10 * time.Millisecond})
+	m := newMirror()
+	waitFor(t, src, m, "watch error", func(m *mirror) bool { return m.health.WatchError != "" })
+	if !strings.HasPrefix(m.health.WatchError, "pods: ") || !strings.Contains(m.health.WatchError, "connection reset") {
+		t.Errorf("WatchError = %q, want the pods watch failure", m.health.WatchError)
+	}
+	// The reflector relists after its backoff; the relist re-delivers the pod and clears the error.
+	waitFor(t, src, m, "recovery", func(m *mirror) bool { return m.health.WatchError == "" && synced(m) })
+}
+
+func TestBatchesCloseWhenContextEnds(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	src, err := Start(ctx, fake.NewClientset(pod("default", "a", "n")), Options{Namespace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newMirror()
+	waitFor(t, src, m, "sync", synced)
+	cancel()
+	deadline := time.NewTimer(30 * time.Second)
+	defer deadline.Stop()
+	for {
+		select {
+		case _, ok := <-src.Batches():
+			if !ok {
+				return
+			}
+		case <-deadline.C:
+			t.Fatal("Batches() not closed after the context ended")
+		}
+	}
+}
+
+func TestNowUsesOptionsClock(t *testing.T) {
+	sim := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	src := startFake(t, fake.NewClientset(pod("default", "a", "n")), Options{Namespace: "default", Now: func() time.Time { return sim }})
+	if !src.Now().Equal(sim) {
+		t.Errorf("Now() = %v, want the options clock %v", src.Now(), sim)
+	}
+	m := newMirror()
+	waitFor(t, src, m, "sync", func(m *mirror) bool { return synced(m) && len(m.pods) == 1 })
+	if !m.health.LastEvent.Equal(sim) {
+		t.Errorf("LastEvent = %v, want the source clock %v", m.health.LastEvent, sim)
+	}
+}
