@@ -66,25 +66,39 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
 	}{
 		{model.KindPod, &corev1.Pod{}, tweak,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Pods(ns).List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return core.Pods(ns).List(ctx, o)
+			},
 			core.Pods(ns).Watch},
 		{model.KindNode, &corev1.Node{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return core.Nodes().List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return core.Nodes().List(ctx, o)
+			},
 			core.Nodes().Watch},
 		{model.KindReplicaSet, &appsv1.ReplicaSet{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.ReplicaSets(ns).List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return apps.ReplicaSets(ns).List(ctx, o)
+			},
 			apps.ReplicaSets(ns).Watch},
 		{model.KindDeployment, &appsv1.Deployment{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.Deployments(ns).List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return apps.Deployments(ns).List(ctx, o)
+			},
 			apps.Deployments(ns).Watch},
 		{model.KindStatefulSet, &appsv1.StatefulSet{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.StatefulSets(ns).List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return apps.StatefulSets(ns).List(ctx, o)
+			},
 			apps.StatefulSets(ns).Watch},
 		{model.KindDaemonSet, &appsv1.DaemonSet{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return apps.DaemonSets(ns).List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return apps.DaemonSets(ns).List(ctx, o)
+			},
 			apps.DaemonSets(ns).Watch},
 		{model.KindJob, &batchv1.Job{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return batch.Jobs(ns).List(ctx, o) },
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return batch.Jobs(ns).List(ctx, o)
+			},
 			batch.Jobs(ns).Watch},
 	}
 	for _, w := range wire {
