@@ -1,0 +1,209 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+)
+
+func TestLedgerRecordsEachFailureOnce(t *testing.T) {
+	m := New(DefaultConfig())
+	at := t0.Add(-time.Minute)
+	// The same termination is reported as state, then (after the restart) as lastState, then
+	// repeated by every later status update: one failure.
+	apply(m, t0, pod("shop", "web-1", onNode("node-3"), startFailing128Now(at, 0)))
+	apply(m, t0.Add(time.Second), pod("shop", "web-1", onNode("node-3"), startFailed128(at, 1)))
+	apply(m, t0.Add(2*time.Second), pod("shop", "web-1", onNode("node-3"), startFailed128(at, 1)))
+	apply(m, t0.Add(3*time.Second), pod("shop", "web-1", onNode("node-3"), recoveredAfter128(at, 1)))
+	fs := m.Failures(t0.Add(3 * time.Second))
+	if len(fs) != 1 {
+		t.Fatalf("failures = %d, want 1: %+v", len(fs), fs)
+	}
+	f := fs[0]
+	if f.Pod != "shop/web-1" || f.Container != "app" || f.Node != "node-3" || !f.FinishedAt.Equal(at) ||
+		f.ExitCode != 128 || f.Reason != "StartError" {
+		t.Errorf("failure = %+v", f)
+	}
+	if strings.Contains(f.Message, "3f4e5d6c7b8a") || !strings.Contains(f.Message, "container <id>") {
+		t.Errorf("message not normalised: %q", f.Message)
+	}
+
+	// A second failure of the same container (a new finishedAt) is a new entry.
+	at2 := t0.Add(10 * time.Second)
+	apply(m, at2, pod("shop", "web-1", onNode("node-3"), startFailed128(at2, 2)))
+	if n := len(m.Failures(at2)); n != 2 {
+		t.Fatalf("failures after a second failure = %d, want 2", n)
+	}
+}
+
+func TestLedgerIgnoresDeterministicStartFailures(t *testing.T) {
+	m := New(DefaultConfig())
+	p := pod("shop", "web-1", onNode("node-1"), startFailed128(t0, 1))
+	p.Status.ContainerStatuses[0].LastTerminationState.Terminated.Message =
+		`exec: "/app": stat /app: no such file or directory: unknown`
+	apply(m, t0, p)
+	if n := len(m.Failures(t0)); n != 0 {
+		t.Fatalf("a missing executable (StartError 128, doomed by classify) is not node evidence; got %d failures", n)
+	}
+}
+
+func TestLedgerWindowSeedingAndExpiry(t *testing.T) {
+	m := New(DefaultConfig())
+	// Opened mid-incident: a failure 5m ago is seeded, one 20m ago is outside the window.
+	apply(m, t0,
+		pod("shop", "recent", onNode("node-1"), recoveredAfter128(t0.Add(-5*time.Minute), 1)),
+		pod("shop", "old", onNode("node-1"), recoveredAfter128(t0.Add(-20*time.Minute), 1)))
+	fs := m.Failures(t0)
+	if len(fs) != 1 || fs[0].Pod != "shop/recent" {
+		t.Fatalf("seeded failures = %+v, want only shop/recent", fs)
+	}
+
+	v := m.Version()
+	m.Expire(t0.Add(9 * time.Minute)) // 14m after the failure: still inside
+	if len(m.Failures(t0.Add(9*time.Minute))) != 1 || m.Version() != v {
+		t.Fatalf("failure expired too early (or version changed without a change)")
+	}
+	m.Expire(t0.Add(11 * time.Minute)) // 16m after
+	if n := len(m.Failures(t0.Add(11 * time.Minute))); n != 0 {
+		t.Fatalf("failures after the window = %d, want 0", n)
+	}
+	if m.Version() == v {
+		t.Errorf("Expire dropped evidence without bumping the version")
+	}
+	// The pod still reports the expired failure in lastState: it is not re-admitted.
+	apply(m, t0.Add(12*time.Minute), pod("shop", "recent", onNode("node-1"), recoveredAfter128(t0.Add(-5*time.Minute), 1)))
+	if n := len(m.Failures(t0.Add(12 * time.Minute))); n != 0 {
+		t.Fatalf("expired failure re-admitted: %d", n)
+	}
+}
+
+func TestLedgerIsBounded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.LedgerMax = 3
+	m := New(cfg)
+	for i := 0; i < 5; i++ {
+		name := "web-" + string(rune('a'+i))
+		apply(m, t0, pod("shop", name, onNode("node-1"), recoveredAfter128(t0.Add(time.Duration(i-10)*time.Second), 1)))
+	}
+	fs := m.Failures(t0)
+	if len(fs) != 3 || fs[0].Pod != "shop/web-c" || fs[2].Pod != "shop/web-e" {
+		t.Fatalf("bounded ledger = %+v, want the 3 newest, oldest first", fs)
+	}
+	// The dropped pods report their failures again: they stay dropped.
+	apply(m, t0, pod("shop", "web-a", onNode("node-1"), recoveredAfter128(t0.Add(-10*time.Second), 1)))
+	if fs := m.Failures(t0); len(fs) != 3 || fs[0].Pod != "shop/web-c" {
+		t.Fatalf("dropped failure re-admitted: %+v", fs)
+	}
+}
+
+func TestStickyImageNotFound(t *testing.T) {
+	m := New(DefaultConfig())
+	apply(m, t0, pod("shop", "pay-1", image("registry.example/app:v9"), imageNotFound()))
+	p := m.Pod("shop/pay-1")
+	if p.Verdict.Kind != classify.Doomed || p.Verdict.Rule != classify.RuleImageNotFound {
+		t.Fatalf("ErrImagePull not found: verdict %v/%v", p.Verdict.Kind, p.Verdict.Rule)
+	}
+	notFound := p.Verdict.Reason
+
+	// The back-off that follows no longer says why; the pod stays doomed, with the same reason.
+	for i, opt := range []podOpt{imageBackOff(), imageNotFound(), imageBackOff(), waiting("ErrImagePull", "i/o timeout")} {
+		apply(m, t0.Add(time.Duration(i+1)*time.Second), pod("shop", "pay-1", image("registry.example/app:v9"), opt))
+		p = m.Pod("shop/pay-1")
+		if p.Verdict.Kind != classify.Doomed || p.Verdict.Reason != notFound || p.Verdict.Container != "app" {
+			t.Fatalf("step %d: verdict %v %q (container %q), want doomed %q", i, p.Verdict.Kind, p.Verdict.Reason, p.Verdict.Container, notFound)
+		}
+		if c := m.Counts(); c.Doomed != 1 || c.Transient != 0 {
+			t.Fatalf("step %d: counts %+v", i, c)
+		}
+	}
+	if p.Verdict.Rule != classify.RuleStickyImageNotFound || p.Containers[0].Rule != classify.RuleStickyImageNotFound {
+		t.Errorf("sticky rule = %v / container %v", p.Verdict.Rule, p.Containers[0].Rule)
+	}
+
+	// Once the container runs (the image was pushed), the memory is gone.
+	apply(m, t0.Add(time.Minute), pod("shop", "pay-1", image("registry.example/app:v9")))
+	apply(m, t0.Add(2*time.Minute), pod("shop", "pay-1", image("registry.example/app:v9"), imageBackOff()))
+	if p = m.Pod("shop/pay-1"); p.Verdict.Kind != classify.Transient {
+		t.Fatalf("after running, ImagePullBackOff should be transient again; got %v %q", p.Verdict.Kind, p.Verdict.Reason)
+	}
+}
+
+func TestStickyClearsOnImageChangeAndNeverAppliesWithoutNotFound(t *testing.T) {
+	m := New(DefaultConfig())
+	apply(m, t0, pod("shop", "pay-1", image("registry.example/app:v9"), imageNotFound()))
+	apply(m, t0.Add(time.Second), pod("shop", "pay-1", image("registry.example/app:v10"), imageBackOff()))
+	if p := m.Pod("shop/pay-1"); p.Verdict.Kind != classify.Transient {
+		t.Errorf("image changed: want transient, got %v", p.Verdict.Kind)
+	}
+	apply(m, t0, pod("shop", "pay-2", imageBackOff()))
+	if p := m.Pod("shop/pay-2"); p.Verdict.Kind != classify.Transient {
+		t.Errorf("ImagePullBackOff without a prior not found: want transient, got %v", p.Verdict.Kind)
+	}
+	// A new pod under the same name (new UID) does not inherit the memory.
+	apply(m, t0.Add(2*time.Second), pod("shop", "pay-1", uid("new"), image("registry.example/app:v9"), imageNotFound()))
+	apply(m, t0.Add(3*time.Second), pod("shop", "pay-1", uid("newer"), image("registry.example/app:v9"), imageBackOff()))
+	if p := m.Pod("shop/pay-1"); p.Verdict.Kind != classify.Transient {
+		t.Errorf("recreated pod inherited sticky doom: %v", p.Verdict.Kind)
+	}
+}
+
+func TestCrossNodeEscalation(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "2")}}, t0)
+	web := func(name, nodeName string, opts ...podOpt) *corev1.Pod {
+		return pod("shop", name, append([]podOpt{onNode(nodeName), ownedBy("ReplicaSet", "web-7d9f")}, opts...)...)
+	}
+	apply(m, t0,
+		web("web-1", "node-1", startFailed128(t0.Add(-3*time.Minute), 1)),
+		web("web-2", "node-2", startFailed128(t0.Add(-2*time.Minute), 1)),
+		web("web-ok", "node-2"),
+		pod("shop", "other-1", onNode("node-4"), ownedBy("StatefulSet", "other"), startFailed128(t0.Add(-time.Minute), 1)))
+	for _, k := range []string{"shop/web-1", "shop/web-2", "shop/other-1"} {
+		if v := m.Pod(k).Verdict; v.Kind != classify.Transient {
+			t.Fatalf("%s on 2 nodes: want transient, got %v %q", k, v.Kind, v.Reason)
+		}
+	}
+
+	// A third node: the trouble follows the workload, not the node.
+	apply(m, t0, web("web-3", "node-3", startFailing128Now(t0.Add(-time.Minute), 0)))
+	want := "failed to start with exit 128 on 3 nodes: not node-local"
+	for _, k := range []string{"shop/web-1", "shop/web-2", "shop/web-3"} {
+		v := m.Pod(k).Verdict
+		if v.Kind != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != want || v.Container != "app" {
+			t.Errorf("%s: got %v %v %q, want doomed %q", k, v.Kind, v.Rule, v.Reason, want)
+		}
+	}
+	if v := m.Pod("shop/web-ok").Verdict; v.Kind != classify.Healthy {
+		t.Errorf("a running pod of the workload stays healthy, got %v", v.Kind)
+	}
+	if v := m.Pod("shop/other-1").Verdict; v.Kind != classify.Transient {
+		t.Errorf("another workload stays transient, got %v", v.Kind)
+	}
+	if c := m.Counts(); c.Doomed != 3 || c.Transient != 1 || c.Healthy != 1 {
+		t.Errorf("counts = %+v", c)
+	}
+
+	// When the oldest failure leaves the window the workload is on 2 nodes again.
+	m.Expire(t0.Add(12*time.Minute + 30*time.Second))
+	if v := m.Pod("shop/web-2").Verdict; v.Kind != classify.Transient {
+		t.Errorf("after expiry: want transient, got %v %q", v.Kind, v.Reason)
+	}
+}
+
+func TestEscalationThresholdIsConfigurable(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.EscalateNodes = 2
+	m := New(cfg)
+	apply(m, t0,
+		pod("shop", "job-1", onNode("node-1"), ownedBy("Job", "batch"), startFailed128(t0, 1)),
+		pod("shop", "job-2", onNode("node-2"), ownedBy("Job", "batch"), startFailed128(t0, 1)))
+	if v := m.Pod("shop/job-1").Verdict; v.Rule != classify.RuleEscalated ||
+		v.Reason != "failed to start with exit 128 on 2 nodes: not node-local" {
+		t.Errorf("EscalateNodes=2: got %v %q", v.Rule, v.Reason)
+	}
+}

@@ -1,0 +1,173 @@
+package model
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// t0 is the tests' clock origin; every test passes time explicitly.
+var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// runtimeMsg is a transient exit-128 runtime message (no deterministic configuration error).
+const runtimeMsg = "failed to create containerd task: failed to create shim task: OCI runtime create failed: " +
+	"container 3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e: context deadline exceeded: unknown"
+
+type podOpt func(*corev1.Pod)
+
+// pod builds a running, ready pod with one container "app" on no node.
+func pod(ns, name string, opts ...podOpt) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: ns, Name: name, UID: types.UID(ns + "-" + name + "-uid"),
+			CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour)),
+		},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:v1"}}},
+		Status: corev1.PodStatus{
+			Phase: corev1.PodRunning,
+			ContainerStatuses: []corev1.ContainerStatus{{
+				Name: "app", Ready: true, Image: "registry.example/app:v1",
+				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0.Add(-time.Hour))}},
+			}},
+		},
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func onNode(n string) podOpt { return func(p *corev1.Pod) { p.Spec.NodeName = n } }
+
+func uid(u string) podOpt { return func(p *corev1.Pod) { p.UID = types.UID(u) } }
+
+func created(t time.Time) podOpt {
+	return func(p *corev1.Pod) { p.CreationTimestamp = metav1.NewTime(t) }
+}
+
+func ownedBy(kind, name string) podOpt {
+	return func(p *corev1.Pod) { p.OwnerReferences = []metav1.OwnerReference{controllerRef(kind, name)} }
+}
+
+func controllerRef(kind, name string) metav1.OwnerReference {
+	yes := true
+	return metav1.OwnerReference{Kind: kind, Name: name, Controller: &yes, UID: types.UID(kind + "-" + name)}
+}
+
+func image(img string) podOpt {
+	return func(p *corev1.Pod) {
+		p.Spec.Containers[0].Image = img
+		p.Status.ContainerStatuses[0].Image = img
+	}
+}
+
+// app replaces the status of container "app".
+func app(f func(cs *corev1.ContainerStatus)) podOpt {
+	return func(p *corev1.Pod) {
+		cs := &p.Status.ContainerStatuses[0]
+		cs.Ready = false
+		cs.State = corev1.ContainerState{}
+		f(cs)
+	}
+}
+
+func terminated128(at time.Time, msg string) *corev1.ContainerStateTerminated {
+	return &corev1.ContainerStateTerminated{Reason: "StartError", ExitCode: 128, Message: msg,
+		StartedAt: metav1.NewTime(time.Unix(0, 0)), FinishedAt: metav1.NewTime(at)}
+}
+
+// startFailed128: the container failed to start with exit 128 at `at` and waits to be recreated
+// (transient, from lastState).
+func startFailed128(at time.Time, restarts int32) podOpt {
+	return app(func(cs *corev1.ContainerStatus) {
+		cs.RestartCount = restarts
+		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
+		cs.LastTerminationState.Terminated = terminated128(at, runtimeMsg)
+	})
+}
+
+// startFailing128Now: the failure is still the current state (before the kubelet restarts it).
+func startFailing128Now(at time.Time, restarts int32) podOpt {
+	return app(func(cs *corev1.ContainerStatus) {
+		cs.RestartCount = restarts
+		cs.State.Terminated = terminated128(at, runtimeMsg)
+	})
+}
+
+// recoveredAfter128: running and ready again, the 128 only in lastState (history, still evidence).
+func recoveredAfter128(at time.Time, restarts int32) podOpt {
+	return app(func(cs *corev1.ContainerStatus) {
+		cs.Ready, cs.RestartCount = true, restarts
+		cs.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(at.Add(time.Second))}
+		cs.LastTerminationState.Terminated = terminated128(at, runtimeMsg)
+	})
+}
+
+func waiting(reason, msg string) podOpt {
+	return app(func(cs *corev1.ContainerStatus) {
+		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: reason, Message: msg}
+	})
+}
+
+func imageNotFound() podOpt {
+	return waiting("ErrImagePull", `rpc error: code = NotFound desc = failed to pull and unpack image "registry.example/app:v9": not found`)
+}
+
+func imageBackOff() podOpt {
+	return waiting("ImagePullBackOff", `Back-off pulling image "registry.example/app:v9"`)
+}
+
+func crashLoop() podOpt {
+	return app(func(cs *corev1.ContainerStatus) {
+		cs.RestartCount = 5
+		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 5m0s restarting failed container"}
+		cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}
+	})
+}
+
+func node(name string, ready, cordoned bool) *corev1.Node {
+	st := corev1.ConditionFalse
+	if ready {
+		st = corev1.ConditionTrue
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       corev1.NodeSpec{Unschedulable: cordoned},
+		Status:     corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: st}}},
+	}
+}
+
+func replicaSet(ns, name, deployment, revision string) *appsv1.ReplicaSet {
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("ReplicaSet-" + name)}}
+	if deployment != "" {
+		rs.OwnerReferences = []metav1.OwnerReference{controllerRef("Deployment", deployment)}
+	}
+	if revision != "" {
+		rs.Annotations = map[string]string{revisionAnnotation: revision}
+	}
+	return rs
+}
+
+type deployOpt func(*appsv1.Deployment)
+
+// deployment builds a Deployment whose rollout kubectl would call complete.
+func deployment(ns, name string, replicas int32, revision string, opts ...deployOpt) *appsv1.Deployment {
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("Deployment-" + name),
+			Generation: 2, Annotations: map[string]string{revisionAnnotation: revision}},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas},
+		Status: appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: replicas, UpdatedReplicas: replicas,
+			ReadyReplicas: replicas, AvailableReplicas: replicas},
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	return d
+}
+
+func apply(m *Model, now time.Time, pods ...*corev1.Pod) {
+	m.Apply(&Batch{Pods: pods}, now)
+}

@@ -1,0 +1,243 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+)
+
+// Snapshot is the state printed by `doomwatch --once`. Its JSON form is the stable schema
+// documented in the README (issue 3): fields may be added, never renamed. Every string in it is
+// sanitised.
+type Snapshot struct {
+	Context     string            `json:"context"`
+	GeneratedAt string            `json:"generatedAt"` // RFC3339
+	Summary     Summary           `json:"summary"`
+	Pods        []SnapshotPod     `json:"pods"`
+	Nodes       []SnapshotNode    `json:"nodes"`
+	Rollouts    []SnapshotRollout `json:"rollouts"`
+}
+
+// Summary counts pods per verdict.
+type Summary struct {
+	Pods        int `json:"pods"`
+	Healthy     int `json:"healthy"`
+	Progressing int `json:"progressing"`
+	Transient   int `json:"transient"`
+	Doomed      int `json:"doomed"`
+	Completed   int `json:"completed"`
+}
+
+// SnapshotPod is one pod. Status, Ready and Restarts are exactly kubectl's columns.
+type SnapshotPod struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	UID       string `json:"uid"`
+	Node      string `json:"node"`
+	Owner     string `json:"owner"`
+	Phase     string `json:"phase"`
+	Status    string `json:"status"`
+	Ready     string `json:"ready"`
+	Restarts  string `json:"restarts"`
+	// RestartCount sums the restart counts of all containers, init containers included.
+	RestartCount int32               `json:"restartCount"`
+	Verdict      string              `json:"verdict"`
+	Reason       string              `json:"reason"`
+	Containers   []SnapshotContainer `json:"containers"`
+}
+
+// SnapshotContainer is one container, init containers first.
+type SnapshotContainer struct {
+	Name         string `json:"name"`
+	Init         bool   `json:"init"`
+	Ready        bool   `json:"ready"`
+	RestartCount int32  `json:"restartCount"`
+	// State is null while the kubelet has not reported the container.
+	State     *SnapshotState `json:"state"`
+	LastState *SnapshotState `json:"lastState"`
+	Verdict   string         `json:"verdict"`
+	Reason    string         `json:"reason"`
+}
+
+// SnapshotState is a container state; ExitCode is null unless terminated.
+type SnapshotState struct {
+	Kind     string `json:"kind"` // waiting, running or terminated
+	Reason   string `json:"reason"`
+	Message  string `json:"message"`
+	ExitCode *int32 `json:"exitCode"`
+}
+
+// SnapshotNode is one node's cluster of evidence.
+type SnapshotNode struct {
+	Name             string `json:"name"`
+	Known            bool   `json:"known"`
+	Ready            bool   `json:"ready"`
+	Cordoned         bool   `json:"cordoned"`
+	Pods             int    `json:"pods"`
+	FailingPods      int    `json:"failingPods"`
+	StartFailures128 int    `json:"startFailures128"`
+	FailedPods       int    `json:"failedPods"`
+	Workloads        int    `json:"workloads"`
+	DominantMessage  string `json:"dominantMessage"`
+	Suspect          bool   `json:"suspect"`
+	Why              string `json:"why"`
+}
+
+// SnapshotRollout is one Deployment's rollout.
+type SnapshotRollout struct {
+	Namespace      string   `json:"namespace"`
+	Kind           string   `json:"kind"`
+	Name           string   `json:"name"`
+	Verdict        string   `json:"verdict"`
+	Desired        int32    `json:"desired"`
+	Updated        int32    `json:"updated"`
+	Ready          int32    `json:"ready"`
+	Available      int32    `json:"available"`
+	Reason         string   `json:"reason"`
+	NewReplicaSet  string   `json:"newReplicaSet"`
+	OldReplicaSets []string `json:"oldReplicaSets"`
+}
+
+// Snapshot captures the model at now, in a deterministic order: pods by namespace/name, nodes by
+// name, rollouts by namespace/name.
+func (m *Model) Snapshot(context string, now time.Time) Snapshot {
+	c := m.Counts()
+	s := Snapshot{
+		Context:     Sanitize(context),
+		GeneratedAt: now.UTC().Format(time.RFC3339),
+		Summary: Summary{Pods: c.Pods, Healthy: c.Healthy, Progressing: c.Progressing,
+			Transient: c.Transient, Doomed: c.Doomed, Completed: c.Completed},
+		Pods:     []SnapshotPod{},
+		Nodes:    []SnapshotNode{},
+		Rollouts: []SnapshotRollout{},
+	}
+	for _, p := range m.View(Query{Sort: ByName}) {
+		s.Pods = append(s.Pods, snapshotPod(p, now))
+	}
+	for _, n := range m.Nodes(now) {
+		s.Nodes = append(s.Nodes, SnapshotNode{
+			Name: n.Name, Known: n.Known, Ready: n.Ready, Cordoned: n.Cordoned,
+			Pods: n.Pods, FailingPods: n.FailingPods, StartFailures128: n.Failures,
+			FailedPods: n.FailedPods, Workloads: n.Workloads, DominantMessage: n.DominantMessage,
+			Suspect: n.Suspect, Why: n.Why,
+		})
+	}
+	sort.Slice(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
+	for _, r := range m.Rollouts() {
+		old := r.OldReplicaSets
+		if old == nil {
+			old = []string{}
+		}
+		s.Rollouts = append(s.Rollouts, SnapshotRollout{
+			Namespace: r.Namespace, Kind: r.Kind, Name: r.Name, Verdict: string(r.Verdict),
+			Desired: r.Desired, Updated: r.Updated, Ready: r.Ready, Available: r.Available,
+			Reason: r.Reason, NewReplicaSet: r.NewReplicaSet, OldReplicaSets: old,
+		})
+	}
+	sort.Slice(s.Rollouts, func(i, j int) bool {
+		a, b := &s.Rollouts[i], &s.Rollouts[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		return a.Name < b.Name
+	})
+	return s
+}
+
+func snapshotPod(p *Pod, now time.Time) SnapshotPod {
+	obj := p.Object
+	sp := SnapshotPod{
+		Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.Node, Owner: p.Owner,
+		Phase:    p.Phase,
+		Status:   Sanitize(classify.Status(obj, now)),
+		Ready:    Sanitize(classify.Ready(obj)),
+		Restarts: Sanitize(classify.Restarts(obj, now)),
+		Verdict:  p.Verdict.Kind.String(),
+		Reason:   p.Verdict.Reason,
+	}
+	sp.Containers = make([]SnapshotContainer, 0, len(p.Containers))
+	for i := range p.Containers {
+		c := &p.Containers[i]
+		sc := SnapshotContainer{Name: c.Name, Init: c.Init, Verdict: c.Kind.String(), Reason: c.Reason}
+		if st := containerStatus(obj, c.Name, c.Init); st != nil {
+			sc.Ready, sc.RestartCount = st.Ready, st.RestartCount
+			sc.State = snapshotState(&st.State)
+			sc.LastState = snapshotState(&st.LastTerminationState)
+			sp.RestartCount += st.RestartCount
+		}
+		sp.Containers = append(sp.Containers, sc)
+	}
+	return sp
+}
+
+func snapshotState(s *corev1.ContainerState) *SnapshotState {
+	switch {
+	case s.Waiting != nil:
+		return &SnapshotState{Kind: "waiting", Reason: Sanitize(s.Waiting.Reason), Message: Sanitize(s.Waiting.Message)}
+	case s.Running != nil:
+		return &SnapshotState{Kind: "running"}
+	case s.Terminated != nil:
+		code := s.Terminated.ExitCode
+		return &SnapshotState{Kind: "terminated", Reason: Sanitize(s.Terminated.Reason),
+			Message: Sanitize(s.Terminated.Message), ExitCode: &code}
+	}
+	return nil
+}
+
+// WriteJSON writes the snapshot as indented JSON.
+func (s Snapshot) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return fmt.Errorf("writing snapshot: %w", err)
+	}
+	return nil
+}
+
+// WriteTable writes a kubectl-like table of pods with VERDICT and REASON columns, then a NODES
+// and a ROLLOUTS section.
+func (s Snapshot) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tREADY\tSTATUS\tRESTARTS\tNODE\tVERDICT\tREASON")
+	for _, p := range s.Pods {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			p.Namespace, p.Name, p.Ready, p.Status, p.Restarts, orNone(p.Node), p.Verdict, p.Reason)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "NODES")
+	fmt.Fprintln(tw, "NAME\tREADY\tCORDONED\tPODS\tFAILING\t128-FAILURES\tWORKLOADS\tSUSPECT\tWHY")
+	for _, n := range s.Nodes {
+		ready := "unknown"
+		if n.Known {
+			ready = strconv.FormatBool(n.Ready)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%t\t%d\t%d\t%d\t%d\t%t\t%s\n",
+			n.Name, ready, n.Cordoned, n.Pods, n.FailingPods, n.StartFailures128, n.Workloads, n.Suspect, n.Why)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "ROLLOUTS")
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tVERDICT\tREADY\tUP-TO-DATE\tAVAILABLE\tREASON")
+	for _, r := range s.Rollouts {
+		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%d/%d\t%d\t%d\t%s\n",
+			r.Namespace, r.Kind, r.Name, r.Verdict, r.Ready, r.Desired, r.Updated, r.Available, r.Reason)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("writing snapshot table: %w", err)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
