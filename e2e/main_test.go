@@ -151,3 +151,13 @@ func runDoomwatch(t *testing.T, limit time.Duration, env []string, args ...strin
 func (r result) String() string {
 	return fmt.Sprintf("exit %d after %s (timed out: %v)\n--- stdout:\n%s\n--- stderr:\n%s", r.code, r.took.Round(time.Millisecond), r.timedOut, r.stdout, r.stderr)
 }
+
+// adminKubeconfig writes (once per test) a kubeconfig for a system:masters user.
+func adminKubeconfig(t *testing.T) string {
+	t.Helper()
+	u, err := cluster.NewUser("admin-"+strings.ToLower(notDNS.ReplaceAllString(t.Name(), "-")), "system:masters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Kubeconfig
+}
