@@ -1,0 +1,309 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+	"doomwatch/model"
+)
+
+func newTestDashboard(t *testing.T, w, h int) *dashboard {
+	t.Helper()
+	d := newDashboard(Options{Model: fixtureModel(), Now: func() time.Time { return t0 }}, true)
+	d.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return d
+}
+
+func press(d *dashboard, keys ...string) tea.Cmd {
+	var cmd tea.Cmd
+	for _, k := range keys {
+		var msg tea.KeyPressMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+		case "tab":
+			msg = tea.KeyPressMsg{Code: tea.KeyTab}
+		case "pgdown":
+			msg = tea.KeyPressMsg{Code: tea.KeyPgDown}
+		case "ctrl+c":
+			msg = tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
+		default:
+			r := []rune(k)[0]
+			msg = tea.KeyPressMsg{Code: r, Text: k}
+		}
+		_, cmd = d.Update(msg)
+	}
+	return cmd
+}
+
+func screen(d *dashboard) string { return ansi.Strip(d.render()) }
+
+func rowKeys(d *dashboard) []string {
+	keys := make([]string, len(d.pods.rows))
+	for i, p := range d.pods.rows {
+		keys[i] = p.Key
+	}
+	return keys
+}
+
+func TestSelectionFollowsPodAcrossResort(t *testing.T) {
+	d := newTestDashboard(t, 200, 50)
+	target := "shop/checkout-7d9f8b6c5-h03"
+	for d.pods.selected() != nil && d.pods.selected().Key != target {
+		before := d.pods.cur.sel
+		press(d, "j")
+		if d.pods.cur.sel == before {
+			t.Fatalf("did not find %s in %v", target, rowKeys(d))
+		}
+	}
+	idx := d.pods.cur.sel
+	// Three healthy pods above the target start crash-looping: severity order moves them ahead.
+	var b model.Batch
+	for _, name := range []string{"checkout-7d9f8b6c5-h04", "checkout-7d9f8b6c5-h05", "checkout-7d9f8b6c5-h06"} {
+		p := d.m.Pod("shop/" + name).Object.DeepCopy()
+		p.Status.ContainerStatuses[0] = waiting("checkout", "registry.example.com/checkout:v2", "CrashLoopBackOff",
+			"back-off", 4, terminated("Error", "", 1, 10*time.Second))
+		b.Pods = append(b.Pods, p)
+	}
+	d.Update(batchMsg{batch: b})
+	if got := d.pods.selected(); got == nil || got.Key != target {
+		t.Fatalf("selection moved to %v, want %s", got, target)
+	}
+	if d.pods.cur.sel == idx {
+		t.Fatalf("the update did not re-sort (index %d unchanged); the test proves nothing", idx)
+	}
+	if !strings.Contains(screen(d), "▶ shop      checkout-7d9f8b6c5-h03") {
+		t.Errorf("the marker is not on %s:\n%s", target, screen(d))
+	}
+}
+
+func TestFilterKeys(t *testing.T) {
+	d := newTestDashboard(t, 120, 30)
+	all := len(d.pods.rows)
+	press(d, "/", "s", "e", "a", "r", "c", "h")
+	if !d.filtering || d.query.Text != "search" {
+		t.Fatalf("filtering=%v text=%q", d.filtering, d.query.Text)
+	}
+	if len(d.pods.rows) == 0 || len(d.pods.rows) >= all {
+		t.Fatalf("filter kept %d of %d rows", len(d.pods.rows), all)
+	}
+	if !strings.Contains(screen(d), "/search") {
+		t.Errorf("filter input not shown:\n%s", screen(d))
+	}
+	// While typing, q is text, not quit.
+	if cmd := press(d, "q"); d.query.Text != "searchq" || isQuit(cmd) {
+		t.Fatalf("q while filtering: text %q, quit %v", d.query.Text, isQuit(cmd))
+	}
+	press(d, "esc")
+	if d.filtering || d.query.Text != "" || len(d.pods.rows) != all {
+		t.Fatalf("esc: filtering=%v text=%q rows=%d, want all %d", d.filtering, d.query.Text, len(d.pods.rows), all)
+	}
+	// enter keeps the filter and gives the keys back to the table.
+	press(d, "/", "p", "a", "y", "enter")
+	if d.filtering || d.query.Text != "pay" {
+		t.Fatalf("enter: filtering=%v text=%q", d.filtering, d.query.Text)
+	}
+	if !strings.Contains(screen(d), "filter: pay") {
+		t.Errorf("status line lacks the filter:\n%s", screen(d))
+	}
+	press(d, "esc")
+	if d.query.Text != "" {
+		t.Errorf("esc in the table should clear the filter, text %q", d.query.Text)
+	}
+}
+
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	_, ok := cmd().(tea.QuitMsg)
+	return ok
+}
+
+func TestVerdictFilterCycle(t *testing.T) {
+	d := newTestDashboard(t, 120, 30)
+	want := []struct {
+		name string
+		ok   func(classify.Kind) bool
+	}{
+		{"problems", func(k classify.Kind) bool { return k == classify.Transient || k == classify.Doomed }},
+		{"doomed", func(k classify.Kind) bool { return k == classify.Doomed }},
+		{"transient", func(k classify.Kind) bool { return k == classify.Transient }},
+		{"all", func(classify.Kind) bool { return true }},
+	}
+	for _, w := range want {
+		press(d, "v")
+		if !strings.Contains(screen(d), "verdict: "+w.name) {
+			t.Errorf("status line does not say verdict: %s:\n%s", w.name, screen(d))
+		}
+		if len(d.pods.rows) == 0 {
+			t.Errorf("%s: no rows", w.name)
+		}
+		for _, p := range d.pods.rows {
+			if !w.ok(p.Verdict.Kind) {
+				t.Errorf("%s: row %s is %s", w.name, p.Key, p.Verdict.Kind)
+			}
+		}
+	}
+	if len(d.pods.rows) != 19 {
+		t.Errorf("back at all: %d rows, want 19", len(d.pods.rows))
+	}
+}
+
+func TestSortCycle(t *testing.T) {
+	d := newTestDashboard(t, 120, 30)
+	if first := d.pods.rows[0]; first.Verdict.Kind != classify.Doomed {
+		t.Errorf("severity sort starts with %s (%s)", first.Key, first.Verdict.Kind)
+	}
+	press(d, "s")
+	if !strings.Contains(screen(d), "sort: name") || d.pods.rows[0].Key != "batch/report-29437-xq7zt" {
+		t.Errorf("name sort: first row %s:\n%s", d.pods.rows[0].Key, screen(d))
+	}
+	press(d, "s")
+	if !strings.Contains(screen(d), "sort: node") || d.pods.rows[0].Node != "node-1" {
+		t.Errorf("node sort: first row on %s", d.pods.rows[0].Node)
+	}
+	press(d, "s")
+	if !strings.Contains(screen(d), "sort: age") || !strings.HasPrefix(d.pods.rows[0].Name, "payments") {
+		t.Errorf("age sort (newest first): first row %s", d.pods.rows[0].Key)
+	}
+	press(d, "s")
+	if !strings.Contains(screen(d), "sort: severity") {
+		t.Errorf("sort did not cycle back to severity")
+	}
+}
+
+func TestNodeOnly(t *testing.T) {
+	d := newTestDashboard(t, 120, 30)
+	d.pods.selectKey("shop/checkout-7d9f8b6c5-f00")
+	press(d, "n")
+	if d.query.Node != "node-3" || len(d.pods.rows) != 4 {
+		t.Fatalf("n: node %q, %d rows; want node-3's 4 pods", d.query.Node, len(d.pods.rows))
+	}
+	for _, p := range d.pods.rows {
+		if p.Node != "node-3" {
+			t.Errorf("row %s is on %s", p.Key, p.Node)
+		}
+	}
+	press(d, "n")
+	if d.query.Node != "" || len(d.pods.rows) != 19 {
+		t.Errorf("second n: node %q, %d rows", d.query.Node, len(d.pods.rows))
+	}
+	// From the nodes panel, n (or enter) narrows to the selected node: the suspect is first.
+	press(d, "tab", "enter")
+	if d.focus != FocusPods || d.query.Node != "node-3" {
+		t.Errorf("enter on the nodes panel: focus %d node %q", d.focus, d.query.Node)
+	}
+}
+
+func TestTabDetailAndHelp(t *testing.T) {
+	d := newTestDashboard(t, 80, 24)
+	press(d, "tab")
+	if !strings.Contains(screen(d), "⚠ SUSPECT") {
+		t.Errorf("tab should show the nodes panel:\n%s", screen(d))
+	}
+	press(d, "tab")
+	if !strings.Contains(screen(d), "ROLLOUTS") || !strings.Contains(screen(d), "payments") {
+		t.Errorf("second tab should show the rollouts:\n%s", screen(d))
+	}
+	press(d, "tab")
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	press(d, "enter")
+	s := screen(d)
+	if !d.showDetail || !strings.Contains(s, "POD shop/api-7d9f8b6c5-xk2lq") {
+		t.Fatalf("enter should open the detail:\n%s", s)
+	}
+	if strings.Contains(s, "(sidecar)") {
+		t.Fatalf("the sidecar should be below the fold at 80x24 for this test to mean anything")
+	}
+	press(d, "pgdown")
+	if s := screen(d); !strings.Contains(s, "(sidecar)") || !strings.Contains(s, "running since") {
+		t.Errorf("page down should reveal the containers:\n%s", s)
+	}
+	press(d, "esc")
+	if d.showDetail || !strings.Contains(screen(d), "PODS") {
+		t.Errorf("esc should go back to the table")
+	}
+	press(d, "?")
+	if s := screen(d); !strings.Contains(s, "page down") || !strings.Contains(s, "verdict filter") {
+		t.Errorf("? should show the full help:\n%s", s)
+	}
+	if cmd := press(d, "q"); !isQuit(cmd) {
+		t.Errorf("q should quit")
+	}
+	if cmd := press(d, "ctrl+c"); !isQuit(cmd) {
+		t.Errorf("ctrl+c should quit")
+	}
+}
+
+func TestResize(t *testing.T) {
+	d := newTestDashboard(t, 80, 24)
+	for _, sz := range [][2]int{{40, 10}, {59, 30}, {100, 14}} {
+		d.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		if s := screen(d); !strings.Contains(s, "too small") {
+			t.Errorf("%dx%d: %q", sz[0], sz[1], s)
+		}
+	}
+	d.Update(tea.WindowSizeMsg{Width: 60, Height: 15})
+	s := screen(d)
+	if strings.Contains(s, "too small") || !strings.Contains(s, "PODS") {
+		t.Errorf("60x15 should be usable:\n%s", s)
+	}
+	checkFrame(t, d.render(), 60, 15)
+	// Growing shows more columns: the least useful ones come back.
+	d.Update(tea.WindowSizeMsg{Width: 220, Height: 40})
+	if s := screen(d); !strings.Contains(s, "LAST STATE") || !strings.Contains(s, "NAMESPACE") {
+		t.Errorf("220 columns should show every column:\n%s", s)
+	}
+}
+
+func TestMouse(t *testing.T) {
+	d := newTestDashboard(t, 120, 30)
+	f := d.computeFrame()
+	d.Update(tea.MouseClickMsg{X: 5, Y: f.bodyTop + 2 + 3, Button: tea.MouseLeft})
+	if d.pods.cur.sel != 3 {
+		t.Errorf("click on the 4th row selected row %d", d.pods.cur.sel)
+	}
+	want := d.pods.rows[3].Key
+	if !strings.Contains(screen(d), "▶ shop      "+strings.TrimPrefix(want, "shop/")) {
+		t.Errorf("the marker is not on the clicked row %s:\n%s", want, screen(d))
+	}
+	d.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if d.pods.cur.offset == 0 && d.pods.cur.sel == 3 {
+		t.Errorf("the wheel did not scroll")
+	}
+}
+
+func TestHealthAndSourceStates(t *testing.T) {
+	m := model.New(model.DefaultConfig())
+	b := model.Batch{Health: &model.Health{PodsSeen: 3412}}
+	m.Apply(&b, t0)
+	frame := RenderFrame(m, FrameOptions{Width: 100, Height: 20, Now: t0, NoColor: true})
+	if !strings.Contains(frame, "syncing pods: 3,412 …") {
+		t.Errorf("unsynced header:\n%s", frame)
+	}
+	b = model.Batch{Health: &model.Health{Synced: true, LastEvent: t0.Add(-12 * time.Second),
+		WatchError: "connection refused", Forbidden: []model.Kind{model.KindNode}}}
+	m.Apply(&b, t0)
+	frame = RenderFrame(m, FrameOptions{Width: 140, Height: 20, Now: t0, NoColor: true})
+	if !strings.Contains(frame, "reconnecting: connection refused · last update 12s ago") ||
+		!strings.Contains(frame, "forbidden: nodes") {
+		t.Errorf("broken watch header:\n%s", frame)
+	}
+	d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
+	d.Update(tea.WindowSizeMsg{Width: 100, Height: 20})
+	d.Update(sourceClosedMsg{})
+	if !strings.Contains(screen(d), "source stopped") {
+		t.Errorf("closed source:\n%s", screen(d))
+	}
+}
+
+var _ = corev1.PodRunning
