@@ -1,0 +1,143 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// DefaultRequestTimeout bounds the connection check when --request-timeout is unset or zero, so
+// doomwatch never hangs on a server that does not answer (kubectl waits forever by default).
+const DefaultRequestTimeout = 10 * time.Second
+
+// Connect resolves kubectl's flags (--kubeconfig, --context, -n, --request-timeout, the KUBECONFIG
+// environment variable and in-cluster config, with kubectl's precedence), checks within the request
+// timeout that the API server answers and lets us list pods in the scope, then starts a Source.
+// opts.Namespace and opts.Context are filled in from the kubeconfig. doomwatch only gets, lists and
+// watches: it never writes to the cluster.
+func Connect(ctx context.Context, flags *genericclioptions.ConfigFlags, opts Options) (*Source, error) {
+	loader := flags.ToRawKubeConfigLoader()
+	cfg, err := flags.ToRESTConfig()
+	if err != nil {
+		return nil, lineErrorf(err, "loading kubeconfig: %v", err)
+	}
+	if !opts.AllNamespaces {
+		// -n, else the context's namespace, else "default" (or the pod's own namespace in-cluster).
+		ns, _, err := loader.Namespace()
+		if err != nil {
+			return nil, lineErrorf(err, "reading namespace from kubeconfig: %v", err)
+		}
+		opts.Namespace = ns
+	}
+	if opts.Context == "" {
+		opts.Context = contextName(flags, loader)
+	}
+
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultRequestTimeout
+	}
+	tune(cfg)
+
+	// The check runs with the timeout on the HTTP client as well as the context, so dialing, TLS
+	// and an exec credential plugin are all bounded.
+	checkCfg := rest.CopyConfig(cfg)
+	checkCfg.Timeout = timeout
+	if err := check(ctx, checkCfg, opts, timeout); err != nil {
+		return nil, err
+	}
+
+	// Informers hold watches open for minutes; an HTTP client timeout would cut them off.
+	cfg.Timeout = 0
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, lineErrorf(err, "creating client: %v", err)
+	}
+	return Start(ctx, client, opts)
+}
+
+// tune asks for protobuf, which the API server encodes and we decode several times faster than
+// JSON for pods, and sets a rate limit roomy enough for seven initial lists.
+func tune(cfg *rest.Config) {
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	cfg.QPS = 50
+	cfg.Burst = 100
+	cfg.UserAgent = "doomwatch " + rest.DefaultKubernetesUserAgent()
+}
+
+// check lists one pod in the scope: it proves the server answers, our credentials work and RBAC lets
+// us list pods, the one permission doomwatch cannot do without (nodes and workloads may be
+// forbidden; those parts are then shown as such).
+func check(ctx context.Context, cfg *rest.Config, opts Options, timeout time.Duration) error {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return lineErrorf(err, "creating client: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ns, where := opts.Namespace, "namespace "+opts.Namespace
+	if opts.AllNamespaces {
+		ns, where = metav1.NamespaceAll, "all namespaces"
+	}
+	_, err = client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{Limit: 1, LabelSelector: opts.Selector})
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsForbidden(err):
+		return lineErrorf(err, "not allowed to list pods in %s: %v", where, apiMessage(err))
+	case apierrors.IsUnauthorized(err):
+		return lineErrorf(err, "the API server at %s rejected our credentials: %v", cfg.Host, apiMessage(err))
+	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+		return lineErrorf(err, "the API server at %s did not answer within %s", cfg.Host, timeout)
+	default:
+		return lineErrorf(err, "cannot reach the API server at %s: %v", cfg.Host, err)
+	}
+}
+
+func isTimeout(err error) bool {
+	var t interface{ Timeout() bool }
+	return errors.As(err, &t) && t.Timeout()
+}
+
+func apiMessage(err error) string {
+	var st apierrors.APIStatus
+	if errors.As(err, &st) && st.Status().Message != "" {
+		return st.Status().Message
+	}
+	return err.Error()
+}
+
+// contextName is the kubeconfig context in use, for the header: --context, else current-context,
+// else "in-cluster" when running in a pod without a kubeconfig.
+func contextName(flags *genericclioptions.ConfigFlags, loader clientcmd.ClientConfig) string {
+	if flags.Context != nil && *flags.Context != "" {
+		return *flags.Context
+	}
+	if raw, err := loader.RawConfig(); err == nil && raw.CurrentContext != "" {
+		return raw.CurrentContext
+	}
+	return "in-cluster"
+}
+
+// lineError keeps the wrapped error for errors.Is/As but prints as one line: API and kubeconfig
+// errors can span several, and doomwatch reports errors on a single stderr line.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }
+
+func lineErrorf(err error, format string, args ...any) error {
+	return &lineError{msg: oneLine(fmt.Sprintf(format, args...)), err: err}
+}
