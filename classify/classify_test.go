@@ -1,0 +1,207 @@
+package classify
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func terminated(reason string, code int32, msg string) *corev1.ContainerStateTerminated {
+	return &corev1.ContainerStateTerminated{Reason: reason, ExitCode: code, Message: msg}
+}
+
+func TestStartFailure(t *testing.T) {
+	tests := []struct {
+		name   string
+		t      *corev1.ContainerStateTerminated
+		ok     bool
+		kind   Kind
+		rule   Rule
+		reason string
+	}{
+		{"nil", nil, false, 0, 0, ""},
+		{"ordinary crash", terminated("Error", 1, ""), false, 0, 0, ""},
+		{"docker 128 runtime trouble", terminated("ContainerCannotRun", 128, `OCI runtime create failed: container_linux.go:349: starting container process caused "process_linux.go:449: container init caused \"read init-p: connection reset by peer\"": unknown`),
+			true, Transient, RuleStartFailure128, "Failed to start on node, will retry (exit 128): OCI runtime create failed"},
+		{"containerd 128 missing executable", terminated("StartError", 128, `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "serve": executable file not found in $PATH: unknown`),
+			true, Doomed, RuleStartFailureConfig, "Failed to start (exit 128): failed to create containerd task"},
+		{"containerd 128 shim deadline", terminated("StartError", 128, "failed to create containerd task: failed to create shim task: context deadline exceeded: unknown"),
+			true, Transient, RuleStartFailure128, "context deadline exceeded"},
+		{"128 not a directory", terminated("StartError", 128, `exec: "/app": not a directory`), true, Doomed, RuleStartFailureConfig, "not a directory"},
+		{"127 missing executable", terminated("ContainerCannotRun", 127, "stat /do/not/exist: no such file or directory"),
+			true, Doomed, RuleStartFailure, "Failed to start (exit 127): stat /do/not/exist"},
+		{"126 without message", terminated("ContainerCannotRun", 126, ""), true, Doomed, RuleStartFailure, "Failed to start (exit 126)"},
+		{"multi-line message", terminated("StartError", 1, "line one\nline two\r\n"), true, Doomed, RuleStartFailure, "Failed to start (exit 1): line one line two"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, ok := StartFailure(tt.t)
+			if ok != tt.ok {
+				t.Fatalf("ok = %v, want %v", ok, tt.ok)
+			}
+			if !ok {
+				return
+			}
+			if v.Kind != tt.kind || v.Rule != tt.rule {
+				t.Errorf("verdict = %s/%s, want %s/%s", v.Kind, v.Rule, tt.kind, tt.rule)
+			}
+			if !strings.Contains(v.Reason, tt.reason) {
+				t.Errorf("reason = %q, want it to contain %q", v.Reason, tt.reason)
+			}
+			if !v.HasExitCode || v.ExitCode != tt.t.ExitCode || v.Message != tt.t.Message {
+				t.Errorf("exit code / message not carried: %+v", v)
+			}
+		})
+	}
+}
+
+func TestCacheSyncFailure(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"failed to sync secret cache: timed out waiting for the condition":    true,
+		"failed to sync configmap cache: timed out waiting for the condition": true,
+		`secret "db" not found`: false,
+		"failed to sync":        false,
+		"cache failed to sync ": false,
+	} {
+		if got := cacheSyncFailure(msg); got != want {
+			t.Errorf("cacheSyncFailure(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}
+
+func TestContainsFold(t *testing.T) {
+	for _, tt := range []struct {
+		s, sub string
+		want   bool
+	}{
+		{"registry/x:v1: NOT FOUND", "not found", true},
+		{"code = NotFound desc", "not found", false}, // Krane's /not found/i needs the space
+		{"No such file or directory", "no such file or directory", true},
+		{"short", "longer than s", false},
+		{"", "", true},
+	} {
+		if got := containsFold(tt.s, tt.sub); got != tt.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
+		}
+	}
+}
+
+func TestOneLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":              "plain",
+		"  a\n\tb \r\nc\n  ": "a b c",
+		"ends\n":             "ends",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRestartsDuration checks the RESTARTS column's age against apimachinery's HumanDuration
+// boundaries, which kubectl uses.
+func TestRestartsDuration(t *testing.T) {
+	finished := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	pod := &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}},
+		Status: corev1.PodStatus{ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "app", RestartCount: 7,
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{FinishedAt: metav1.NewTime(finished)}},
+		}}}}
+	for after, want := range map[time.Duration]string{
+		90 * time.Second:              "7 (90s ago)",
+		200 * time.Second:             "7 (3m20s ago)",
+		45 * time.Minute:              "7 (45m ago)",
+		5*time.Hour + 7*time.Minute:   "7 (5h7m ago)",
+		3*24*time.Hour + time.Hour:    "7 (3d1h ago)",
+		-10 * time.Second:             "7 (<invalid> ago)",
+		400 * 24 * time.Hour:          "7 (400d ago)",
+		-500 * time.Millisecond:       "7 (0s ago)",
+		119*time.Second + 999999:      "7 (119s ago)",
+		24*time.Hour + 30*time.Minute: "7 (24h ago)",
+	} {
+		if got := Restarts(pod, finished.Add(after)); got != want {
+			t.Errorf("Restarts after %v = %q, want %q", after, got, want)
+		}
+	}
+	// Without a last termination kubectl prints the bare count.
+	pod.Status.ContainerStatuses[0].LastTerminationState = corev1.ContainerState{}
+	if got := Restarts(pod, finished); got != "7" {
+		t.Errorf("Restarts without lastState = %q, want 7", got)
+	}
+}
+
+// TestStatusInitWalkStops checks printPod's early break: the first unfinished init container
+// decides, later ones (even failing) are not looked at, and regular containers are skipped.
+func TestStatusInitWalkStops(t *testing.T) {
+	pod := &corev1.Pod{
+		Spec: corev1.PodSpec{
+			InitContainers: []corev1.Container{{Name: "a"}, {Name: "b"}, {Name: "c"}},
+			Containers:     []corev1.Container{{Name: "app"}},
+		},
+		Status: corev1.PodStatus{
+			Phase: corev1.PodPending,
+			InitContainerStatuses: []corev1.ContainerStatus{
+				{Name: "a", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed"}}},
+				{Name: "b", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}},
+				{Name: "c", State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}, RestartCount: 9},
+			},
+			ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: 3,
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}}},
+		},
+	}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if got := Status(pod, now); got != "Init:1/3" {
+		t.Errorf("Status = %q, want Init:1/3", got)
+	}
+	// Restarts count init containers walked so far (a, b), not c or app.
+	if got := Restarts(pod, now); got != "0" {
+		t.Errorf("Restarts = %q, want 0", got)
+	}
+}
+
+func TestNilPod(t *testing.T) {
+	if v := Pod(nil); !v.Kind.Valid() || v.Reason == "" {
+		t.Errorf("Pod(nil) = %+v", v)
+	}
+	if Status(nil, time.Time{}) != "" || Ready(nil) != "" || Restarts(nil, time.Time{}) != "" {
+		t.Error("kubectl columns of a nil pod should be empty")
+	}
+	if got := Containers(nil, nil); len(got) != 0 {
+		t.Errorf("Containers(nil) = %v", got)
+	}
+}
+
+// TestHealthyPodAllocatesNothing holds the contract in Pod's doc comment: the model reclassifies
+// on every update, so the common case must not allocate.
+func TestHealthyPodAllocatesNothing(t *testing.T) {
+	pod := fixturePod(t, "healthy-two-containers")
+	if allocs := testing.AllocsPerRun(100, func() { _ = Pod(pod) }); allocs != 0 {
+		t.Errorf("Pod(healthy) allocates %.0f times per call, want 0", allocs)
+	}
+}
+
+func TestKindAndRuleNames(t *testing.T) {
+	if Kind(99).Valid() || Kind(99).String() != "unknown" {
+		t.Error("out-of-range Kind")
+	}
+	if Rule(200).String() != "rule(200)" || RuleStartFailure128.String() != "start-failure-128" {
+		t.Error("Rule names")
+	}
+	if len(ruleNames) != int(RulePodUnknown)+1 {
+		t.Errorf("ruleNames has %d names for %d rules", len(ruleNames), RulePodUnknown+1)
+	}
+}
+
+func fixturePod(tb testing.TB, name string) *corev1.Pod {
+	tb.Helper()
+	for _, fx := range loadFixtures(tb) {
+		if fx.pod.Name == name {
+			return fx.pod
+		}
+	}
+	tb.Fatalf("no fixture %s", name)
+	return nil
+}
