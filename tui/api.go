@@ -41,6 +41,14 @@ func Run(ctx context.Context, opts Options) (err error) {
 		return errors.New("dashboard: no model")
 	}
 	// NO_COLOR is set when present and not empty (https://no-color.org).
+	// bubbletea recovers panics in Update, View and Cmds itself and restores the terminal before
+	// Run returns (tea.go Program.Run, recoverFromPanic); the dashboard also turns panics in its
+	// components into d.err. This recover is the last line for anything outside both.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("dashboard: panic: %v", r)
+		}
+	}()
 	noColor := opts.NoColor || os.Getenv("NO_COLOR") != ""
 	d := newDashboard(opts, noColor)
 
@@ -59,14 +67,6 @@ func Run(ctx context.Context, opts Options) (err error) {
 	// blocks until the event loop reads it, and render runs on that loop, hence the goroutine.
 	d.onPanic = func(err error) { go p.Send(panicMsg{err: err}) }
 
-	// bubbletea recovers panics in Update, View and Cmds itself and restores the terminal before
-	// Run returns (tea.go Program.Run, recoverFromPanic); the dashboard also turns panics in its
-	// components into d.err. This recover is the last line for anything outside both.
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("dashboard: panic: %v", r)
-		}
-	}()
 	_, runErr := p.Run()
 	switch {
 	case d.err != nil:

@@ -14,13 +14,18 @@ import (
 	"doomwatch/model"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// updating reports -update, the flag that github.com/charmbracelet/x/exp/golden (imported by
+// teatest) already defines; defining our own would clash.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
-	if *update {
+	if updating() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -93,11 +93,11 @@ func (d *dashboard) Init() tea.Cmd {
 
 // Update routes msg. A panic in a component is turned into an error that ends the program, so
 // Run can return it after bubbletea has restored the terminal.
-func (d *dashboard) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
+func (d *dashboard) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 	defer func() {
 		if r := recover(); r != nil {
 			d.err = fmt.Errorf("dashboard: panic: %v", r)
-			cmd = tea.Quit
+			m, cmd = d, tea.Quit
 		}
 	}()
 	return d, d.update(msg)

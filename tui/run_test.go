@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"doomwatch/model"
+)
+
+// syncBuffer is an io.Writer the test can read while the program writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestProgramAppliesBatches runs the dashboard as a bubbletea program: a batch arriving on the
+// channel shows up on screen, and a closed channel says so.
+func TestProgramAppliesBatches(t *testing.T) {
+	ch := make(chan model.Batch, 1)
+	d := newDashboard(Options{Model: model.New(model.DefaultConfig()), Batches: ch,
+		Now: func() time.Time { return t0 }}, true)
+	tm := teatest.NewTestModel(t, d, teatest.WithInitialTermSize(120, 30))
+	ch <- fixtureBatch()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("suspect node node-3"))
+	}, teatest.WithDuration(5*time.Second))
+	close(ch)
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("source stopped"))
+	}, teatest.WithDuration(5*time.Second))
+	tm.Type("q")
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// runDashboard runs Run on pipes and returns its error and everything it wrote.
+func runDashboard(t *testing.T, opts Options, input string) (error, string) {
+	t.Helper()
+	in, inW := io.Pipe()
+	out := &syncBuffer{}
+	opts.Input, opts.Output = in, out
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), opts) }()
+	go func() { _, _ = io.WriteString(inW, input) }()
+	select {
+	case err := <-done:
+		inW.Close()
+		return err, out.String()
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Run did not return; output so far:\n%q", out.String())
+		return nil, ""
+	}
+}
+
+// TestRunQuitRestoresTerminal: q ends Run without an error and leaves the alternate screen.
+func TestRunQuitRestoresTerminal(t *testing.T) {
+	ch := make(chan model.Batch, 1)
+	ch <- fixtureBatch()
+	err, out := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch,
+		Now: func() time.Time { return t0 }, NoColor: true}, "q")
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !strings.Contains(out, "\x1b[?1049h") || !strings.Contains(out, "\x1b[?1049l") {
+		t.Errorf("alternate screen not entered and left: %q", out)
+	}
+}
+
+// TestRunPanicRestoresTerminal: a panic in a component ends Run with an error, and the terminal
+// is restored all the same.
+func TestRunPanicRestoresTerminal(t *testing.T) {
+	ch := make(chan model.Batch, 1)
+	calls := 0
+	now := func() time.Time {
+		calls++
+		if calls > 2 { // newDashboard reads the clock twice; the batch is the third
+			panic("clock exploded")
+		}
+		return t0
+	}
+	ch <- fixtureBatch()
+	err, out := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch, Now: now}, "")
+	if err == nil || !strings.Contains(err.Error(), "clock exploded") {
+		t.Fatalf("Run: %v, want the panic as an error", err)
+	}
+	if !strings.Contains(out, "\x1b[?1049l") {
+		t.Errorf("alternate screen not left after the panic: %q", out)
+	}
+}
