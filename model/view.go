@@ -62,28 +62,53 @@ func keep(p *Pod, q *Query, tokens []string) bool {
 	return true
 }
 
-// fuzzyMatch reports whether token (lower case) is a subsequence of "namespace/name node reason",
-// ignoring ASCII case, as fzf-style filters do: "chk3" finds "checkout-…" on "node-3". The text
-// filter is split on spaces and every word must match. A subsequence test is linear and
+// fuzzyMatch reports whether token (lower case) matches the pod, ignoring ASCII case:
+//   - fuzzily, as a subsequence, in "namespace/name" or in the node name: short identifiers are
+//     where people type abbreviations ("shpay" finds shop/payments-…, "n3" finds node-3);
+//   - as a substring of the verdict's reason: prose is long enough that a subsequence would
+//     match almost anything ("pay" is a subsequence of "repeatedly").
+//
+// The text filter is split on spaces and every word must match. Both tests are linear and
 // allocation-free, so filtering 100,000 pods takes milliseconds; results keep the view's sort
 // order rather than a match score.
 func fuzzyMatch(token string, p *Pod) bool {
+	return subsequence2(token, p.Namespace, "/", p.Name) || subsequence2(token, p.Node, "", "") ||
+		containsFold(p.Verdict.Reason, token)
+}
+
+// subsequence2 reports whether token is a subsequence of a+b+c, without concatenating.
+func subsequence2(token, a, b, c string) bool {
 	j := 0
-	for _, field := range [...]string{p.Namespace, "/", p.Name, " ", p.Node, " ", p.Verdict.Reason} {
+	for _, field := range [...]string{a, b, c} {
 		for i := 0; i < len(field) && j < len(token); i++ {
-			c := field[i]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c == token[j] {
+			if lower(field[i]) == token[j] {
 				j++
 			}
 		}
-		if j == len(token) {
+	}
+	return j == len(token)
+}
+
+// containsFold reports whether s contains the lower-case token, ignoring ASCII case.
+func containsFold(s, token string) bool {
+	n := len(token)
+	for i := 0; i+n <= len(s); i++ {
+		k := 0
+		for k < n && lower(s[i+k]) == token[k] {
+			k++
+		}
+		if k == n {
 			return true
 		}
 	}
-	return false
+	return n == 0
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func comparator(s Sort) func(a, b *Pod) int {

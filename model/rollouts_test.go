@@ -1,0 +1,145 @@
+package model
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func rolloutOf(t *testing.T, m *Model, name string) Rollout {
+	t.Helper()
+	for _, r := range m.Rollouts() {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("rollout %q missing", name)
+	return Rollout{}
+}
+
+func TestRolloutVerdicts(t *testing.T) {
+	tests := []struct {
+		name    string
+		d       *appsv1.Deployment
+		verdict RolloutVerdict
+		reason  string
+	}{
+		{"complete", deployment("shop", "web", 3, "2"), RolloutComplete,
+			`deployment "web" successfully rolled out`},
+		{"generation not observed comes first", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) {
+			d.Generation = 3
+			d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Reason: "ProgressDeadlineExceeded"}}
+		}), RolloutProgressing, "Waiting for deployment spec update to be observed..."},
+		{"updated < desired", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 1 }),
+			RolloutProgressing, `Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...`},
+		{"old replicas pending termination", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) { d.Status.Replicas = 5 }),
+			RolloutProgressing, `Waiting for deployment "web" rollout to finish: 2 old replicas are pending termination...`},
+		{"available < updated", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 2 }),
+			RolloutProgressing, `Waiting for deployment "web" rollout to finish: 2 of 3 updated replicas are available...`},
+		{"progress deadline exceeded", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) {
+			d.Status.UpdatedReplicas = 1
+			d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
+		}), RolloutDoomed, `deployment "web" exceeded its progress deadline`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(DefaultConfig())
+			m.Apply(&Batch{Deployments: []*appsv1.Deployment{tc.d}}, t0)
+			r := rolloutOf(t, m, "web")
+			if r.Verdict != tc.verdict || r.Reason != tc.reason {
+				t.Errorf("got %s %q, want %s %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
+			}
+		})
+	}
+}
+
+func TestRolloutDoomedWhenEveryNewPodIsDoomed(t *testing.T) {
+	m := New(DefaultConfig())
+	d := deployment("shop", "pay", 2, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 2, 0 })
+	m.Apply(&Batch{
+		Deployments: []*appsv1.Deployment{d},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")},
+	}, t0)
+	newPod := func(name string, opts ...podOpt) *corev1.Pod {
+		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9")}, opts...)...)
+	}
+	apply(m, t0,
+		newPod("pay-new-1", imageNotFound()),
+		newPod("pay-new-2"), // still running: not every new pod is doomed
+		pod("shop", "pay-old-1", ownedBy("ReplicaSet", "pay-old"), crashLoop()))
+	r := rolloutOf(t, m, "pay")
+	if r.Verdict != RolloutProgressing || r.NewReplicaSet != "pay-new" || len(r.OldReplicaSets) != 1 || r.OldReplicaSets[0] != "pay-old" {
+		t.Fatalf("one new pod healthy: got %+v", r)
+	}
+	if m.Pod("shop/pay-new-1").Owner != "Deployment/pay" {
+		t.Errorf("owner = %q", m.Pod("shop/pay-new-1").Owner)
+	}
+
+	apply(m, t0, newPod("pay-new-2", imageBackOff())) // never saw "not found": transient
+	if r = rolloutOf(t, m, "pay"); r.Verdict == RolloutDoomed {
+		t.Fatalf("a transient new pod keeps the rollout alive: %+v", r)
+	}
+	apply(m, t0, newPod("pay-new-2", imageNotFound()))
+	r = rolloutOf(t, m, "pay")
+	want := `2/2 new pods doomed: Image not found: registry.example/app:v9`
+	if r.Verdict != RolloutDoomed || r.Reason != want {
+		t.Errorf("got %s %q, want doomed %q", r.Verdict, r.Reason, want)
+	}
+	if rs := m.Rollouts(); rs[0].Name != "pay" {
+		t.Errorf("doomed rollouts first")
+	}
+}
+
+func TestNewReplicaSetByTemplateWithoutRevisions(t *testing.T) {
+	tmpl := func(img, hash string) corev1.PodTemplateSpec {
+		return corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web", "pod-template-hash": hash}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: img}}},
+		}
+	}
+	d := deployment("shop", "web", 1, "")
+	delete(d.Annotations, revisionAnnotation)
+	d.Spec.Template = tmpl("app:v2", "")
+	delete(d.Spec.Template.Labels, "pod-template-hash")
+	old, cur := replicaSet("shop", "web-aaa", "web", ""), replicaSet("shop", "web-bbb", "web", "")
+	old.Spec.Template, cur.Spec.Template = tmpl("app:v1", "aaa"), tmpl("app:v2", "bbb")
+	m := New(DefaultConfig())
+	m.Apply(&Batch{Deployments: []*appsv1.Deployment{d}, ReplicaSets: []*appsv1.ReplicaSet{old, cur}}, t0)
+	if r := rolloutOf(t, m, "web"); r.NewReplicaSet != "web-bbb" {
+		t.Errorf("new RS = %q, want web-bbb", r.NewReplicaSet)
+	}
+}
+
+func TestOwnerResolution(t *testing.T) {
+	m := New(DefaultConfig())
+	// The pod arrives before its ReplicaSet: grouped under the ReplicaSet until it is known.
+	apply(m, t0, pod("shop", "web-1", onNode("node-1"), ownedBy("ReplicaSet", "web-7d9f"), startFailed128(t0, 1)))
+	if o := m.Pod("shop/web-1").Owner; o != "ReplicaSet/web-7d9f" {
+		t.Fatalf("owner before RS known = %q", o)
+	}
+	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "1")}}, t0)
+	if o := m.Pod("shop/web-1").Owner; o != "Deployment/web" {
+		t.Fatalf("owner after RS known = %q", o)
+	}
+	if fs := m.Failures(t0); len(fs) != 1 || fs[0].Workload != "shop/Deployment/web" {
+		t.Errorf("ledger workload not regrouped: %+v", fs)
+	}
+
+	yes := true
+	job := &batchv1.Job{}
+	job.Namespace, job.Name = "shop", "nightly-123"
+	job.OwnerReferences = []metav1.OwnerReference{{Kind: "CronJob", Name: "nightly", Controller: &yes}}
+	m.Apply(&Batch{Jobs: []*batchv1.Job{job}}, t0)
+	apply(m, t0,
+		pod("shop", "nightly-123-x", ownedBy("Job", "nightly-123")),
+		pod("shop", "db-0", ownedBy("StatefulSet", "db")),
+		pod("shop", "loner"))
+	for key, want := range map[string]string{"shop/nightly-123-x": "CronJob/nightly", "shop/db-0": "StatefulSet/db", "shop/loner": ""} {
+		if o := m.Pod(key).Owner; o != want {
+			t.Errorf("%s owner = %q, want %q", key, o, want)
+		}
+	}
+}

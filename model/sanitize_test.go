@@ -1,0 +1,53 @@
+package model
+
+import (
+	"testing"
+)
+
+func TestSanitize(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"clean", "OCI runtime create failed: unknown", "OCI runtime create failed: unknown"},
+		{"unicode kept", "über ✖ 日本", "über ✖ 日本"},
+		{"OSC window title", "\x1b]0;pwned\x07after", "after"},
+		{"OSC with ST", "\x1b]8;;http://evil\x1b\\link\x1b]8;;\x1b\\", "link"},
+		{"clear screen and home", "a\x1b[2J\x1b[Hb", "ab"},
+		{"cursor up", "x\x1b[10Ay", "xy"},
+		{"colours", "\x1b[31mred\x1b[0m", "red"},
+		{"DCS", "a\x1bP1$r0m\x1b\\b", "ab"},
+		{"newlines and tabs", "line1\nline2\r\n\tx", "line1 line2   x"},
+		{"C0 and DEL", "a\x00b\x07c\x08d\x7fe", "abcde"},
+		{"C1 (8-bit CSI, as UTF-8)", "a\u009b2Jb\u0085c", "a2Jbc"},
+		{"raw 8-bit CSI byte, parsed as CSI", "a\x9b2Jb", "ab"},
+		{"invalid UTF-8", "a\xff\xfeb", "ab"},
+		{"empty", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Sanitize(tc.in); got != tc.want {
+				t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+			if got := Sanitize(Sanitize(tc.in)); got != tc.want {
+				t.Errorf("not idempotent: %q", got)
+			}
+		})
+	}
+}
+
+func TestSanitizeCleanDoesNotAllocate(t *testing.T) {
+	s := "failed to create containerd task: context deadline exceeded — über"
+	if n := testing.AllocsPerRun(100, func() { _ = Sanitize(s) }); n != 0 {
+		t.Errorf("Sanitize of clean text allocates %v times", n)
+	}
+}
+
+func FuzzSanitize(f *testing.F) {
+	for _, s := range []string{"\x1b]0;pwned\x07", "\x1b[2J\x1b[H", "\x1b[10A", "a\nb", "\u009b", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Sanitize(s)
+		if !clean(out) {
+			t.Fatalf("Sanitize(%q) = %q still holds control characters", s, out)
+		}
+	})
+}

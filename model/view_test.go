@@ -1,0 +1,97 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func keys(ps []*Pod) string {
+	ks := make([]string, len(ps))
+	for i, p := range ps {
+		ks[i] = p.Key
+	}
+	return strings.Join(ks, " ")
+}
+
+func viewModel() *Model {
+	m := New(DefaultConfig())
+	apply(m, t0,
+		pod("shop", "web-1", onNode("node-2"), created(t0.Add(-3*time.Hour))),
+		pod("shop", "pay-1", onNode("node-1"), imageNotFound(), created(t0.Add(-time.Minute))),
+		pod("shop", "pay-2", onNode("node-3"), imageBackOff(), created(t0.Add(-2*time.Minute))),
+		pod("infra", "dns-1", onNode("node-3"), created(t0.Add(-5*time.Hour))),
+		pod("shop", "search-1", onNode("node-2"), crashLoop(), created(t0.Add(-time.Hour))))
+	return m
+}
+
+func TestViewSortAndFilter(t *testing.T) {
+	m := viewModel()
+	tests := []struct {
+		q    Query
+		want string
+	}{
+		{Query{Sort: BySeverity}, "shop/pay-1 shop/search-1 shop/pay-2 infra/dns-1 shop/web-1"},
+		{Query{Sort: ByName}, "infra/dns-1 shop/pay-1 shop/pay-2 shop/search-1 shop/web-1"},
+		{Query{Sort: ByNode}, "shop/pay-1 shop/search-1 shop/web-1 shop/pay-2 infra/dns-1"},
+		{Query{Sort: ByAge}, "shop/pay-1 shop/pay-2 shop/search-1 shop/web-1 infra/dns-1"},
+		{Query{Filter: Problems}, "shop/pay-1 shop/search-1 shop/pay-2"},
+		{Query{Filter: OnlyDoomed}, "shop/pay-1 shop/search-1"},
+		{Query{Filter: OnlyTransient}, "shop/pay-2"},
+		{Query{Node: "node-3"}, "shop/pay-2 infra/dns-1"},
+		// Fuzzy: subsequence over namespace/name, node and reason, every word must match.
+		{Query{Text: "shpay"}, "shop/pay-1 shop/pay-2"},
+		{Query{Text: "pay node-3"}, "shop/pay-2"},
+		{Query{Text: "IMAGE NOT FOUND"}, "shop/pay-1"},
+		{Query{Text: "oom"}, "shop/search-1"},
+		{Query{Text: "zzz"}, ""},
+		{Query{Filter: Problems, Node: "node-2", Text: "crash"}, "shop/search-1"},
+	}
+	for _, tc := range tests {
+		if got := keys(m.View(tc.q)); got != tc.want {
+			t.Errorf("View(%+v) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestViewIsCachedUntilModelOrQueryChanges(t *testing.T) {
+	m := viewModel()
+	q := Query{Sort: BySeverity, Text: "shop"}
+	v1 := m.View(q)
+	if allocs := testing.AllocsPerRun(100, func() { m.View(q) }); allocs != 0 {
+		t.Errorf("cached View allocates %v per call", allocs)
+	}
+	if v2 := m.View(q); &v2[0] != &v1[0] {
+		t.Errorf("View not cached")
+	}
+	// A batch that turns web-1 doomed reorders the view.
+	apply(m, t0, pod("shop", "web-1", onNode("node-2"), crashLoop()))
+	if got := keys(m.View(q)); !strings.HasPrefix(got, "shop/pay-1 shop/search-1 shop/web-1") {
+		t.Errorf("view after update = %q", got)
+	}
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "pay-1"}}}, t0)
+	if got := keys(m.View(q)); strings.Contains(got, "pay-1") {
+		t.Errorf("deleted pod still in view: %q", got)
+	}
+}
+
+func TestIngestSanitisesEveryField(t *testing.T) {
+	m := New(DefaultConfig())
+	evil := "\x1b]0;pwned\x07\x1b[2J\x1b[H\x1b[10Aboom\n"
+	p := pod("shop", "web-1", onNode("node-1"), app(func(cs *corev1.ContainerStatus) {
+		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}
+		cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 1, Reason: "Error", Message: evil}
+	}))
+	apply(m, t0, p)
+	got := m.Pod("shop/web-1")
+	for _, s := range []string{got.Verdict.Reason, got.Verdict.Message, got.Containers[0].Reason, got.Containers[0].Message} {
+		if strings.ContainsAny(s, "\x1b\x07\n") || strings.Contains(s, "pwned") {
+			t.Errorf("unsanitised text reached the model: %q", s)
+		}
+		if !strings.Contains(s, "boom") {
+			t.Errorf("message text lost: %q", s)
+		}
+	}
+}
