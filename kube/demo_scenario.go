@@ -1,0 +1,491 @@
+package kube
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// The demo scenario: what happens in the embedded cluster, and when.
+//
+//   - 5 Ready nodes with a DaemonSet on each, a StatefulSet and a few settled Deployments.
+//   - 0s:  Deployment shop/checkout rolls 12 replicas from v1.8.2 to v1.9.0. node-3's container
+//     runtime is flaky: every new pod placed there fails to start with a containerd StartError exit
+//     128 (a shim timeout), then starts on the kubelet's next attempt a few seconds later. node-3
+//     turns suspect; no other node sees an exit-128 failure.
+//   - 1s:  Job shop/db-migrate-v2 runs and completes.
+//   - 5s:  Deployment ml/recommender asks for more memory than any node has: Unschedulable.
+//   - 8s:  Deployment search/search rolls out v3.2.0, which runs out of memory: OOMKilled 137,
+//     CrashLoopBackOff. Doomed.
+//   - 15s: Deployment shop/payments rolls out an image tag that does not exist: ErrImagePull
+//     "not found", then ImagePullBackOff. Doomed, and its progress deadline (60s) passes at 75s.
+//   - 24s: node-2 comes under memory pressure and evicts an inventory pod; its ReplicaSet replaces
+//     it, on node-3, where it too fails once with exit 128 before running.
+//   - ~80s: checkout's rollout completes. From then on, only the back-offs of payments and search
+//     tick on; the story stays on screen.
+
+// demoHorizon is how far the scenario plans back-off cycles in live mode.
+const demoHorizon = time.Hour
+
+// Flaky-runtime messages as containerd 2 reports a shim that does not answer in time
+// (containerd internal/cri/server/container_start.go wraps task creation errors; errorStartExitCode
+// is 128). Neither names a configuration error, so classify calls them transient (Krane's rule).
+var demoShimErrors = [...]string{
+	"failed to create containerd task: failed to create shim task: context deadline exceeded: unknown",
+	"failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: " +
+		"unable to start container process: error during container init: error setting cgroup config for procHooks process: " +
+		"context deadline exceeded: unknown",
+}
+
+type demoBuilder struct {
+	g      *demoIDs
+	events []demoEvent
+	nodes  []string
+	shim   int // next demoShimErrors message
+}
+
+func (b *demoBuilder) at(t time.Duration, do func(w *demoWorld, at time.Duration)) {
+	b.events = append(b.events, demoEvent{at: t, seq: len(b.events), do: do})
+}
+
+func demoKey(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
+	b := &demoBuilder{g: newDemoIDs(seed)}
+	const day = 24 * time.Hour
+
+	for i := 1; i <= 5; i++ {
+		n := demoNode(b.g, i, -40*day)
+		b.nodes = append(b.nodes, n.Name)
+		b.at(-40*day, func(w *demoWorld, _ time.Duration) { w.nodes[n.Name] = n })
+	}
+
+	// Background workloads, settled long ago.
+	b.daemonSet(demoApp{namespace: "kube-system", name: "kube-proxy", image: "registry.k8s.io/kube-proxy:v1.37.2", memory: "64Mi"}, -40*day)
+	b.daemonSet(demoApp{namespace: "monitoring", name: "node-exporter", image: "quay.io/prometheus/node-exporter:v1.9.1", port: 9100, memory: "64Mi", probe: true}, -21*day)
+	b.settled(demoApp{namespace: "kube-system", name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.12.1", port: 8080, memory: "170Mi", probe: true}, 2, -40*day, 0)
+	b.statefulSet(demoApp{namespace: "shop", name: "redis", image: "docker.io/library/redis:7.4.2", port: 6379, memory: "1Gi"}, 3, -12*day)
+	b.settled(demoApp{namespace: "shop", name: "frontend", image: "registry.example.com/frontend:v3.7.0", port: 8080, memory: "256Mi", probe: true}, 8, -2*day, 1)
+	b.settled(demoApp{namespace: "shop", name: "cart", image: "registry.example.com/cart:v2.2.3", port: 8080, memory: "256Mi", probe: true}, 4, -5*day, 2)
+	inventory := b.settled(demoApp{namespace: "shop", name: "inventory", image: "registry.example.com/inventory:v1.4.0", port: 8080, memory: "512Mi", probe: true}, 3, -26*time.Hour, 1)
+
+	checkoutApp := demoApp{namespace: "shop", name: "checkout", image: "registry.example.com/checkout:v1.8.2", port: 8080, memory: "384Mi", probe: true}
+	checkout := b.settled(checkoutApp, 12, -3*day, 0, func(d *appsv1.Deployment) {
+		// A conservative rollout: 3 extra pods at a time, at most one missing, and a pod must
+		// stay ready 10s before it counts as available.
+		surge, unavail := intstr.FromInt32(3), intstr.FromInt32(1)
+		d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavail}
+		d.Spec.MinReadySeconds = 10
+	})
+	payments := b.settled(demoApp{namespace: "shop", name: "payments", image: "registry.example.com/payments:v2.4.0", port: 8443, memory: "512Mi", probe: true}, 4, -6*day, 3,
+		func(d *appsv1.Deployment) { d.Spec.ProgressDeadlineSeconds = int32p(60) })
+	search := b.settled(demoApp{namespace: "search", name: "search", image: "registry.example.com/search:v3.1.0", port: 9200, memory: "2Gi", probe: true}, 4, -4*day, 4)
+
+	// 0s: checkout v1.9.0. New pods go to these nodes in turn; node-3 gets three of them.
+	placement := []string{"node-1", "node-3", "node-2", "node-4", "node-5", "node-1", "node-3", "node-2", "node-4", "node-5", "node-3", "node-1"}
+	b.rollout(checkout, 0, "registry.example.com/checkout:v1.9.0", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
+		node := placement[i%len(placement)]
+		if node == "node-3" {
+			return b.flakyPod(p, node, at)
+		}
+		return b.healthyPod(p, node, at)
+	})
+
+	b.migrationJob(1 * time.Second)
+	b.unschedulable(5 * time.Second)
+
+	// 8s: search v3.2.0 with a memory limit it cannot live within.
+	searchNodes := []string{"node-2", "node-5"}
+	b.rollout(search, 8*time.Second, "registry.example.com/search:v3.2.0", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
+		p.Spec.Containers[0].Resources.Limits[corev1.ResourceMemory] = resource.MustParse("256Mi")
+		p.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse("256Mi")
+		return b.oomPod(p, searchNodes[i%2], at+time.Duration(i)*time.Second)
+	})
+
+	// 15s: payments v2.4.1-typo: the tag was never pushed.
+	paymentsNodes := []string{"node-4", "node-1"}
+	b.rollout(payments, 15*time.Second, "registry.example.com/payments:v2.4.1-typo", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
+		return b.imageNotFoundPod(p, paymentsNodes[i%2], at)
+	})
+
+	// 24s: node-2 under memory pressure evicts an inventory pod, which is replaced on node-3.
+	b.eviction(inventory, "node-2", 24*time.Second)
+
+	return newDemoWorld(), b.events
+}
+
+// demoWorkload is a settled Deployment and its current ReplicaSet and pods.
+type demoWorkload struct {
+	app     demoApp
+	deploy  *appsv1.Deployment
+	rs      *appsv1.ReplicaSet
+	pods    []string // keys, in creation order
+	nodes   []string // node of each pod
+	created time.Duration
+}
+
+// settled creates a Deployment whose only ReplicaSet is fully rolled out since created.
+func (b *demoBuilder) settled(a demoApp, replicas int32, created time.Duration, firstNode int, tune ...func(*appsv1.Deployment)) *demoWorkload {
+	d := demoDeployment(b.g, a, replicas, created)
+	for _, f := range tune {
+		f(d)
+	}
+	rs := demoReplicaSet(b.g, d, 1, replicas, created)
+	rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
+	wl := &demoWorkload{app: a, deploy: d, rs: rs, created: created}
+	dk, rk := demoKey(d.Namespace, d.Name), demoKey(rs.Namespace, rs.Name)
+	b.at(created, func(w *demoWorld, at time.Duration) {
+		w.deploys[dk] = d
+		w.rss[rk] = rs
+		w.progress[dk] = at
+	})
+	for i := 0; i < int(replicas); i++ {
+		p := demoPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), created)
+		node := b.nodes[(firstNode+i)%len(b.nodes)]
+		b.healthyPod(p, node, created)
+		wl.pods = append(wl.pods, demoKey(p.Namespace, p.Name))
+		wl.nodes = append(wl.nodes, node)
+	}
+	return wl
+}
+
+// addPod creates the pod at its creation time and binds it to node.
+func (b *demoBuilder) addPod(p *corev1.Pod, node string, at time.Duration) string {
+	k := demoKey(p.Namespace, p.Name)
+	hostIP := fmt.Sprintf("10.0.1.%d", 10+int(node[len(node)-1]-'0'))
+	podIP := b.g.podIP(node)
+	b.at(at, func(w *demoWorld, at time.Duration) {
+		w.pods[k] = p
+		podSchedule(p, node, hostIP, podIP, at)
+	})
+	return k
+}
+
+// healthyPod pulls, starts and passes its readiness probe. It returns when the pod is available.
+func (b *demoBuilder) healthyPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+	k := b.addPod(p, node, at)
+	cid, img := b.g.containerID(), imageDigest(b.g, p.Spec.Containers[0].Image)
+	run := at + 2*time.Second + b.g.jitter(2*time.Second)
+	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
+	return b.ready(k, p, run)
+}
+
+// ready schedules the readiness probe's first success after its initial delay, and returns when
+// the pod counts as available (after the owner's minReadySeconds).
+func (b *demoBuilder) ready(k string, p *corev1.Pod, running time.Duration) time.Duration {
+	readyAt := running
+	if probe := p.Spec.Containers[0].ReadinessProbe; probe != nil {
+		readyAt += time.Duration(probe.InitialDelaySeconds)*time.Second + b.g.jitter(time.Second)
+	}
+	b.at(readyAt, func(w *demoWorld, at time.Duration) { podReady(w.pods[k]) })
+	return readyAt
+}
+
+// flakyPod fails to start once with exit 128 (node-3's runtime), then runs on the kubelet's
+// next attempt: state terminated StartError for a few seconds, then running with the failure in
+// lastState and one restart.
+func (b *demoBuilder) flakyPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+	k := b.addPod(p, node, at)
+	failedID, cid := b.g.containerID(), b.g.containerID()
+	img := imageDigest(b.g, p.Spec.Containers[0].Image)
+	msg := demoShimErrors[b.shim%len(demoShimErrors)]
+	b.shim++
+	fail := at + 3*time.Second + b.g.jitter(time.Second)
+	b.at(fail, func(w *demoWorld, at time.Duration) {
+		pod := w.pods[k]
+		containerStatus(pod).ImageID = img
+		podTerminate(pod, failedID, "StartError", msg, 128, nil, at)
+	})
+	run := fail + 6*time.Second
+	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
+	return b.ready(k, p, run)
+}
+
+// imageNotFoundPod pulls an image tag that does not exist: ErrImagePull, then ImagePullBackOff
+// with kubelet's doubling back-off (10s, 20s, ... capped at 300s), retrying until the horizon.
+// The back-off message carries the previous pull error, as kubelet reports it since v1.30
+// (pkg/kubelet/images/image_manager.go prevPullErrMsg). The pod is never available.
+func (b *demoBuilder) imageNotFoundPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+	k := b.addPod(p, node, at)
+	image := p.Spec.Containers[0].Image
+	pullErr := fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found",
+		image, image, image)
+	backOffMsg := fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", image, pullErr)
+	t, backoff := at+2*time.Second, 10*time.Second
+	for t < demoHorizon {
+		b.at(t, func(w *demoWorld, _ time.Duration) { podWaiting(w.pods[k], "ErrImagePull", pullErr) })
+		b.at(t+time.Second, func(w *demoWorld, _ time.Duration) { podWaiting(w.pods[k], "ImagePullBackOff", backOffMsg) })
+		t += time.Second + backoff
+		backoff = min(2*backoff, 300*time.Second)
+	}
+	return math.MaxInt64
+}
+
+// oomPod runs for a few seconds and is OOMKilled (137), again and again: restarted at once the
+// first time, then through CrashLoopBackOff with kubelet's doubling back-off (10s .. 300s).
+func (b *demoBuilder) oomPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+	k := b.addPod(p, node, at)
+	img := imageDigest(b.g, p.Spec.Containers[0].Image)
+	const lifetime = 3 * time.Second
+	start, backoff := at+2*time.Second, time.Duration(0)
+	for start < demoHorizon {
+		cid, started, bo := b.g.containerID(), start, backoff
+		b.at(start, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
+		died := start + lifetime
+		b.at(died, func(w *demoWorld, at time.Duration) {
+			pod := w.pods[k]
+			podTerminate(pod, cid, "OOMKilled", "", 137, &started, at)
+			if bo > 0 {
+				podWaiting(pod, "CrashLoopBackOff", fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)",
+					bo, pod.Spec.Containers[0].Name, pod.Name, pod.Namespace, pod.UID))
+			}
+		})
+		start = died + backoff
+		if backoff == 0 {
+			start = died + time.Second
+			backoff = 10 * time.Second
+		} else {
+			backoff = min(2*backoff, 300*time.Second)
+		}
+	}
+	return math.MaxInt64
+}
+
+// terminate deletes a pod gracefully: Terminating for a moment, then gone.
+func (b *demoBuilder) terminate(k string, at time.Duration) {
+	b.at(at, func(w *demoWorld, at time.Duration) {
+		p := w.pods[k]
+		p.DeletionTimestamp = demoTimePtr(at + 30*time.Second)
+		p.DeletionGracePeriodSeconds = ptrTo(int64(30))
+	})
+	b.at(at+2*time.Second, func(w *demoWorld, _ time.Duration) { delete(w.pods, k) })
+}
+
+// rollout changes the Deployment's image at start and plays the rolling update as the
+// Deployment controller does (kubernetes pkg/controller/deployment/rolling.go): scale the new
+// ReplicaSet up within maxSurge, scale old ones down while at least replicas-maxUnavailable pods
+// stay available, and go again whenever a new pod becomes available. newPod plans the i-th new
+// pod's life from its creation time and returns when it becomes available (math.MaxInt64: never).
+func (b *demoBuilder) rollout(wl *demoWorkload, start time.Duration, image string, newPod func(p *corev1.Pod, i int, at time.Duration) time.Duration) {
+	d := wl.deploy
+	want := int(*d.Spec.Replicas)
+	surge, _ := intstr.GetScaledValueFromIntOrPercent(d.Spec.Strategy.RollingUpdate.MaxSurge, want, true)
+	unavail, _ := intstr.GetScaledValueFromIntOrPercent(d.Spec.Strategy.RollingUpdate.MaxUnavailable, want, false)
+	maxTotal, minAvail := want+surge, want-unavail
+	minReady := time.Duration(d.Spec.MinReadySeconds) * time.Second
+
+	rolled := d.DeepCopy()
+	rolled.Generation++
+	rolled.Annotations["deployment.kubernetes.io/revision"] = "2"
+	rolled.Spec.Template.Spec.Containers[0].Image = image
+	newRS := demoReplicaSet(b.g, rolled, 2, 0, start)
+	newRS.Spec.MinReadySeconds = d.Spec.MinReadySeconds
+	dk, oldKey, newKey := demoKey(d.Namespace, d.Name), demoKey(wl.rs.Namespace, wl.rs.Name), demoKey(newRS.Namespace, newRS.Name)
+	b.at(start, func(w *demoWorld, at time.Duration) {
+		dep := w.deploys[dk]
+		dep.Generation, dep.Annotations, dep.Spec = rolled.Generation, rolled.Annotations, rolled.Spec
+		w.rss[newKey] = newRS
+		w.progress[dk] = at
+	})
+
+	old, created := len(wl.pods), 0
+	var available []time.Duration
+	for t := start; ; {
+		for changed := true; changed; {
+			changed = false
+			ready := 0
+			for _, a := range available {
+				if a <= t {
+					ready++
+				}
+			}
+			if up := min(want-created, maxTotal-(old+created)); up > 0 {
+				for i := 0; i < up; i++ {
+					p := demoPod(b.g, newRS.Namespace, newRS.Name+"-"+b.g.suffix(5), newRS.Spec.Template, ownerRef("ReplicaSet", newRS), t)
+					a := newPod(p, created, t)
+					if a != math.MaxInt64 {
+						a += minReady
+					}
+					available = append(available, a)
+					created++
+				}
+				changed = true
+			}
+			if down := min(old, old+created-minAvail-(created-ready)); down > 0 {
+				for i := 0; i < down; i++ {
+					old--
+					b.terminate(wl.pods[old], t)
+				}
+				changed = true
+			}
+		}
+		n, o := int32(created), int32(old)
+		b.at(t, func(w *demoWorld, _ time.Duration) {
+			w.rss[newKey].Spec.Replicas = int32p(n)
+			w.rss[oldKey].Spec.Replicas = int32p(o)
+		})
+		next := time.Duration(math.MaxInt64)
+		for _, a := range available {
+			if a > t && a < next {
+				next = a
+			}
+		}
+		if next == math.MaxInt64 {
+			return
+		}
+		t = next
+	}
+}
+
+// daemonSet runs one pod on every node.
+func (b *demoBuilder) daemonSet(a demoApp, created time.Duration) {
+	ds := demoDaemonSet(b.g, a, created)
+	dk := demoKey(ds.Namespace, ds.Name)
+	b.at(created, func(w *demoWorld, _ time.Duration) { w.dss[dk] = ds })
+	hash := b.g.suffix(10)
+	for i, node := range b.nodes {
+		tmpl := ds.Spec.Template
+		tmpl.Labels = copyLabels(tmpl.Labels, "controller-revision-hash", hash, "pod-template-generation", "1")
+		p := demoPod(b.g, ds.Namespace, ds.Name+"-"+b.g.suffix(5), tmpl, ownerRef("DaemonSet", ds), created+time.Duration(i)*time.Second)
+		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
+		b.healthyPod(p, node, created+time.Duration(i)*time.Second)
+	}
+}
+
+// statefulSet runs replicas ordinal pods, one after the other.
+func (b *demoBuilder) statefulSet(a demoApp, replicas int32, created time.Duration) {
+	sts := demoStatefulSet(b.g, a, replicas, created)
+	hash := b.g.suffix(10)
+	sts.Annotations = map[string]string{"demo.doomwatch/revision": hash}
+	sk := demoKey(sts.Namespace, sts.Name)
+	b.at(created, func(w *demoWorld, _ time.Duration) { w.stss[sk] = sts })
+	at := created
+	for i := 0; i < int(replicas); i++ {
+		name := fmt.Sprintf("%s-%d", sts.Name, i)
+		tmpl := sts.Spec.Template
+		tmpl.Labels = copyLabels(tmpl.Labels, "controller-revision-hash", sts.Name+"-"+hash,
+			"statefulset.kubernetes.io/pod-name", name, "apps.kubernetes.io/pod-index", fmt.Sprint(i))
+		p := demoPod(b.g, sts.Namespace, name, tmpl, ownerRef("StatefulSet", sts), at)
+		p.Spec.Hostname, p.Spec.Subdomain = name, sts.Spec.ServiceName
+		at = b.healthyPod(p, b.nodes[(i+2)%len(b.nodes)], at) + time.Second
+	}
+}
+
+// migrationJob is checkout's schema migration: one pod that runs ~10s and exits 0.
+func (b *demoBuilder) migrationJob(at time.Duration) {
+	app := demoApp{namespace: "shop", name: "migrate", image: "registry.example.com/checkout-migrations:v1.9.0", memory: "128Mi"}
+	job := demoJob(b.g, "shop", "db-migrate-v2", app, at)
+	jk := demoKey(job.Namespace, job.Name)
+	b.at(at, func(w *demoWorld, at time.Duration) {
+		w.jobs[jk] = job
+		job.Status.StartTime = demoTimePtr(at)
+	})
+	p := demoPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
+	p.Status.QOSClass = corev1.PodQOSBurstable
+	k := b.addPod(p, "node-4", at)
+	cid, img := b.g.containerID(), imageDigest(b.g, app.image)
+	run := at + 3*time.Second
+	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at); podReady(w.pods[k]) })
+	done := run + 10*time.Second
+	b.at(done, func(w *demoWorld, at time.Duration) {
+		pod := w.pods[k]
+		started := run
+		podTerminate(pod, cid, "Completed", "", 0, &started, at)
+		pod.Status.Phase = corev1.PodSucceeded
+		setPodCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
+		setPodCondition(pod, corev1.ContainersReady, corev1.ConditionFalse, "PodCompleted", "", at)
+		setPodCondition(pod, corev1.PodReady, corev1.ConditionFalse, "PodCompleted", "", at)
+		j := w.jobs[jk]
+		j.Status.CompletionTime = demoTimePtr(at)
+		j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+		j.Status.Conditions = []batchv1.JobCondition{
+			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
+				Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
+			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
+				Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
+		}
+	})
+}
+
+// unschedulable creates a Deployment whose single pod asks for more memory than any node has.
+func (b *demoBuilder) unschedulable(at time.Duration) {
+	app := demoApp{namespace: "ml", name: "recommender", image: "registry.example.com/recommender:v0.9.3", port: 8080, memory: "48Gi", probe: true}
+	d := demoDeployment(b.g, app, 1, at)
+	d.Spec.Template.Spec.Containers[0].Resources.Limits = nil
+	rs := demoReplicaSet(b.g, d, 1, 1, at)
+	dk, rk := demoKey(d.Namespace, d.Name), demoKey(rs.Namespace, rs.Name)
+	p := demoPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), at)
+	pk := demoKey(p.Namespace, p.Name)
+	b.at(at, func(w *demoWorld, at time.Duration) {
+		w.deploys[dk], w.rss[rk], w.pods[pk] = d, rs, p
+		w.progress[dk] = at
+		podUnschedulable(p, "0/5 nodes are available: 5 Insufficient memory. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod.", at)
+	})
+}
+
+// eviction puts node under memory pressure at t: the kubelet evicts one of wl's pods there
+// (pkg/kubelet/eviction), the ReplicaSet replaces it, and the scheduler, avoiding the tainted
+// node, puts the replacement on node-3. The pressure clears half a minute later.
+func (b *demoBuilder) eviction(wl *demoWorkload, node string, t time.Duration) {
+	taint := corev1.Taint{Key: "node.kubernetes.io/memory-pressure", Effect: corev1.TaintEffectNoSchedule, TimeAdded: demoTimePtr(t)}
+	b.at(t, func(w *demoWorld, at time.Duration) {
+		n := w.nodes[node]
+		n.Spec.Taints = append(n.Spec.Taints, taint)
+		setNodeCondition(n, corev1.NodeMemoryPressure, corev1.ConditionTrue, "KubeletHasInsufficientMemory", "kubelet has insufficient memory available", at)
+	})
+	b.at(t+31*time.Second, func(w *demoWorld, at time.Duration) {
+		n := w.nodes[node]
+		n.Spec.Taints = nil
+		setNodeCondition(n, corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", at)
+	})
+	victim := ""
+	for i, n := range wl.nodes {
+		if n == node {
+			victim = wl.pods[i]
+		}
+	}
+	evictAt := t + 2*time.Second
+	msg := fmt.Sprintf("The node was low on resource: memory. Threshold quantity: 100Mi, available: 87412Ki. Container %s was using 1843620Ki, request is %s, has larger consumption of memory. ",
+		wl.app.name, wl.app.memory)
+	b.at(evictAt, func(w *demoWorld, at time.Duration) {
+		p := w.pods[victim]
+		cid := containerStatus(p).ContainerID
+		p.Status.Phase, p.Status.Reason, p.Status.Message = corev1.PodFailed, "Evicted", msg
+		setPodCondition(p, corev1.DisruptionTarget, corev1.ConditionTrue, "TerminationByKubelet", msg, at)
+		setPodCondition(p, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
+		setPodCondition(p, corev1.ContainersReady, corev1.ConditionFalse, "PodFailed", "", at)
+		setPodCondition(p, corev1.PodReady, corev1.ConditionFalse, "PodFailed", "", at)
+		cs := containerStatus(p)
+		started := cs.State.Running.StartedAt
+		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "ContainerStatusUnknown",
+			Message: "The container could not be located when the pod was terminated", StartedAt: started, FinishedAt: demoTime(at), ContainerID: cid}}
+		cs.Ready, cs.Started = false, boolp(false)
+		p.Status.PodIP, p.Status.PodIPs = "", nil
+	})
+	p := demoPod(b.g, wl.rs.Namespace, wl.rs.Name+"-"+b.g.suffix(5), wl.rs.Spec.Template, ownerRef("ReplicaSet", wl.rs), evictAt+time.Second)
+	b.flakyPod(p, "node-3", evictAt+time.Second)
+}
+
+func setNodeCondition(n *corev1.Node, t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string, at time.Duration) {
+	for i := range n.Status.Conditions {
+		c := &n.Status.Conditions[i]
+		if c.Type == t {
+			if c.Status != s {
+				c.LastTransitionTime = demoTime(at)
+			}
+			c.Status, c.Reason, c.Message, c.LastHeartbeatTime = s, reason, msg, demoTime(at)
+		}
+	}
+}
