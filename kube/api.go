@@ -35,6 +35,8 @@ type Source struct {
 	now     func() time.Time
 	context string
 	scope   string
+	// interval is the coalescing interval, which paces Settle.
+	interval time.Duration
 }
 
 // Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.

@@ -145,10 +145,11 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 
 	src := &Source{
-		out:     make(chan model.Batch),
-		now:     now,
-		context: opts.Context,
-		scope:   scope(ns, opts.Selector),
+		out:      make(chan model.Batch),
+		now:      now,
+		context:  opts.Context,
+		scope:    scope(ns, opts.Selector),
+		interval: interval,
 	}
 	factory.Start(ctx.Done())
 	go func() {

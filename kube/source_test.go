@@ -386,3 +386,38 @@ func TestNowUsesOptionsClock(t *testing.T) {
 		t.Errorf("LastEvent = %v, want the source clock %v", m.health.LastEvent, sim)
 	}
 }
+
+func TestSettleReturnsSyncedState(t *testing.T) {
+	client := fake.NewClientset(pod("default", "a", "n"), pod("default", "b", "n"), node("n"))
+	src := startFake(t, client, Options{Namespace: "default"})
+	m := newMirror()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := src.Settle(ctx, m.apply); err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+	if !m.health.Synced || len(m.pods) != 2 || len(m.nodes) != 1 {
+		t.Errorf("after Settle: synced=%v pods=%d nodes=%d, want the full initial state", m.health.Synced, len(m.pods), len(m.nodes))
+	}
+}
+
+func TestSettleFailsWhenNeverSynced(t *testing.T) {
+	client := fake.NewClientset(pod("default", "a", "n"))
+	client.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, errors.New("etcdserver: request timed out")
+	})
+	src := startFake(t, client, Options{Namespace: "default", Interval: 10 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := newMirror()
+	// Cancel once the failure is visible, as --request-timeout would.
+	err := src.Settle(ctx, func(b model.Batch) {
+		m.apply(b)
+		if m.health.WatchError != "" {
+			cancel()
+		}
+	})
+	if !errors.Is(err, ErrNotSynced) || !strings.Contains(err.Error(), "etcdserver: request timed out") {
+		t.Fatalf("Settle = %v, want ErrNotSynced naming the list failure", err)
+	}
+}
