@@ -310,3 +310,23 @@ func WriteKubeconfig(path, server string, caPEM, certPEM, keyPEM []byte, name st
 	kc.CurrentContext = name
 	return clientcmd.WriteToFile(*kc, path)
 }
+
+// EnsureRunning restarts whichever server is down, so that a failed fault test leaves a working
+// cluster to the tests after it.
+func (c *Cluster) EnsureRunning(ctx context.Context) error {
+	c.mu.Lock()
+	etcdDown, apiDown := c.etcd.exited(), c.api.exited()
+	c.mu.Unlock()
+	if etcdDown {
+		if err := c.StartEtcd(ctx); err != nil {
+			return err
+		}
+	}
+	if apiDown {
+		return c.StartAPIServer(ctx)
+	}
+	return nil
+}
+
+// APIAddr is the API server's host:port, for a Proxy.
+func (c *Cluster) APIAddr() string { return loopback(c.apiPort) }

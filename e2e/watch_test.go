@@ -90,6 +90,21 @@ func (w *watcher) read(f func(m *model.Model, now time.Time)) {
 // after timeout with a description of the model.
 func (w *watcher) waitFor(what string, timeout time.Duration, cond func(m *model.Model, now time.Time) bool) {
 	w.t.Helper()
+	if !w.await(timeout, cond) {
+		w.t.Fatalf("timed out after %s waiting for %s; model:\n%s", timeout, what, w.describe())
+	}
+}
+
+// expect is waitFor that records the failure and lets the test go on, for a step whose failure
+// should not hide what the later steps show.
+func (w *watcher) expect(what string, timeout time.Duration, cond func(m *model.Model, now time.Time) bool) {
+	w.t.Helper()
+	if !w.await(timeout, cond) {
+		w.t.Errorf("timed out after %s waiting for %s; model:\n%s", timeout, what, w.describe())
+	}
+}
+
+func (w *watcher) await(timeout time.Duration, cond func(m *model.Model, now time.Time) bool) bool {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
@@ -99,12 +114,12 @@ func (w *watcher) waitFor(what string, timeout time.Duration, cond func(m *model
 		var ok bool
 		w.read(func(m *model.Model, now time.Time) { ok = cond(m, now) })
 		if ok {
-			return
+			return true
 		}
 		select {
 		case <-changed:
 		case <-deadline.C:
-			w.t.Fatalf("timed out after %s waiting for %s; model:\n%s", timeout, what, w.describe())
+			return false
 		}
 	}
 }
