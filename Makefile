@@ -20,6 +20,10 @@ unit:
 e2e-bins:
 	hack/build-k8s.sh >/dev/null
 
+# screenshots/*.png from the demo scenario at 90 s, rendered as the golden tests render.
+screenshots:
+	hack/screenshots.sh
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./classify ./model ./tui
 

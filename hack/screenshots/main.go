@@ -1,0 +1,74 @@
+// Command screenshots renders dashboard frames of the demo scenario through tui.RenderFrame (the
+// same rendering the golden tests use) and writes them as ANSI text to a directory. The
+// `screenshots` make target turns them into SVG (freeze) and PNG (rsvg-convert).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"doomwatch/kube"
+	"doomwatch/model"
+	"doomwatch/tui"
+)
+
+func main() {
+	out := flag.String("out", "screenshots/ansi", "directory for the .ansi frames")
+	at := flag.Duration("at", 90*time.Second, "simulated time of the demo scenario")
+	flag.Parse()
+	if err := run(*out, *at); err != nil {
+		fmt.Fprintln(os.Stderr, "screenshots:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dir string, at time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Snapshot mode: the scenario up to `at` is applied at once and the clock stays there, so
+	// the frames are the same on every run.
+	src, err := kube.StartDemo(ctx, kube.DemoOptions{At: at})
+	if err != nil {
+		return err
+	}
+	m := model.New(model.DefaultConfig())
+	if err := src.Settle(ctx, func(b model.Batch) { m.Apply(&b, src.Now()) }); err != nil {
+		return err
+	}
+	now := src.Now()
+	m.Expire(now)
+
+	// The doomed pod to open: the first doomed pod whose verdict rests on an exit code, else the
+	// first doomed pod.
+	var doomed string
+	for _, p := range m.View(model.Query{Filter: model.OnlyDoomed}) {
+		if doomed == "" || (p.Verdict.HasExitCode && !m.Pod(doomed).Verdict.HasExitCode) {
+			doomed = p.Key
+		}
+	}
+	base := tui.FrameOptions{Width: 160, Height: 45, Now: now, Context: src.Context(), Scope: src.Scope()}
+	frames := map[string]tui.FrameOptions{
+		"overview":      base,
+		"suspect-node":  with(base, func(o *tui.FrameOptions) { o.Focus = tui.FocusNodes }),
+		"doomed-detail": with(base, func(o *tui.FrameOptions) { o.Selected, o.Detail = doomed, true }),
+		"no-color":      with(base, func(o *tui.FrameOptions) { o.NoColor = true }),
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, o := range frames {
+		if err := os.WriteFile(filepath.Join(dir, name+".ansi"), []byte(tui.RenderFrame(m, o)+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func with(o tui.FrameOptions, f func(*tui.FrameOptions)) tui.FrameOptions {
+	f(&o)
+	return o
+}
