@@ -23,5 +23,3 @@ import (
 	_ "k8s.io/klog/v2"
 	_ "sigs.k8s.io/yaml"
 )
-
-func main() {}

@@ -1,0 +1,315 @@
+// Command doomwatch is a terminal dashboard for Kubernetes rollouts that labels each pod transient
+// or doomed. This file only parses flags and wires kube/ → model/ → tui/ (or the --once printers).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"doomwatch/kube"
+	"doomwatch/model"
+	"doomwatch/tui"
+)
+
+// Exit codes: 0 success, 1 an error while running (cluster unreachable, bad kubeconfig, not
+// synced in time), 2 a usage error (unknown flag, bad value, conflicting flags).
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// connectHint is added once, here at the boundary, to errors reaching the cluster.
+const connectHint = "is the cluster reachable? check --context/--kubeconfig"
+
+// version is set at build time with -ldflags "-X main.version=…"; otherwise the module version.
+var version = ""
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// options are the parsed flags that are not kubectl's.
+type options struct {
+	allNamespaces bool
+	selector      string
+	demo          bool
+	once          bool
+	output        string
+	at            time.Duration
+	seed          int64
+	speed         float64
+	interval      time.Duration
+	logFile       string
+	noColor       bool
+	help          bool
+	version       bool
+	model         model.Config
+}
+
+func newFlags() (*pflag.FlagSet, *genericclioptions.ConfigFlags, *options) {
+	fs := pflag.NewFlagSet("doomwatch", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by run, once, on one line
+	fs.SortFlags = false
+
+	o := &options{model: model.DefaultConfig()}
+	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Watch pods in every namespace.")
+	fs.StringVarP(&o.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
+	fs.BoolVar(&o.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
+	fs.StringVarP(&o.output, "output", "o", "table", "Snapshot format with --once: table or json.")
+	fs.BoolVar(&o.demo, "demo", false, "Run against the embedded demo cluster instead of a real one.")
+	fs.DurationVar(&o.at, "at", 0, "With --demo: show the scenario at this simulated time (e.g. 90s) and hold it there.")
+	fs.Int64Var(&o.seed, "seed", 1, "With --demo: seed for names and jitter (the story is the same).")
+	fs.Float64Var(&o.speed, "speed", 1, "With --demo: simulated seconds per real second.")
+	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
+	fs.DurationVar(&o.model.Window, "window", o.model.Window, "How long exit-128 start failures count as evidence.")
+	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, "A node is suspect when at least this many pods failed to start with exit 128 on it within the window ...")
+	fs.Float64Var(&o.model.SuspectShare, "suspect-share", o.model.SuspectShare, "... and it holds at least this share (0-1] of the cluster's such failures.")
+	fs.IntVar(&o.model.EscalateNodes, "escalate-nodes", o.model.EscalateNodes, "A workload whose container failed to start with exit 128 on this many nodes is doomed (not node-local).")
+	fs.StringVar(&o.logFile, "log-file", "", "Write client-go and doomwatch logs to this file (default: discard them).")
+	fs.BoolVar(&o.noColor, "no-color", false, "Disable colour (also NO_COLOR=1).")
+	fs.BoolVarP(&o.help, "help", "h", false, "Show this help.")
+	fs.BoolVar(&o.version, "version", false, "Print the version and exit.")
+
+	// kubectl's own flags and precedence: --kubeconfig, --context, -n, --request-timeout, KUBECONFIG,
+	// in-cluster config. The request timeout defaults to 10s rather than kubectl's "never".
+	cf := genericclioptions.NewConfigFlags(false)
+	cf.CacheDir = nil // no discovery cache: doomwatch knows its resources
+	timeout := kube.DefaultRequestTimeout.String()
+	cf.Timeout = &timeout
+	cf.AddFlags(fs)
+	fs.Lookup("request-timeout").Usage = "How long to wait for the API server to answer and for --once to sync (e.g. 5s). Zero means the default."
+	return fs, cf, o
+}
+
+// run is the whole program behind main, returning the exit code; tests call it directly.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs, cf, o := newFlags()
+	if err := fs.Parse(args); err != nil {
+		return usageError(stderr, err)
+	}
+	if o.help {
+		fmt.Fprint(stdout, usage(fs))
+		return exitOK
+	}
+	if o.version {
+		fmt.Fprintln(stdout, "doomwatch", buildVersion())
+		return exitOK
+	}
+	if err := validate(fs, o); err != nil {
+		return usageError(stderr, err)
+	}
+	timeout, err := requestTimeout(cf)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+
+	closeLog, err := quietLogs(o.logFile)
+	if err != nil {
+		return fail(stderr, err, false)
+	}
+	defer closeLog()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Stopping the source (informers, demo engine) when run returns.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	src, err := startSource(ctx, cf, o)
+	if err != nil {
+		return fail(stderr, err, !o.demo)
+	}
+	m := model.New(o.model)
+
+	if o.once {
+		syncCtx, cancelSync := context.WithTimeout(ctx, timeout)
+		err := src.Settle(syncCtx, func(b model.Batch) { m.Apply(&b, src.Now()) })
+		cancelSync()
+		if err != nil {
+			return fail(stderr, err, !o.demo && errors.Is(err, kube.ErrNotSynced))
+		}
+		snap := m.Snapshot(src.Context(), src.Now())
+		if o.output == "json" {
+			err = snap.WriteJSON(stdout)
+		} else {
+			err = snap.WriteTable(stdout)
+		}
+		if err != nil {
+			return fail(stderr, fmt.Errorf("writing snapshot: %w", err), false)
+		}
+		return exitOK
+	}
+
+	err = tui.Run(ctx, tui.Options{
+		Model:   m,
+		Batches: src.Batches(),
+		Now:     src.Now,
+		Context: src.Context(),
+		Scope:   src.Scope(),
+		NoColor: o.noColor,
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fail(stderr, err, false)
+	}
+	return exitOK
+}
+
+func startSource(ctx context.Context, cf *genericclioptions.ConfigFlags, o *options) (*kube.Source, error) {
+	if o.demo {
+		ns := ""
+		if cf.Namespace != nil && !o.allNamespaces {
+			ns = *cf.Namespace
+		}
+		return kube.StartDemo(ctx, kube.DemoOptions{
+			Seed: o.seed, Speed: o.speed, At: o.at, Interval: o.interval,
+			Namespace: ns, Selector: o.selector,
+		})
+	}
+	return kube.Connect(ctx, cf, kube.Options{
+		AllNamespaces: o.allNamespaces,
+		Selector:      o.selector,
+		Interval:      o.interval,
+	})
+}
+
+// validate rejects flag combinations and values that cannot be what the user meant.
+func validate(fs *pflag.FlagSet, o *options) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if !o.demo {
+		for _, name := range []string{"at", "seed", "speed"} {
+			if fs.Changed(name) {
+				return fmt.Errorf("--%s needs --demo", name)
+			}
+		}
+	}
+	if fs.Changed("output") && !o.once {
+		return errors.New("-o/--output needs --once")
+	}
+	switch {
+	case o.output != "table" && o.output != "json":
+		return fmt.Errorf("-o/--output must be table or json, not %q", o.output)
+	case o.at < 0:
+		return fmt.Errorf("--at must not be negative, got %s", o.at)
+	case o.speed <= 0:
+		return fmt.Errorf("--speed must be positive, got %g", o.speed)
+	case o.interval <= 0:
+		return fmt.Errorf("--interval must be positive, got %s", o.interval)
+	case o.model.Window <= 0:
+		return fmt.Errorf("--window must be positive, got %s", o.model.Window)
+	case o.model.SuspectPods < 1:
+		return fmt.Errorf("--suspect-pods must be at least 1, got %d", o.model.SuspectPods)
+	case o.model.SuspectShare <= 0 || o.model.SuspectShare > 1:
+		return fmt.Errorf("--suspect-share must be in (0, 1], got %g", o.model.SuspectShare)
+	case o.model.EscalateNodes < 2:
+		return fmt.Errorf("--escalate-nodes must be at least 2, got %d", o.model.EscalateNodes)
+	}
+	return nil
+}
+
+// requestTimeout reads --request-timeout as kubectl does (a bare number is seconds); zero or unset
+// means kube.DefaultRequestTimeout, so --once never waits forever.
+func requestTimeout(cf *genericclioptions.ConfigFlags) (time.Duration, error) {
+	s := strings.TrimSpace(*cf.Timeout)
+	if s == "" || s == "0" {
+		return kube.DefaultRequestTimeout, nil
+	}
+	if !strings.ContainsAny(s, "smhµu") {
+		s += "s"
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("invalid --request-timeout %q: want a duration such as 10s", *cf.Timeout)
+	}
+	if d == 0 {
+		return kube.DefaultRequestTimeout, nil
+	}
+	return d, nil
+}
+
+// quietLogs keeps klog and client-go warnings off the terminal the dashboard draws on: they go to
+// path, or nowhere.
+func quietLogs(path string) (func(), error) {
+	var out io.Writer = io.Discard
+	closeFn := func() {}
+	if path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("opening log file: %w", err)
+		}
+		out, closeFn = f, func() { f.Close() }
+	}
+	kfs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(kfs)
+	// With logtostderr off, klog still copies messages at or above stderrthreshold to stderr.
+	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
+		if err := kfs.Set(name, value); err != nil {
+			return nil, fmt.Errorf("configuring klog: %w", err)
+		}
+	}
+	klog.SetOutput(out)
+	if path == "" {
+		rest.SetDefaultWarningHandler(rest.NoWarnings{})
+	} else {
+		rest.SetDefaultWarningHandler(rest.NewWarningWriter(out, rest.WarningWriterOptions{Deduplicate: true}))
+	}
+	return func() { klog.Flush(); closeFn() }, nil
+}
+
+// fail prints err as one sanitised line, with the connection hint when it is about reaching the
+// cluster, and returns exit code 1.
+func fail(stderr io.Writer, err error, hint bool) int {
+	msg := model.Sanitize(err.Error())
+	if hint {
+		msg += " (" + connectHint + ")"
+	}
+	fmt.Fprintln(stderr, "doomwatch: "+msg)
+	return exitError
+}
+
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "doomwatch: %s (see doomwatch --help)\n", model.Sanitize(err.Error()))
+	return exitUsage
+}
+
+func usage(fs *pflag.FlagSet) string {
+	return `doomwatch: a dashboard for Kubernetes rollouts that tells transient pod failures from doomed ones.
+
+Usage:
+  doomwatch [flags]                     live dashboard for the current kubeconfig context
+  doomwatch --demo                      the embedded demo cluster
+  doomwatch --once [-o table|json]      print a snapshot and exit
+  doomwatch --demo --once --at 90s      the demo scenario at 90s of simulated time
+
+doomwatch only gets, lists and watches; it never writes to the cluster.
+Exit codes: 0 success, 1 error (e.g. cluster unreachable), 2 usage error.
+
+Flags:
+` + fs.FlagUsages()
+}
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
