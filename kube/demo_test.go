@@ -1,0 +1,270 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"doomwatch/model"
+)
+
+var updateDemo = flag.Bool("update-demo", false, "rewrite kube/testdata/demo golden files")
+
+// demoGoldenTimes are the --at values the golden files cover: node-3's first failure, the
+// rollouts under way, and the finished story.
+var demoGoldenTimes = []time.Duration{5 * time.Second, 20 * time.Second, 45 * time.Second, 90 * time.Second}
+
+// demoOnce does what `doomwatch --demo --once -o json --at at` does: start the demo in snapshot
+// mode, apply batches until the source has synced and gone quiet, and snapshot the model at the
+// source's (simulated) time.
+func demoOnce(t *testing.T, seed int64, at time.Duration) (model.Snapshot, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	src, err := StartDemo(ctx, DemoOptions{Seed: seed, At: at})
+	if err != nil {
+		t.Fatalf("StartDemo: %v", err)
+	}
+	m := model.New(model.DefaultConfig())
+	if err := src.Settle(ctx, func(b model.Batch) { m.Apply(&b, src.Now()) }); err != nil {
+		t.Fatalf("Settle: %v", err)
+	}
+	if want := DemoEpoch.Add(at); !src.Now().Equal(want) {
+		t.Fatalf("snapshot clock = %s, want %s", src.Now(), want)
+	}
+	snap := m.Snapshot(src.Context(), src.Now())
+	var buf bytes.Buffer
+	if err := snap.WriteJSON(&buf); err != nil {
+		t.Fatalf("WriteJSON: %v", err)
+	}
+	return snap, buf.Bytes()
+}
+
+func TestDemoSameSeedSameBytes(t *testing.T) {
+	_, a := demoOnce(t, 7, 90*time.Second)
+	_, b := demoOnce(t, 7, 90*time.Second)
+	if !bytes.Equal(a, b) {
+		t.Fatalf("two runs with seed 7 --at 90s differ:\n%s", firstDiff(a, b))
+	}
+	_, c := demoOnce(t, 8, 90*time.Second)
+	if bytes.Equal(a, c) {
+		t.Fatal("seeds 7 and 8 produced identical output; the seed should vary names and IDs")
+	}
+}
+
+func TestDemoGolden(t *testing.T) {
+	for _, at := range demoGoldenTimes {
+		t.Run(at.String(), func(t *testing.T) {
+			_, got := demoOnce(t, 1, at)
+			path := filepath.Join("testdata", "demo", fmt.Sprintf("at-%ds.json", int(at.Seconds())))
+			if *updateDemo {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./kube -run TestDemoGolden -update-demo)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("--demo --once -o json --at %s differs from %s:\n%s", at, path, firstDiff(want, got))
+			}
+		})
+	}
+}
+
+// TestDemoStory checks the story issue 3 tells, at 90s and for several seeds: the seed changes
+// names and jitter, never the outcome.
+func TestDemoStory(t *testing.T) {
+	for _, seed := range []int64{1, 2, 3} {
+		snap, _ := demoOnce(t, seed, 90*time.Second)
+
+		// node-3 is suspect, and only node-3; it holds every exit-128 start failure.
+		for _, n := range snap.Nodes {
+			switch {
+			case n.Name == "node-3":
+				if !n.Suspect || n.Why == "" {
+					t.Errorf("seed %d: node-3 not suspect (or no why): %+v", seed, n)
+				}
+				if n.FailedPods < 3 {
+					t.Errorf("seed %d: node-3 failed pods = %d, want >= 3", seed, n.FailedPods)
+				}
+				if !strings.Contains(n.DominantMessage, "context deadline exceeded") {
+					t.Errorf("seed %d: node-3 dominant message = %q", seed, n.DominantMessage)
+				}
+			case n.Suspect || n.StartFailures128 != 0:
+				t.Errorf("seed %d: %s has exit-128 failures or is suspect: %+v", seed, n.Name, n)
+			}
+			if !n.Ready || !n.Known {
+				t.Errorf("seed %d: %s not a known Ready node: %+v", seed, n.Name, n)
+			}
+		}
+		if len(snap.Nodes) != 5 {
+			t.Errorf("seed %d: %d nodes, want 5", seed, len(snap.Nodes))
+		}
+
+		rollouts := map[string]model.SnapshotRollout{}
+		for _, r := range snap.Rollouts {
+			rollouts[r.Namespace+"/"+r.Name] = r
+		}
+		for _, k := range []string{"shop/payments", "search/search"} {
+			if r := rollouts[k]; r.Verdict != string(model.RolloutDoomed) || r.Reason == "" {
+				t.Errorf("seed %d: rollout %s = %q (%q), want doomed with a reason", seed, k, r.Verdict, r.Reason)
+			}
+		}
+		if r := rollouts["shop/payments"]; !strings.Contains(r.Reason, "not found") && !strings.Contains(r.Reason, "ProgressDeadlineExceeded") {
+			t.Errorf("seed %d: payments reason %q names neither the missing image nor the deadline", seed, r.Reason)
+		}
+		if r := rollouts["shop/checkout"]; r.Verdict == string(model.RolloutDoomed) || r.Verdict == "" || r.Updated != 12 || r.Desired != 12 {
+			t.Errorf("seed %d: checkout rollout = %+v, want 12/12 updated and not doomed", seed, r)
+		}
+
+		byName := map[string]model.SnapshotPod{}
+		var node3Failed, unschedulable, jobs, evicted int
+		for _, p := range snap.Pods {
+			byName[p.Namespace+"/"+p.Name] = p
+			lastStartFailure := len(p.Containers) > 0 && p.Containers[0].LastState != nil &&
+				p.Containers[0].LastState.Reason == "StartError" && p.Containers[0].LastState.ExitCode != nil && *p.Containers[0].LastState.ExitCode == 128
+			switch {
+			case lastStartFailure:
+				node3Failed++
+				if p.Node != "node-3" || p.Verdict != "healthy" {
+					t.Errorf("seed %d: pod %s with a past exit 128 is %s on %s, want healthy on node-3", seed, p.Name, p.Verdict, p.Node)
+				}
+			case p.Owner == "Job/db-migrate-v2":
+				jobs++
+				if p.Verdict != "completed" || p.Phase != "Succeeded" {
+					t.Errorf("seed %d: migration job pod is %s/%s, want completed/Succeeded", seed, p.Verdict, p.Phase)
+				}
+			case p.Owner == "Deployment/recommender":
+				unschedulable++
+				if p.Verdict != "progressing" || !strings.Contains(p.Reason, "Unschedulable") || p.Status != "Pending" {
+					t.Errorf("seed %d: recommender pod = %s %q %s, want progressing Unschedulable Pending", seed, p.Verdict, p.Reason, p.Status)
+				}
+			case p.Phase == "Failed":
+				evicted++
+				// STATUS is the container's ContainerStatusUnknown, as kubectl prints it
+				// (printPod prefers a terminated container's reason over the pod's).
+				if p.Owner != "Deployment/inventory" || p.Verdict != "transient" || !strings.Contains(p.Reason, "Evicted") {
+					t.Errorf("seed %d: failed pod %s = %s %s %q, want an evicted, transient inventory pod", seed, p.Name, p.Owner, p.Verdict, p.Reason)
+				}
+			}
+		}
+		if node3Failed < 4 || jobs != 1 || unschedulable != 1 || evicted != 1 {
+			t.Errorf("seed %d: recovered exit-128 pods %d (want >= 4), job pods %d, unschedulable %d, evicted %d (want 1 each)",
+				seed, node3Failed, jobs, unschedulable, evicted)
+		}
+		if snap.Summary.Pods < 50 || snap.Summary.Pods > 80 {
+			t.Errorf("seed %d: %d pods, want a modest cluster of 50-80", seed, snap.Summary.Pods)
+		}
+	}
+}
+
+// TestDemoEarlyFailuresAreTransient looks at node-3 while its first pod is failing to start:
+// the failure is transient, not doomed, and already counts as node evidence.
+func TestDemoEarlyFailuresAreTransient(t *testing.T) {
+	snap, _ := demoOnce(t, 1, 5*time.Second)
+	failing := 0
+	for _, p := range snap.Pods {
+		if len(p.Containers) == 0 || p.Containers[0].State == nil || p.Containers[0].State.Reason != "StartError" {
+			continue
+		}
+		failing++
+		if p.Node != "node-3" || p.Verdict != "transient" {
+			t.Errorf("pod %s failing to start is %s on %s, want transient on node-3", p.Name, p.Verdict, p.Node)
+		}
+		if c := p.Containers[0]; c.State.ExitCode == nil || *c.State.ExitCode != 128 {
+			t.Errorf("pod %s: start failure exit code %v, want 128", p.Name, c.State.ExitCode)
+		}
+	}
+	if failing == 0 {
+		t.Fatal("no pod is failing to start at 5s; the scenario should show node-3's first failure")
+	}
+	for _, n := range snap.Nodes {
+		if n.Name == "node-3" && n.StartFailures128 == 0 {
+			t.Errorf("node-3 has no exit-128 evidence at 5s: %+v", n)
+		}
+	}
+}
+
+// TestDemoLive plays the scenario in live mode at high speed through the real informer path and
+// waits for the story to reach the model: node-3 suspect, payments and search doomed, checkout
+// not, and the migration job completed.
+func TestDemoLive(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	src, err := StartDemo(ctx, DemoOptions{Seed: 1, Speed: 40, Interval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("StartDemo: %v", err)
+	}
+	m := model.New(model.DefaultConfig())
+	for {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("story did not reach the model in live mode; at %s: nodes %+v rollouts %+v",
+				src.Now().Sub(DemoEpoch), m.Nodes(src.Now()), m.Rollouts())
+		case b, ok := <-src.Batches():
+			if !ok {
+				t.Fatal("batches closed")
+			}
+			now := src.Now()
+			m.Apply(&b, now)
+			if storyTold(m, now) {
+				return
+			}
+		}
+	}
+}
+
+func storyTold(m *model.Model, now time.Time) bool {
+	suspect := false
+	for _, n := range m.Nodes(now) {
+		if n.Suspect {
+			if n.Name != "node-3" {
+				return false
+			}
+			suspect = true
+		}
+	}
+	doomed := map[string]bool{}
+	for _, r := range m.Rollouts() {
+		doomed[r.Namespace+"/"+r.Name] = r.Verdict == model.RolloutDoomed
+	}
+	return suspect && doomed["shop/payments"] && doomed["search/search"] && !doomed["shop/checkout"] &&
+		m.Counts().Completed == 1
+}
+
+func TestStartDemoRejectsNegativeAt(t *testing.T) {
+	if _, err := StartDemo(context.Background(), DemoOptions{At: -time.Second}); err == nil {
+		t.Fatal("StartDemo accepted --at -1s")
+	}
+}
+
+// firstDiff shows the first differing line of two JSON documents.
+func firstDiff(want, got []byte) string {
+	w, g := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
+	for i := 0; i < len(w) || i < len(g); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			return "line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
+		}
+	}
+	return "(no line differs)"
+}
