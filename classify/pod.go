@@ -40,13 +40,21 @@ func podVerdict(pod *corev1.Pod) Verdict {
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		v := judge(pod, c, statusFor(pod.Status.InitContainerStatuses, i, c.Name), true)
+		cs := statusFor(pod.Status.InitContainerStatuses, i, c.Name)
+		if found && best.Kind != Completed && runningReady(cs) && isSidecar(c) {
+			continue // healthy never outranks what was found; skip building the verdict
+		}
+		v := judge(pod, c, cs, true)
 		v.Container, v.Init = c.Name, true
 		consider(v)
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		v := judge(pod, c, statusFor(pod.Status.ContainerStatuses, i, c.Name), false)
+		cs := statusFor(pod.Status.ContainerStatuses, i, c.Name)
+		if found && runningReady(cs) && best.Kind != Completed {
+			continue
+		}
+		v := judge(pod, c, cs, false)
 		v.Container = c.Name
 		consider(v)
 	}
@@ -73,6 +81,11 @@ func containerVerdicts(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdi
 		dst = append(dst, ContainerVerdict{Name: c.Name, Verdict: v})
 	}
 	return dst
+}
+
+// runningReady is judgeRunning's healthy case, checked without building a verdict.
+func runningReady(cs *corev1.ContainerStatus) bool {
+	return cs != nil && cs.Ready && cs.State.Running != nil && cs.State.Waiting == nil && cs.State.Terminated == nil
 }
 
 // statusFor finds a container's status by name. The kubelet reports statuses in spec order, so
