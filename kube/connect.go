@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +26,10 @@ const DefaultRequestTimeout = 10 * time.Second
 // watches: it never writes to the cluster.
 func Connect(ctx context.Context, flags *genericclioptions.ConfigFlags, opts Options) (*Source, error) {
 	loader := flags.ToRawKubeConfigLoader()
+	if noConfig(flags, loader) {
+		// client-go would fall back to http://localhost:8080, which is never what was meant.
+		return nil, errors.New("no kubeconfig found: set KUBECONFIG or --kubeconfig, or try --demo")
+	}
 	cfg, err := flags.ToRESTConfig()
 	if err != nil {
 		return nil, lineErrorf(err, "loading kubeconfig: %v", err)
@@ -126,6 +131,19 @@ func contextName(flags *genericclioptions.ConfigFlags, loader clientcmd.ClientCo
 		return raw.CurrentContext
 	}
 	return "in-cluster"
+}
+
+// noConfig reports that there is nothing to connect to: no kubeconfig clusters, no --server and
+// not running in a pod.
+func noConfig(flags *genericclioptions.ConfigFlags, loader clientcmd.ClientConfig) bool {
+	if flags.APIServer != nil && *flags.APIServer != "" {
+		return false
+	}
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		return false
+	}
+	raw, err := loader.RawConfig()
+	return err == nil && len(raw.Clusters) == 0
 }
 
 // lineError keeps the wrapped error for errors.Is/As but prints as one line: API and kubeconfig

@@ -193,3 +193,14 @@ func TestConnectUnauthorized(t *testing.T) {
 		t.Errorf("error = %q, want a credentials error", msg)
 	}
 }
+
+func TestConnectWithoutAnyKubeconfig(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	f := genericclioptions.NewConfigFlags(false)
+	msg := connectErr(t, f, Options{})
+	if !strings.Contains(msg, "no kubeconfig found") {
+		t.Errorf("error = %q, want a missing-kubeconfig error rather than a localhost:8080 fallback", msg)
+	}
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// oneErrorLine asserts stderr is exactly one "doomwatch: …" line.
+func oneErrorLine(t *testing.T, stderr string) string {
+	t.Helper()
+	if !strings.HasPrefix(stderr, "doomwatch: ") || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+		t.Errorf("stderr = %q, want one line starting with \"doomwatch: \"", stderr)
+	}
+	return stderr
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "unknown flag: --bogus"},
+		{[]string{"--at", "90s"}, "--at needs --demo"},
+		{[]string{"--seed", "3"}, "--seed needs --demo"},
+		{[]string{"--once", "-o", "yaml"}, "must be table or json"},
+		{[]string{"-o", "json"}, "needs --once"},
+		{[]string{"--demo", "--speed", "0"}, "--speed must be positive"},
+		{[]string{"--suspect-share", "1.5"}, "--suspect-share"},
+		{[]string{"--window", "0s"}, "--window must be positive"},
+		{[]string{"--request-timeout", "soon"}, "invalid --request-timeout"},
+		{[]string{"pods"}, `unexpected argument "pods"`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d", code, exitUsage)
+			}
+			if !strings.Contains(oneErrorLine(t, stderr), tc.want) {
+				t.Errorf("stderr = %q, want it to mention %q", stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+		})
+	}
+}
+
+func TestHelpListsOurFlagsAndKubectls(t *testing.T) {
+	code, stdout, stderr := runCLI("--help")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("--help: code %d, stderr %q", code, stderr)
+	}
+	for _, flag := range []string{"-A, --all-namespaces", "-l, --selector", "--once", "-o, --output", "--demo", "--at",
+		"--kubeconfig", "--context", "-n, --namespace", "--request-timeout", `(default "10s")`} {
+		if !strings.Contains(stdout, flag) {
+			t.Errorf("help does not mention %q", flag)
+		}
+	}
+}
+
+func TestUnreachableClusterExitsOneWithHint(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://%s"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: dev, context: {cluster: c, user: u}}]
+current-context: dev
+`, addr)
+	if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("--once", "--kubeconfig", kubeconfig, "--request-timeout", "1s")
+	if code != exitError {
+		t.Errorf("exit code %d, want %d", code, exitError)
+	}
+	line := oneErrorLine(t, stderr)
+	if !strings.Contains(line, addr) || !strings.Contains(line, connectHint) {
+		t.Errorf("stderr = %q, want the server address and the hint", line)
+	}
+	if strings.Count(line, connectHint) != 1 {
+		t.Errorf("hint repeated: %q", line)
+	}
+	if stdout != "" {
+		t.Errorf("stdout = %q, want nothing", stdout)
+	}
+}
+
+func TestUnknownContextExitsOne(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	content := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: dev, context: {cluster: c, user: u}}]
+current-context: dev
+`
+	if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("--once", "--kubeconfig", kubeconfig, "--context", "prod")
+	if code != exitError || !strings.Contains(oneErrorLine(t, stderr), `context "prod" does not exist`) {
+		t.Errorf("code %d, stderr %q; want exit 1 naming the unknown context", code, stderr)
+	}
+}
+
+// TestDemoOnceJSON runs the whole --once path over the demo cluster: flags → demo source → informers
+// → model → JSON on stdout.
+func TestDemoOnceJSON(t *testing.T) {
+	code, stdout, stderr := runCLI("--demo", "--once", "--at", "90s", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("exit code %d, stderr %q", code, stderr)
+	}
+	if stderr != "" {
+		t.Errorf("stderr = %q, want nothing (logs never reach the terminal)", stderr)
+	}
+	var snap struct {
+		Context string `json:"context"`
+		Summary struct {
+			Pods int `json:"pods"`
+		} `json:"summary"`
+		Nodes []struct {
+			Name string `json:"name"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &snap); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	if snap.Context != "demo" || snap.Summary.Pods == 0 || len(snap.Nodes) == 0 {
+		t.Errorf("snapshot context %q, %d pods, %d nodes: want the synced demo cluster", snap.Context, snap.Summary.Pods, len(snap.Nodes))
+	}
+}
