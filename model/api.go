@@ -29,6 +29,12 @@ type Model struct {
 	ledger ledger
 	esc    escalation
 
+	// order holds every pod by namespace/name, maintained incrementally (new pods are sorted
+	// and merged in, deleted ones skipped), so the default views need no full sort per batch.
+	order   []*Pod
+	added   []*Pod
+	removed int
+
 	view     viewCache
 	nodeView nodeCache
 	rollouts rolloutCache

@@ -16,6 +16,7 @@ func (m *Model) upsertPod(obj *corev1.Pod, now time.Time) {
 	if p == nil {
 		p = &Pod{Key: Sanitize(obj.Namespace + "/" + obj.Name)}
 		m.pods[k] = p
+		m.added = append(m.added, p)
 	} else {
 		m.uncount(p)
 		if p.UID != string(obj.UID) {
@@ -53,6 +54,8 @@ func (m *Model) delete(r Ref) {
 		if p := m.pods[k]; p != nil {
 			m.uncount(p)
 			delete(m.pods, k)
+			p.gone = true
+			m.removed++
 			// Ledger entries stay: a deleted pod's failures remain evidence for the window.
 		}
 	case KindNode:

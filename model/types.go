@@ -114,6 +114,7 @@ type Pod struct {
 	workload string       // Failure.Workload of this pod's failures
 	ctrl     ownerKey     // the pod's controller reference (namespace, kind, name)
 	sticky   []stickyDoom // containers doomed by an image "not found", until they run
+	gone     bool         // deleted; dropped from the name order at its next merge
 }
 
 // Counts are pods per verdict kind.

@@ -25,15 +25,74 @@ func (m *Model) View(q Query) []*Pod {
 		return c.pods
 	}
 	tokens := strings.Fields(strings.ToLower(q.Text))
-	out := make([]*Pod, 0, len(m.pods))
-	for _, p := range m.pods {
+	m.mergeOrder()
+	out := make([]*Pod, 0, len(m.order))
+	for _, p := range m.order {
 		if keep(p, &q, tokens) {
 			out = append(out, p)
 		}
 	}
-	slices.SortFunc(out, comparator(q.Sort))
+	switch q.Sort {
+	case ByName:
+		// m.order is already by namespace/name.
+	case BySeverity:
+		out = bySeverityStable(out)
+	case ByNode:
+		slices.SortStableFunc(out, func(a, b *Pod) int {
+			if c := strings.Compare(a.Node, b.Node); c != 0 {
+				return c
+			}
+			return cmp.Compare(b.Verdict.Kind.Severity(), a.Verdict.Kind.Severity())
+		})
+	case ByAge:
+		slices.SortStableFunc(out, func(a, b *Pod) int { return b.Created.Compare(a.Created) })
+	}
 	c.pods, c.version, c.q, c.valid = out, m.version, q, true
 	return out
+}
+
+// bySeverityStable orders pods most severe first, keeping their (name) order within a severity:
+// a counting sort, linear in the pod count.
+func bySeverityStable(ps []*Pod) []*Pod {
+	const levels = 5 // classify.Kind.Severity returns 0..4
+	var start [levels + 1]int
+	for _, p := range ps {
+		start[levels-p.Verdict.Kind.Severity()]++
+	}
+	for i, n := 0, 0; i <= levels; i++ {
+		start[i], n = n, n+start[i]
+	}
+	out := make([]*Pod, len(ps))
+	for _, p := range ps {
+		s := levels - p.Verdict.Kind.Severity()
+		out[start[s]] = p
+		start[s]++
+	}
+	return out
+}
+
+// mergeOrder brings m.order up to date: pods added since the last merge are sorted (k log k) and
+// merged in, deleted ones dropped, in one linear pass.
+func (m *Model) mergeOrder() {
+	if len(m.added) == 0 && m.removed == 0 {
+		return
+	}
+	slices.SortFunc(m.added, byName)
+	out := make([]*Pod, 0, len(m.pods))
+	i, j := 0, 0
+	for i < len(m.order) || j < len(m.added) {
+		var p *Pod
+		if j == len(m.added) || i < len(m.order) && byName(m.order[i], m.added[j]) <= 0 {
+			p, i = m.order[i], i+1
+		} else {
+			p, j = m.added[j], j+1
+		}
+		if !p.gone {
+			out = append(out, p)
+		}
+	}
+	clear(m.added)
+	m.order, m.added, m.removed = out, m.added[:0], 0
 }
 
 func keep(p *Pod, q *Query, tokens []string) bool {
@@ -109,36 +168,6 @@ func lower(c byte) byte {
 		return c + 'a' - 'A'
 	}
 	return c
-}
-
-func comparator(s Sort) func(a, b *Pod) int {
-	switch s {
-	case ByName:
-		return byName
-	case ByNode:
-		return func(a, b *Pod) int {
-			if c := strings.Compare(a.Node, b.Node); c != 0 {
-				return c
-			}
-			return bySeverity(a, b)
-		}
-	case ByAge:
-		return func(a, b *Pod) int {
-			if c := b.Created.Compare(a.Created); c != 0 {
-				return c
-			}
-			return byName(a, b)
-		}
-	default:
-		return bySeverity
-	}
-}
-
-func bySeverity(a, b *Pod) int {
-	if c := cmp.Compare(b.Verdict.Kind.Severity(), a.Verdict.Kind.Severity()); c != 0 {
-		return c
-	}
-	return byName(a, b)
 }
 
 func byName(a, b *Pod) int {

@@ -1,0 +1,119 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+)
+
+func snapshotModel() *Model {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{
+		Nodes:       []*corev1.Node{node("node-3", true, false), node("node-1", true, false)},
+		Deployments: []*appsv1.Deployment{deployment("shop", "web", 3, "1")},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "1")},
+	}, t0)
+	web := func(name string, opts ...podOpt) *corev1.Pod {
+		return pod("shop", name, append([]podOpt{onNode("node-3"), ownedBy("ReplicaSet", "web-7d9f")}, opts...)...)
+	}
+	apply(m, t0,
+		web("web-b", recoveredAfter128(t0.Add(-time.Minute), 1)),
+		web("web-a", startFailed128(t0.Add(-2*time.Minute), 2)),
+		pod("shop", "sts-0", onNode("node-3"), ownedBy("StatefulSet", "sts"), startFailed128(t0.Add(-30*time.Second), 1)),
+		pod("infra", "evil", onNode("node-1"), app(func(cs *corev1.ContainerStatus) {
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}
+			cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error",
+				Message: "\x1b]0;pwned\x07\x1b[2J\x1b[Hgone\tbad"}
+		})))
+	return m
+}
+
+func TestSnapshotJSONSchema(t *testing.T) {
+	s := snapshotModel().Snapshot("demo", t0)
+	var buf bytes.Buffer
+	if err := s.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.ContainsAny(out, "\x1b\x07") || strings.Contains(out, `\u001b`) || strings.Contains(out, "pwned") {
+		t.Fatalf("escape sequences in JSON: %s", out)
+	}
+	var doc struct {
+		Context     string         `json:"context"`
+		GeneratedAt string         `json:"generatedAt"`
+		Summary     map[string]int `json:"summary"`
+		Pods        []map[string]any
+		Nodes       []map[string]any
+		Rollouts    []map[string]any
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Context != "demo" || doc.GeneratedAt != "2025-03-01T12:00:00Z" {
+		t.Errorf("context/generatedAt = %q/%q", doc.Context, doc.GeneratedAt)
+	}
+	if doc.Summary["pods"] != 4 || doc.Summary["healthy"] != 1 || doc.Summary["transient"] != 2 || doc.Summary["doomed"] != 1 {
+		t.Errorf("summary = %v", doc.Summary)
+	}
+	var names []string
+	for _, p := range doc.Pods {
+		names = append(names, p["namespace"].(string)+"/"+p["name"].(string))
+		for _, k := range []string{"uid", "node", "owner", "phase", "status", "ready", "restarts", "restartCount", "verdict", "reason", "containers"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("pod %v lacks %q", names[len(names)-1], k)
+			}
+		}
+	}
+	if got := strings.Join(names, " "); got != "infra/evil shop/sts-0 shop/web-a shop/web-b" {
+		t.Errorf("pod order = %s", got)
+	}
+	webA := doc.Pods[2]
+	if webA["owner"] != "Deployment/web" || webA["verdict"] != "transient" || webA["restartCount"] != float64(2) || webA["ready"] != "0/1" {
+		t.Errorf("web-a = %v", webA)
+	}
+	c := webA["containers"].([]any)[0].(map[string]any)
+	state, last := c["state"].(map[string]any), c["lastState"].(map[string]any)
+	if state["kind"] != "waiting" || state["exitCode"] != nil || last["kind"] != "terminated" || last["exitCode"] != float64(128) {
+		t.Errorf("container states = %v / %v", state, last)
+	}
+	if c["lastState"] == nil || doc.Pods[3]["containers"].([]any)[0].(map[string]any)["verdict"] != "healthy" {
+		t.Errorf("web-b container = %v", doc.Pods[3]["containers"])
+	}
+	if len(doc.Nodes) != 2 || doc.Nodes[0]["name"] != "node-1" || doc.Nodes[1]["suspect"] != true ||
+		doc.Nodes[1]["startFailures128"] != float64(3) || doc.Nodes[1]["workloads"] != float64(2) {
+		t.Errorf("nodes = %v", doc.Nodes)
+	}
+	if len(doc.Rollouts) != 1 || doc.Rollouts[0]["kind"] != "Deployment" || doc.Rollouts[0]["verdict"] != "complete" {
+		t.Errorf("rollouts = %v", doc.Rollouts)
+	}
+}
+
+func TestSnapshotTable(t *testing.T) {
+	var buf bytes.Buffer
+	if err := snapshotModel().Snapshot("demo", t0).WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"NAMESPACE   NAME    READY   STATUS",
+		"VERDICT     REASON",
+		"\nNODES\n",
+		"128-FAILURES",
+		"3 pods of 2 workloads failed to start with exit 128 here in the last 15m; 0 elsewhere",
+		"\nROLLOUTS\n",
+		"Deployment/web",
+		`deployment "web" successfully rolled out`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.ContainsAny(out, "\x1b\x07\t") {
+		t.Errorf("control characters in table:\n%q", out)
+	}
+}
