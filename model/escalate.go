@@ -6,6 +6,13 @@ import "strconv"
 // containers failed to start with a transient exit 128 on at least EscalateNodes distinct nodes
 // within the window is not suffering node-local trouble (the premise of Krane's exit-128 rule,
 // Shopify/krane#656), so its start-failing pods are doomed.
+//
+// Precisely: in a pod of an escalated workload, every container whose classify verdict is
+// transient with RuleStartFailure128 (the exit-128 failure is its current state, or its lastState
+// while it waits to be recreated) becomes doomed with RuleEscalated, and the pod's verdict follows.
+// Containers that run again (the 128 is only history) and verdicts classify already doomed
+// (CrashLoopBackOff) are left alone. The distinct-node count is over the workload's live ledger
+// entries, so escalation clears as failures leave the window.
 type escalation struct {
 	// nodes counts live ledger entries per workload and node.
 	nodes map[string]map[string]int
