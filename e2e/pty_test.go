@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -102,6 +103,32 @@ func (tty *terminal) screen() string {
 // timeout. It returns the screen that satisfied cond.
 func (tty *terminal) waitScreen(what string, timeout time.Duration, cond func(screen string) bool) string {
 	tty.t.Helper()
+	s, ok := tty.awaitScreen(timeout, cond)
+	if !ok {
+		tty.t.Fatalf("waiting %s for %s: %s; screen:\n%s", timeout, what, tty.why(), s)
+	}
+	return s
+}
+
+// expectScreen is waitScreen that records the failure and lets the test go on, so the exit checks
+// still run.
+func (tty *terminal) expectScreen(what string, timeout time.Duration, cond func(screen string) bool) {
+	tty.t.Helper()
+	if s, ok := tty.awaitScreen(timeout, cond); !ok {
+		tty.t.Errorf("waiting %s for %s: %s; screen:\n%s", timeout, what, tty.why(), s)
+	}
+}
+
+func (tty *terminal) why() string {
+	select {
+	case <-tty.exited:
+		return fmt.Sprintf("doomwatch exited (%v)", tty.waitErr)
+	default:
+		return "timed out"
+	}
+}
+
+func (tty *terminal) awaitScreen(timeout time.Duration, cond func(screen string) bool) (string, bool) {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
@@ -110,14 +137,14 @@ func (tty *terminal) waitScreen(what string, timeout time.Duration, cond func(sc
 		s := tty.emu.String()
 		tty.mu.Unlock()
 		if cond(s) {
-			return s
+			return s, true
 		}
 		select {
 		case <-changed:
 		case <-tty.readEnd:
-			tty.t.Fatalf("doomwatch exited while waiting for %s (%v); screen:\n%s", what, tty.waitErr, s)
+			return s, false
 		case <-deadline.C:
-			tty.t.Fatalf("timed out after %s waiting for %s; screen:\n%s", timeout, what, s)
+			return s, false
 		}
 	}
 }
@@ -177,7 +204,7 @@ func TestTUIInAPseudoTerminal(t *testing.T) {
 
 	// Cut the connection: the header says so. Quitting must still work while disconnected.
 	proxy.Down()
-	tty.waitScreen(`"reconnecting" in the header`, 20*time.Second, func(s string) bool {
+	tty.expectScreen(`"reconnecting" in the header`, 20*time.Second, func(s string) bool {
 		return strings.Contains(strings.ToLower(s), "reconnecting")
 	})
 
