@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -27,8 +28,9 @@ import (
 //     "not found", then ImagePullBackOff. Doomed, and its progress deadline (60s) passes at 75s.
 //   - 24s: node-2 comes under memory pressure and evicts an inventory pod; its ReplicaSet replaces
 //     it, on node-3, where it too fails once with exit 128 before running.
-//   - ~80s: checkout's rollout completes. From then on, only the back-offs of payments and search
-//     tick on; the story stays on screen.
+//   - ~80s: checkout's rollout completes. From then on the back-offs of payments and search tick
+//     on, and every 5 minutes from 3m a CronJob run on node-3 fails once with exit 128 and then
+//     completes: the story stays on screen, node-3 stays suspect.
 
 // demoHorizon is how far the scenario plans back-off cycles in live mode.
 const demoHorizon = time.Hour
@@ -121,6 +123,10 @@ func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
 
 	// 24s: node-2 under memory pressure evicts an inventory pod, which is replaced on node-3.
 	b.eviction(inventory, "node-2", 24*time.Second)
+
+	// From 3m on, in live mode: a CronJob's runs keep landing on node-3 and keep flaking there,
+	// so node-3 stays suspect after checkout's failures age out of the 15m window.
+	b.cronTail(3*time.Minute, 5*time.Minute)
 
 	return newDemoWorld(), b.events
 }
@@ -407,15 +413,7 @@ func (b *demoBuilder) migrationJob(at time.Duration) {
 		setPodCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
 		setPodCondition(pod, corev1.ContainersReady, corev1.ConditionFalse, "PodCompleted", "", at)
 		setPodCondition(pod, corev1.PodReady, corev1.ConditionFalse, "PodCompleted", "", at)
-		j := w.jobs[jk]
-		j.Status.CompletionTime = demoTimePtr(at)
-		j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
-		j.Status.Conditions = []batchv1.JobCondition{
-			{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
-				Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
-			{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
-				Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
-		}
+		completeJob(w.jobs[jk], at)
 	})
 }
 
@@ -487,5 +485,65 @@ func setNodeCondition(n *corev1.Node, t corev1.NodeConditionType, s corev1.Condi
 			}
 			c.Status, c.Reason, c.Message, c.LastHeartbeatTime = s, reason, msg, demoTime(at)
 		}
+	}
+}
+
+// cronTail plays CronJob shop/ledger-export every period from first until the horizon. Each run
+// is a Job whose one pod (restartPolicy OnFailure) lands on node-3, fails to start with exit 128,
+// is restarted in place by the kubelet and completes. The CronJob keeps its 3 latest successful
+// Jobs (successfulJobsHistoryLimit) and deletes older ones with their pods.
+func (b *demoBuilder) cronTail(first, period time.Duration) {
+	app := demoApp{namespace: "shop", name: "export", image: "registry.example.com/ledger-export:v0.7.2", memory: "256Mi"}
+	cronUID := b.g.uid()
+	var runs []string // job keys, oldest first
+	var pods []string
+	for at := first; at < demoHorizon; at += period {
+		name := fmt.Sprintf("ledger-export-%d", DemoEpoch.Add(at).Unix()/60)
+		job := demoJob(b.g, "shop", name, app, at)
+		job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
+		t := true
+		job.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "ledger-export", UID: cronUID, Controller: &t, BlockOwnerDeletion: &t}}
+		jk := demoKey(job.Namespace, job.Name)
+		b.at(at, func(w *demoWorld, at time.Duration) {
+			w.jobs[jk] = job
+			job.Status.StartTime = demoTimePtr(at)
+		})
+		p := demoPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
+		k := demoKey(p.Namespace, p.Name)
+		b.flakyPod(p, "node-3", at)
+		done := at + 25*time.Second
+		b.at(done, func(w *demoWorld, at time.Duration) {
+			pod := w.pods[k]
+			cs := containerStatus(pod)
+			started := cs.State.Running.StartedAt.Sub(DemoEpoch)
+			podTerminate(pod, cs.ContainerID, "Completed", "", 0, &started, at)
+			pod.Status.Phase = corev1.PodSucceeded
+			setPodCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
+			setPodCondition(pod, corev1.ContainersReady, corev1.ConditionFalse, "PodCompleted", "", at)
+			setPodCondition(pod, corev1.PodReady, corev1.ConditionFalse, "PodCompleted", "", at)
+			completeJob(w.jobs[jk], at)
+		})
+		runs, pods = append(runs, jk), append(pods, k)
+		if len(runs) > 3 {
+			oldJob, oldPod := runs[0], pods[0]
+			runs, pods = runs[1:], pods[1:]
+			b.at(done, func(w *demoWorld, _ time.Duration) {
+				delete(w.jobs, oldJob)
+				delete(w.pods, oldPod)
+			})
+		}
+	}
+}
+
+// completeJob writes what the Job controller does when the last pod succeeds (k8s 1.31+:
+// SuccessCriteriaMet, then Complete).
+func completeJob(j *batchv1.Job, at time.Duration) {
+	j.Status.CompletionTime = demoTimePtr(at)
+	j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
+	j.Status.Conditions = []batchv1.JobCondition{
+		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
+			Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
+		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
+			Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
 	}
 }

@@ -268,3 +268,38 @@ func firstDiff(want, got []byte) string {
 	}
 	return "(no line differs)"
 }
+
+// TestDemoStoryHolds looks at the demo long after checkout's failures left the 15m window: the
+// CronJob runs that keep flaking on node-3 keep it suspect, and the doomed rollouts stay doomed.
+func TestDemoStoryHolds(t *testing.T) {
+	snap, _ := demoOnce(t, 1, 20*time.Minute)
+	for _, n := range snap.Nodes {
+		if n.Suspect != (n.Name == "node-3") {
+			t.Errorf("%s suspect = %v (%s)", n.Name, n.Suspect, n.Why)
+		}
+	}
+	doomed := 0
+	for _, r := range snap.Rollouts {
+		if r.Verdict == string(model.RolloutDoomed) && (r.Name == "payments" || r.Name == "search") {
+			doomed++
+		}
+		if r.Name == "checkout" && r.Verdict != string(model.RolloutComplete) {
+			t.Errorf("checkout at 20m = %s, want complete", r.Verdict)
+		}
+	}
+	if doomed != 2 {
+		t.Errorf("payments and search doomed: %d of 2", doomed)
+	}
+	exports := 0
+	for _, p := range snap.Pods {
+		if strings.HasPrefix(p.Name, "ledger-export-") {
+			exports++
+			if p.Verdict != "completed" {
+				t.Errorf("CronJob pod %s = %s, want completed", p.Name, p.Verdict)
+			}
+		}
+	}
+	if exports != 3 {
+		t.Errorf("%d ledger-export pods, want the 3 the CronJob's history keeps", exports)
+	}
+}
