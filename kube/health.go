@@ -71,27 +71,35 @@ func (h *healthTracker) watchErrorHandler(ks *kindState) cache.WatchErrorHandler
 	return func(ctx context.Context, r *cache.Reflector, err error) {
 		// Keep client-go's own logging; klog goes to --log-file or nowhere, never the terminal.
 		cache.DefaultWatchErrorHandler(ctx, r, err)
-		if isRoutineWatchEnd(err) {
-			return
-		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		h.seq++
-		if apierrors.IsForbidden(err) {
-			// RBAC says no: show "forbidden" for this kind and let the rest work. The reflector keeps
-			// retrying with its backoff (up to 30s), so a later grant is picked up without a restart.
-			ks.forbidden, ks.err = true, ""
-			return
-		}
-		ks.err = oneLine(resourceName(ks.kind) + ": " + err.Error())
-		ks.errAt = h.seq
+		h.fail(ks, err)
 	}
 }
 
+// fail records a failed list or watch call. It is called from the ListWatch wrapper as well as the
+// watch error handler: while the server refuses connections, the reflector retries the watch call
+// inside its watch loop and never reaches the error handler (reflector.go isWatchErrorRetriable).
+func (h *healthTracker) fail(ks *kindState, err error) {
+	if isRoutineWatchEnd(err) {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq++
+	if apierrors.IsForbidden(err) {
+		// RBAC says no: show "forbidden" for this kind and let the rest work. The reflector keeps
+		// retrying with its backoff (up to 30s), so a later grant is picked up without a restart.
+		ks.forbidden, ks.err = true, ""
+		return
+	}
+	ks.err = oneLine(resourceName(ks.kind) + ": " + err.Error())
+	ks.errAt = h.seq
+}
+
 // isRoutineWatchEnd reports errors that are part of a healthy watch's life: the server closing a
-// watch at its timeout, and "resource version too old", after which the reflector relists.
+// watch at its timeout, "resource version too old" (after which the reflector relists) and our own
+// shutdown.
 func isRoutineWatchEnd(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, context.Canceled) ||
 		apierrors.IsResourceExpired(err) || apierrors.IsGone(err)
 }
 

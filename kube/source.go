@@ -109,25 +109,30 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 					w.tweak(&o)
 				}
 				obj, err := w.list(ctx, o)
-				if err == nil {
-					health.ok(ks)
+				if err != nil {
+					health.fail(ks, err)
+					return nil, err
 				}
-				return obj, err
+				health.ok(ks)
+				return obj, nil
 			},
 			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 				if w.tweak != nil {
 					w.tweak(&o)
 				}
 				wi, err := w.watch(ctx, o)
-				if err == nil {
-					health.ok(ks)
+				if err != nil {
+					health.fail(ks, err)
+					return nil, err
 				}
-				return wi, err
+				health.ok(ks)
+				return wi, nil
 			},
 		}
 		// The factory's own informers build the same ListWatch; ours also tells health when a list
-		// or watch succeeds, the only sure sign that a broken watch has recovered (events queued
-		// before the failure can still arrive after it).
+		// or watch call succeeds, the only sure sign that a broken watch has recovered (events queued
+		// before the failure can still arrive after it), and when one fails, which the reflector does
+		// not always pass to its error handler.
 		inf := factory.InformerFor(w.obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 			return cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), w.obj,
 				cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: cache.Indexers{}})

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -420,4 +423,23 @@ func TestSettleFailsWhenNeverSynced(t *testing.T) {
 	if !errors.Is(err, ErrNotSynced) || !strings.Contains(err.Error(), "etcdserver: request timed out") {
 		t.Fatalf("Settle = %v, want ErrNotSynced naming the list failure", err)
 	}
+}
+
+// TestRefusedWatchShownWhileServerIsDown: while the server refuses connections the reflector retries
+// the watch call inside its own loop without calling the watch error handler; health must still say
+// "reconnecting", and clear once a watch is established again.
+func TestRefusedWatchShownWhileServerIsDown(t *testing.T) {
+	client := fake.NewClientset(pod("default", "web-1", "node-1"))
+	var up atomic.Bool
+	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
+		if !up.Load() {
+			return true, nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+		}
+		return false, nil, nil
+	})
+	src := startFake(t, client, Options{Namespace: "default", Interval: 10 * time.Millisecond})
+	m := newMirror()
+	waitFor(t, src, m, "refused watch", func(m *mirror) bool { return strings.Contains(m.health.WatchError, "connection refused") })
+	up.Store(true)
+	waitFor(t, src, m, "re-established watch", func(m *mirror) bool { return m.health.WatchError == "" })
 }
