@@ -138,7 +138,16 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 			v.Reason = withDetail("Image pull failed, will retry", w.Message)
 		}
 	case reasonImagePullBackOff:
-		// Transient on its own; the model makes it sticky after an ErrImagePull "not found".
+		// kubelet 1.30+ appends the previous pull error to the back-off message
+		// (pkg/kubelet/images/image_manager.go: `Back-off pulling image "x": ErrImagePull: ...`).
+		// When that error is Krane's "not found", the back-off is as doomed as the pull was, even in
+		// a single snapshot. Otherwise it is transient on its own, and the model makes it sticky
+		// after an ErrImagePull "not found" it saw earlier.
+		if prev := trimBackOff(w.Message); strings.HasPrefix(prev, reasonErrImagePull+":") && containsFold(prev, "not found") {
+			v.Kind, v.Rule = Doomed, RuleImageNotFound
+			v.Reason = "Image not found: " + oneLine(image(spec, cs))
+			break
+		}
 		v.Kind, v.Rule = Transient, RuleImagePullBackOff
 		v.Reason = withDetail("Back-off pulling image "+oneLine(image(spec, cs)), trimBackOff(w.Message))
 	case reasonInvalidImageName, reasonErrImageNeverPull:
