@@ -32,13 +32,18 @@ var colTitles = [numCols]string{"NAMESPACE", "NAME", "READY", "STATUS", "RESTART
 // colMax caps each column's width; REASON takes whatever is left.
 var colMax = [numCols]int{16, 40, 5, 20, 14, 16, 5, 13, 26, 30, 4, 0}
 
-// reasonMin is the narrowest REASON worth showing.
-const reasonMin = 12
+// reasonMin is the narrowest REASON worth showing; reasonKeep is how much of it the less useful
+// columns may not take away.
+const (
+	reasonMin  = 12
+	reasonKeep = 40
+)
 
 // colPriority lists the columns most useful first: when the terminal is narrow the columns at the
-// end go first. The verdict, kubectl's STATUS, the node (exit-128 failures cluster by node) and the
-// reason answer "is this rollout doomed and where"; the raw container states repeat the reason.
-var colPriority = [numCols]int{colName, colVerdict, colStatus, colNode, colReason, colReady,
+// end go first. The verdict, its reason and the node (exit-128 failures cluster by node) answer
+// "is this rollout doomed, why and where", so at 80 columns they stay and kubectl's STATUS, which
+// the reason restates, goes; the raw container states repeat the reason too.
+var colPriority = [numCols]int{colName, colVerdict, colNode, colReason, colStatus, colReady,
 	colRestarts, colAge, colNamespace, colExit, colLastState, colState}
 
 // rowCells formats one pod's cells. Only rows on screen are formatted (the table is virtualised),

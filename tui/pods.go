@@ -179,11 +179,14 @@ func (t *podTable) layout() (widths [numCols]int, shown []int) {
 	}
 	avail := t.width - 2 // selection gutter
 	var include [numCols]bool
-	used := 0
+	used, reserved := 0, 0
 	for _, c := range colPriority {
 		need := widths[c] + 1
 		if c == colReason {
-			need = reasonMin + 1
+			// The reason is the point of the table: keep up to reasonKeep of it before any
+			// less useful column, then let it take whatever is left.
+			reserved = max(reasonMin, min(widths[c], reasonKeep, avail-used))
+			need = reserved + 1
 		}
 		if used+need <= avail+1 {
 			include[c] = true
@@ -191,8 +194,7 @@ func (t *podTable) layout() (widths [numCols]int, shown []int) {
 		}
 	}
 	if include[colReason] {
-		widths[colReason] = min(widths[colReason], reasonMin+avail+1-used)
-		widths[colReason] = max(widths[colReason], reasonMin)
+		widths[colReason] = max(min(widths[colReason], reserved+avail+1-used), reasonMin)
 	}
 	shown = make([]int, 0, numCols)
 	for c := range numCols {

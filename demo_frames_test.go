@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"doomwatch/kube"
+	"doomwatch/model"
+	"doomwatch/tui"
+)
+
+var updateFrames = flag.Bool("update-frames", false, "rewrite testdata/demo-frames goldens")
+
+// demoModel runs the demo scenario up to at through the real informer path and returns the model
+// the dashboard would hold then.
+func demoModel(t *testing.T, at time.Duration) (*model.Model, *kube.Source) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	src, err := kube.StartDemo(ctx, kube.DemoOptions{Seed: 1, At: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := model.New(model.DefaultConfig())
+	if err := src.Settle(ctx, func(b model.Batch) { m.Apply(&b, src.Now()) }); err != nil {
+		t.Fatal(err)
+	}
+	m.Expire(src.Now())
+	return m, src
+}
+
+// TestDemoFrames pins the dashboard on the demo scenario at a few simulated times and two terminal
+// sizes, and checks that the story a user should see at 90s is on screen.
+func TestDemoFrames(t *testing.T) {
+	for _, at := range []time.Duration{20 * time.Second, 90 * time.Second} {
+		m, src := demoModel(t, at)
+		for _, size := range [][2]int{{80, 24}, {200, 50}} {
+			name := fmt.Sprintf("at-%s-%dx%d", at, size[0], size[1])
+			t.Run(name, func(t *testing.T) {
+				frame := tui.RenderFrame(m, tui.FrameOptions{
+					Width: size[0], Height: size[1], Now: src.Now(), NoColor: true,
+					Context: src.Context(), Scope: src.Scope(),
+				})
+				if got := strings.Count(frame, "\n") + 1; got != size[1] {
+					t.Errorf("frame has %d lines, want %d", got, size[1])
+				}
+				for i, line := range strings.Split(frame, "\n") {
+					if w := len([]rune(line)); w > size[0] {
+						t.Errorf("line %d is %d runes wide, more than the terminal's %d", i+1, w, size[0])
+					}
+				}
+				if at == 90*time.Second {
+					for _, want := range []string{"suspect node node-3", "✖ doomed", "payments", "search"} {
+						if !strings.Contains(frame, want) {
+							t.Errorf("at 90s the frame does not show %q:\n%s", want, frame)
+						}
+					}
+				}
+				golden := filepath.Join("testdata", "demo-frames", name+".txt")
+				if *updateFrames {
+					if err := os.WriteFile(golden, []byte(frame), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run with -update-frames to create it)", err)
+				}
+				if string(want) != frame {
+					t.Errorf("frame differs from %s (-update-frames rewrites it)\n--- got:\n%s\n--- want:\n%s", golden, frame, want)
+				}
+			})
+		}
+	}
+}
