@@ -56,7 +56,11 @@ func startTerminal(t *testing.T, args ...string) *terminal {
 	go tty.pump()
 	// The program asks its terminal questions (device attributes, colours, modes); the emulator
 	// answers on its input side, which goes back to the program like a real terminal's replies.
-	go func() { _, _ = io.Copy(ptmx, tty.emu) }()
+	replies := make(chan struct{})
+	go func() {
+		defer close(replies)
+		_, _ = io.Copy(ptmx, tty.emu)
+	}()
 	t.Cleanup(func() {
 		select {
 		case <-tty.exited:
@@ -65,7 +69,12 @@ func startTerminal(t *testing.T, args ...string) *terminal {
 			<-tty.exited
 		}
 		ptmx.Close()
-		tty.emu.Close()
+		// End the replies copy by closing the emulator's input pipe rather than calling
+		// Emulator.Close, whose unsynchronised closed flag races with the Read in that copy.
+		if c, ok := tty.emu.InputPipe().(io.Closer); ok {
+			_ = c.Close()
+			<-replies
+		}
 		if t.Failed() {
 			t.Logf("last screen:\n%s", tty.screen())
 		}
