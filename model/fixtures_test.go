@@ -146,7 +146,7 @@ func replicaSet(ns, name, deployment, revision string) *appsv1.ReplicaSet {
 		rs.OwnerReferences = []metav1.OwnerReference{controllerRef("Deployment", deployment)}
 	}
 	if revision != "" {
-		rs.Annotations = map[string]string{revisionAnnotation: revision}
+		rs.Annotations = map[string]string{RevisionAnnotation: revision}
 	}
 	return rs
 }
@@ -157,7 +157,7 @@ type deployOpt func(*appsv1.Deployment)
 func deployment(ns, name string, replicas int32, revision string, opts ...deployOpt) *appsv1.Deployment {
 	d := &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: types.UID("Deployment-" + name),
-			Generation: 2, Annotations: map[string]string{revisionAnnotation: revision}},
+			Generation: 2, Annotations: map[string]string{RevisionAnnotation: revision}},
 		Spec: appsv1.DeploymentSpec{Replicas: &replicas},
 		Status: appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: replicas, UpdatedReplicas: replicas,
 			ReadyReplicas: replicas, AvailableReplicas: replicas},

@@ -12,9 +12,14 @@ import (
 	"doomwatch/classify"
 )
 
+// RevisionAnnotation is the annotation the Deployment controller stamps with the same revision on a
+// Deployment and its new ReplicaSet (kubernetes pkg/controller/deployment/util/deployment_util.go,
+// RevisionAnnotation). The model finds the new ReplicaSet by it, so kube/'s informer transform must
+// keep it.
+const RevisionAnnotation = "deployment.kubernetes.io/revision"
+
 // Deployment controller constants (kubernetes pkg/controller/deployment/util/deployment_util.go).
 const (
-	revisionAnnotation     = "deployment.kubernetes.io/revision"
 	timedOutReason         = "ProgressDeadlineExceeded"
 	podTemplateHashLabel   = appsv1.DefaultDeploymentUniqueLabelKey
 	maxDoomReasonsInReason = 3
@@ -137,9 +142,9 @@ func (m *Model) newPodsDoomed(rs *appsv1.ReplicaSet) (string, bool) {
 // kubectl's FindNewReplicaSet (kubectl pkg/util/deployment/deployment.go): the oldest ReplicaSet
 // whose template equals the Deployment's, ignoring the pod-template-hash label.
 func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
-	if rev := d.Annotations[revisionAnnotation]; rev != "" {
+	if rev := d.Annotations[RevisionAnnotation]; rev != "" {
 		for _, rs := range rss {
-			if rs.Annotations[revisionAnnotation] == rev {
+			if rs.Annotations[RevisionAnnotation] == rev {
 				return rs
 			}
 		}

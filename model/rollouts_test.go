@@ -101,7 +101,7 @@ func TestNewReplicaSetByTemplateWithoutRevisions(t *testing.T) {
 		}
 	}
 	d := deployment("shop", "web", 1, "")
-	delete(d.Annotations, revisionAnnotation)
+	delete(d.Annotations, RevisionAnnotation)
 	d.Spec.Template = tmpl("app:v2", "")
 	delete(d.Spec.Template.Labels, "pod-template-hash")
 	old, cur := replicaSet("shop", "web-aaa", "web", ""), replicaSet("shop", "web-bbb", "web", "")
