@@ -58,14 +58,21 @@ build_apiserver() {
 			echo ")"
 		} >>go.mod
 		log "resolving modules"
-		go mod tidy >/dev/null 2>&1 || true
-		go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" >&2 || true
+		go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" >&2
 	fi
 	log "building kube-apiserver $K8S_VERSION (about 7 minutes on 2 cores, once per machine)"
 	( while sleep 30; do log "still building kube-apiserver ..."; done ) &
 	local ticker=$!
-	trap 'kill $ticker 2>/dev/null || true' RETURN
-	go build -o "$bin_dir/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver
+	# The ticker must end however the build ends: an orphan would hold make's stderr open.
+	trap 'kill $ticker 2>/dev/null || true' EXIT
+	local status=0
+	go build -o "$bin_dir/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver || status=$?
+	kill "$ticker" 2>/dev/null || true
+	trap - EXIT
+	if [ "$status" -ne 0 ]; then
+		log "building kube-apiserver failed (exit $status)"
+		exit "$status"
+	fi
 	mv "$bin_dir/kube-apiserver.tmp" "$bin_dir/kube-apiserver"
 	log "kube-apiserver done"
 }
