@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// snapshot is `doomwatch --once -o json` as issue 3 documents it. Decoding is strict about what we
-// read and lenient about what we do not: fields may be added, never renamed.
+// snapshot is `doomwatch --once -o json` as issue 3 documents it. Fields may be added, never
+// renamed: json.Unmarshal would zero-fill a renamed field silently, so onceJSON also checks that
+// every documented key is present (checkSchema).
 type snapshot struct {
 	Context     string `json:"context"`
 	GeneratedAt string `json:"generatedAt"`
@@ -88,6 +89,7 @@ func onceJSON(t *testing.T, args ...string) snapshot {
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
 		t.Fatalf("decoding --once -o json: %v\n%s", err, r)
 	}
+	checkSchema(t, r.stdout)
 	if _, err := time.Parse(time.RFC3339, s.GeneratedAt); err != nil {
 		t.Errorf("generatedAt %q is not RFC3339: %v", s.GeneratedAt, err)
 	}
@@ -110,4 +112,61 @@ func (s snapshot) node(name string) (snapNode, bool) {
 		}
 	}
 	return snapNode{}, false
+}
+
+// The documented keys of the --once -o json schema (README), per object.
+var (
+	schemaTop       = []string{"context", "generatedAt", "summary", "pods", "nodes", "rollouts"}
+	schemaSummary   = []string{"pods", "healthy", "progressing", "transient", "doomed", "completed"}
+	schemaPod       = []string{"namespace", "name", "uid", "node", "owner", "phase", "status", "ready", "restarts", "restartCount", "verdict", "reason", "containers"}
+	schemaContainer = []string{"name", "init", "ready", "restartCount", "state", "lastState", "verdict", "reason"}
+	schemaState     = []string{"kind", "reason", "message", "exitCode"}
+	schemaNode      = []string{"name", "ready", "cordoned", "pods", "failingPods", "startFailures128", "workloads", "suspect", "why"}
+	schemaRollout   = []string{"namespace", "kind", "name", "verdict", "desired", "updated", "ready", "available", "reason"}
+)
+
+// checkSchema fails when any documented key is missing from any object of the snapshot.
+func checkSchema(t *testing.T, out string) {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("decoding --once -o json: %v", err)
+	}
+	has := func(where string, obj any, keys []string) {
+		t.Helper()
+		m, ok := obj.(map[string]any)
+		if !ok {
+			t.Errorf("%s is %T, not an object", where, obj)
+			return
+		}
+		for _, k := range keys {
+			if _, ok := m[k]; !ok {
+				t.Errorf("%s has no %q: the documented schema says it must", where, k)
+			}
+		}
+	}
+	list := func(key string) []any {
+		l, _ := doc[key].([]any)
+		return l
+	}
+	has("snapshot", doc, schemaTop)
+	has("summary", doc["summary"], schemaSummary)
+	for _, p := range list("pods") {
+		has("pod", p, schemaPod)
+		cs, _ := p.(map[string]any)["containers"].([]any)
+		for _, c := range cs {
+			has("container", c, schemaContainer)
+			cm := c.(map[string]any)
+			has("container state", cm["state"], schemaState)
+			if ls := cm["lastState"]; ls != nil {
+				has("container lastState", ls, schemaState)
+			}
+		}
+	}
+	for _, n := range list("nodes") {
+		has("node", n, schemaNode)
+	}
+	for _, r := range list("rollouts") {
+		has("rollout", r, schemaRollout)
+	}
 }
