@@ -19,6 +19,13 @@ func Containers(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {
 	return containerVerdicts(pod, dst)
 }
 
+// ContainsFold reports whether s contains lower under ASCII case folding, without allocating.
+// lower must already be lower-case ASCII (strings.ToLower of a filter, or a fixed marker).
+func ContainsFold(s, lower string) bool { return containsFold(s, lower) }
+
+// LowerASCII lower-cases one ASCII letter and returns any other byte unchanged.
+func LowerASCII(b byte) byte { return toLower(b) }
+
 // StartFailure judges a terminated state as a container start failure (reason ContainerCannotRun
 // or StartError). ok is false when t is not a start failure. The verdict is transient for exit 128
 // with a runtime message (Krane's rule, RuleStartFailure128) and doomed otherwise. The model's

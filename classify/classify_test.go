@@ -82,10 +82,19 @@ func TestContainsFold(t *testing.T) {
 		{"No such file or directory", "no such file or directory", true},
 		{"short", "longer than s", false},
 		{"", "", true},
+		{"", "a", false},
+		{"aXb", "ab", false},
+		{"aab", "ab", true}, // a false start does not skip the real match
 	} {
-		if got := containsFold(tt.s, tt.sub); got != tt.want {
-			t.Errorf("containsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
+		if got := ContainsFold(tt.s, tt.sub); got != tt.want {
+			t.Errorf("ContainsFold(%q, %q) = %v, want %v", tt.s, tt.sub, got, tt.want)
 		}
+	}
+}
+
+func TestLowerASCII(t *testing.T) {
+	if LowerASCII('Q') != 'q' || LowerASCII('q') != 'q' || LowerASCII('/') != '/' || LowerASCII(0xC3) != 0xC3 {
+		t.Error("LowerASCII folds more or less than ASCII letters")
 	}
 }
 

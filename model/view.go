@@ -132,7 +132,7 @@ func keep(p *Pod, q *Query, tokens []string) bool {
 // order rather than a match score.
 func fuzzyMatch(token string, p *Pod) bool {
 	return subsequence2(token, p.Namespace, "/", p.Name) || subsequence2(token, p.Node, "", "") ||
-		containsFold(p.Verdict.Reason, token)
+		classify.ContainsFold(p.Verdict.Reason, token)
 }
 
 // subsequence2 reports whether token is a subsequence of a+b+c, without concatenating.
@@ -140,34 +140,12 @@ func subsequence2(token, a, b, c string) bool {
 	j := 0
 	for _, field := range [...]string{a, b, c} {
 		for i := 0; i < len(field) && j < len(token); i++ {
-			if lower(field[i]) == token[j] {
+			if classify.LowerASCII(field[i]) == token[j] {
 				j++
 			}
 		}
 	}
 	return j == len(token)
-}
-
-// containsFold reports whether s contains the lower-case token, ignoring ASCII case.
-func containsFold(s, token string) bool {
-	n := len(token)
-	for i := 0; i+n <= len(s); i++ {
-		k := 0
-		for k < n && lower(s[i+k]) == token[k] {
-			k++
-		}
-		if k == n {
-			return true
-		}
-	}
-	return n == 0
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 func byName(a, b *Pod) int {
