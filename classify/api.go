@@ -33,7 +33,17 @@ func LowerASCII(b byte) byte { return toLower(b) }
 // knows whether t came from state or lastState.
 func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) { return startFailure(t) }
 
-// Status returns exactly what `kubectl get pods` prints in STATUS.
+// Columns returns exactly what `kubectl get pods` prints in READY, STATUS and RESTARTS, from one
+// pass of kubectl's printPod. Status, Ready and Restarts each return one of the three.
+func Columns(pod *corev1.Pod, now time.Time) (ready, status, restarts string) {
+	if pod == nil {
+		return "", "", ""
+	}
+	r := printPod(pod)
+	return formatReady(r), r.reason, formatRestarts(r, now)
+}
+
+// Status returns exactly what `kubectl get pods` prints in STATUS. Use Columns for all three.
 func Status(pod *corev1.Pod, now time.Time) string {
 	if pod == nil {
 		return ""

@@ -61,3 +61,14 @@ func BenchmarkRestarts(b *testing.B) {
 		_ = Restarts(pod, now)
 	}
 }
+
+// BenchmarkColumns is all three kubectl columns of a row in one printPod pass (what a table row
+// costs): READY, STATUS and RESTARTS "5 (2m ago)".
+func BenchmarkColumns(b *testing.B) {
+	pod := fixturePod(b, "crashloop-exit-1")
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _, _ = Columns(pod, now)
+	}
+}

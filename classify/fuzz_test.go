@@ -61,9 +61,10 @@ func FuzzClassify(f *testing.F) {
 				t.Fatalf("pod verdict %s is less severe than container %s's %s", v.Kind, cv.Name, cv.Kind)
 			}
 		}
-		_ = Status(pod, now)
-		_ = Ready(pod)
-		_ = Restarts(pod, now)
+		ready, status, restarts := Columns(pod, now)
+		if ready != Ready(pod) || status != Status(pod, now) || restarts != Restarts(pod, now) {
+			t.Fatalf("Columns = %q %q %q disagrees with Ready/Status/Restarts", ready, status, restarts)
+		}
 	})
 }
 

@@ -154,12 +154,13 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 
 func snapshotPod(p *Pod, now time.Time) SnapshotPod {
 	obj := p.Object
+	ready, status, restarts := classify.Columns(obj, now)
 	sp := SnapshotPod{
 		Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.Node, Owner: p.Owner,
 		Phase:    p.Phase,
-		Status:   Sanitize(classify.Status(obj, now)),
-		Ready:    Sanitize(classify.Ready(obj)),
-		Restarts: Sanitize(classify.Restarts(obj, now)),
+		Status:   Sanitize(status),
+		Ready:    Sanitize(ready),
+		Restarts: Sanitize(restarts),
 		Verdict:  p.Verdict.Kind.String(),
 		Reason:   p.Verdict.Reason,
 	}
