@@ -23,16 +23,40 @@ type nodesPanel struct {
 	window string
 }
 
-func newNodesPanel(c *common) *nodesPanel { return &nodesPanel{c: c} }
+func newNodesPanel(c *common) *nodesPanel {
+	n := &nodesPanel{c: c}
+	n.cur.rowLines = func(i int) int { return nodeLines(&n.nodes[i]) }
+	return n
+}
 
 // SetSize sets the panel's size including title and header.
 func (n *nodesPanel) SetSize(w, h int) {
 	n.width, n.h = w, h
-	n.cur.setHeight(n.rowsFor(h))
+	n.cur.setHeight(h - 2)
 }
 
-// rowsFor is how many nodes fit in h lines: each suspect node takes two extra lines.
-func (n *nodesPanel) rowsFor(h int) int { return max(h-2, 1) }
+// nodeLines is how many lines node nd takes in the panel: its row, and for a suspect node the
+// "why" sentence and, when there is one, the dominant runtime message. View draws exactly this
+// many; the cursor and mouse clicks measure rows with it.
+func nodeLines(nd *model.Node) int {
+	switch {
+	case !nd.Suspect:
+		return 1
+	case nd.DominantMessage == "":
+		return 2
+	default:
+		return 3
+	}
+}
+
+// contentLines is the height of all the nodes' rows, for sizing the panel.
+func (n *nodesPanel) contentLines() int {
+	total := 0
+	for i := range n.nodes {
+		total += nodeLines(&n.nodes[i])
+	}
+	return total
+}
 
 func (n *nodesPanel) setNodes(nodes []model.Node) {
 	n.nodes = nodes
@@ -163,15 +187,16 @@ func (n *nodesPanel) View(focused bool) string {
 		b.WriteByte('\n')
 		b.WriteString(row)
 		lines++
-		if nd.Suspect && lines < n.h {
+		extra := nodeLines(nd)
+		if extra >= 2 && lines < n.h {
 			b.WriteByte('\n')
 			b.WriteString(st.danger.Render(clip("             why: "+model.Sanitize(nd.Why), n.width)))
 			lines++
-			if nd.DominantMessage != "" && lines < n.h {
-				b.WriteByte('\n')
-				b.WriteString(st.dim.Render(clip("             msg: "+model.Sanitize(nd.DominantMessage), n.width)))
-				lines++
-			}
+		}
+		if extra >= 3 && lines < n.h {
+			b.WriteByte('\n')
+			b.WriteString(st.dim.Render(clip("             msg: "+model.Sanitize(nd.DominantMessage), n.width)))
+			lines++
 		}
 	}
 	if len(n.nodes) == 0 {

@@ -233,13 +233,7 @@ func (d *dashboard) computeFrame() frame {
 	// With room to spare the pods view also shows the nodes panel underneath: the suspect node
 	// and the failing pods are then on one screen.
 	if d.focus == FocusPods && !d.showDetail && f.bodyH >= 20 && len(d.nodeList) > 0 {
-		extra := 0
-		for i := range d.nodeList {
-			if d.nodeList[i].Suspect {
-				extra += 2
-			}
-		}
-		f.nodesH = min(3+len(d.nodeList)+extra, f.bodyH/3)
+		f.nodesH = min(3+d.nodes.contentLines(), f.bodyH/3)
 		f.podsH = f.bodyH - f.nodesH - 1
 		f.nodesTop = f.bodyTop + f.podsH + 1
 	}
@@ -448,18 +442,11 @@ func (d *dashboard) handleClick(msg tea.MouseClickMsg) {
 			d.pods.clickRow(row)
 		}
 	case FocusNodes:
-		c := &d.nodes.cur
-		if row >= 0 && c.offset+row < c.n {
-			c.sel = c.offset + row
-			c.clamp()
+		if d.nodes.cur.clickLine(row) {
 			d.nodes.remember()
 		}
 	case FocusRollouts:
-		c := &d.rollouts.cur
-		if row >= 0 && c.offset+row < c.n {
-			c.sel = c.offset + row
-			c.clamp()
-		}
+		d.rollouts.cur.clickLine(row)
 	}
 }
 
