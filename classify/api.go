@@ -13,6 +13,13 @@ import (
 // pod-level verdict, naming the container that decided it. It allocates nothing for a healthy pod.
 func Pod(pod *corev1.Pod) Verdict { return podVerdict(pod) }
 
+// PodAndContainers judges every container once and returns both Pod's verdict and Containers'
+// verdicts appended to dst: the pair Pod and Containers return, at the cost of one judgement per
+// container. Callers that need both (the model, on every pod update) use this.
+func PodAndContainers(pod *corev1.Pod, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
+	return podAndContainers(pod, dst)
+}
+
 // Containers appends one verdict per container to dst (init containers first, in spec order, then
 // regular containers) and returns the extended slice.
 func Containers(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {

@@ -72,3 +72,18 @@ func BenchmarkColumns(b *testing.B) {
 		_, _, _ = Columns(pod, now)
 	}
 }
+
+// BenchmarkPodAndContainers is the model's per-update call: both verdicts, each container judged
+// once, into a reused slice.
+func BenchmarkPodAndContainers(b *testing.B) {
+	for _, name := range []string{"healthy-two-containers", "crashloop-after-cannotrun-128"} {
+		b.Run(name, func(b *testing.B) {
+			pod := fixturePod(b, name)
+			var dst []ContainerVerdict
+			b.ReportAllocs()
+			for b.Loop() {
+				_, dst = PodAndContainers(pod, dst[:0])
+			}
+		})
+	}
+}

@@ -61,6 +61,7 @@ func FuzzClassify(f *testing.F) {
 				t.Fatalf("pod verdict %s is less severe than container %s's %s", v.Kind, cv.Name, cv.Kind)
 			}
 		}
+		checkPodAndContainers(t, pod, ContainerVerdict{Name: "prefix"})
 		ready, status, restarts := Columns(pod, now)
 		if ready != Ready(pod) || status != Status(pod, now) || restarts != Restarts(pod, now) {
 			t.Fatalf("Columns = %q %q %q disagrees with Ready/Status/Restarts", ready, status, restarts)

@@ -11,57 +11,103 @@ const (
 	reasonGated         = "SchedulingGated"
 )
 
-func podVerdict(pod *corev1.Pod) Verdict {
-	if pod == nil {
-		return Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "No pod", Source: FromPod}
-	}
-	pv, hasPod := podLevel(pod)
+// podPrelude returns the pod-level verdict and how it combines with the containers' verdicts:
+// decided means it alone is the pod's verdict; otherwise it is considered before the containers
+// when podFirst (so it names ties), after them when not, and not at all when !hasPod.
+func podPrelude(pod *corev1.Pod) (pv Verdict, hasPod, podFirst, decided bool) {
+	pv, hasPod = podLevel(pod)
 	switch {
 	case pod.Status.Phase == corev1.PodSucceeded:
-		return pv
+		return pv, hasPod, false, true
 	case pod.Status.Phase == corev1.PodFailed && pv.Kind == Transient:
 		// An evicted or preempted managed pod is replaced by its controller; its containers'
 		// final states (often ContainerStatusUnknown 137) say nothing about the rollout.
-		return pv
-	}
-	var best Verdict
-	found := false
-	consider := func(v Verdict) {
-		if !found || MoreSevere(v, best) {
-			best, found = v, true
-		}
+		return pv, hasPod, false, true
 	}
 	// Pod-level first so it names ties (an unscheduled pod's containers merely wait, an evicted
 	// pod's containers were killed), except for a failed pod without a pod-level reason, where
 	// the container that failed says more than "Pod status: Failed".
-	podFirst := hasPod && (pod.Status.Phase != corev1.PodFailed || pod.Status.Reason != "")
+	podFirst = hasPod && (pod.Status.Phase != corev1.PodFailed || pod.Status.Reason != "")
+	return pv, hasPod, podFirst, false
+}
+
+// severest keeps the most severe verdict considered; on ties the first one stays.
+type severest struct {
+	best  Verdict
+	found bool
+}
+
+func (s *severest) consider(v *Verdict) {
+	if !s.found || MoreSevere(*v, s.best) {
+		s.best, s.found = *v, true
+	}
+}
+
+// podVerdict is Pod: the same fold as podAndContainers, but it skips building verdicts that
+// cannot change the result, so a healthy pod costs no allocation.
+func podVerdict(pod *corev1.Pod) Verdict {
+	if pod == nil {
+		return noPod
+	}
+	pv, hasPod, podFirst, decided := podPrelude(pod)
+	if decided {
+		return pv
+	}
+	var s severest
 	if podFirst {
-		consider(pv)
+		s.consider(&pv)
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		cs := statusFor(pod.Status.InitContainerStatuses, i, c.Name)
-		if found && best.Kind != Completed && runningReady(cs) && isSidecar(c) {
+		if s.found && s.best.Kind != Completed && runningReady(cs) && isSidecar(c) {
 			continue // healthy never outranks what was found; skip building the verdict
 		}
 		v := judge(pod, c, cs, true)
 		v.Container, v.Init = c.Name, true
-		consider(v)
+		s.consider(&v)
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		cs := statusFor(pod.Status.ContainerStatuses, i, c.Name)
-		if found && runningReady(cs) && best.Kind != Completed {
+		if s.found && runningReady(cs) && s.best.Kind != Completed {
 			continue
 		}
 		v := judge(pod, c, cs, false)
 		v.Container = c.Name
-		consider(v)
+		s.consider(&v)
 	}
 	if hasPod && !podFirst {
-		consider(pv)
+		s.consider(&pv)
 	}
-	return best
+	return s.best
+}
+
+var noPod = Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "No pod", Source: FromPod}
+
+// podAndContainers judges every container once, appends their verdicts to dst and folds them into
+// the pod's verdict exactly as podVerdict does.
+func podAndContainers(pod *corev1.Pod, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
+	if pod == nil {
+		return noPod, dst
+	}
+	start := len(dst)
+	dst = containerVerdicts(pod, dst)
+	pv, hasPod, podFirst, decided := podPrelude(pod)
+	if decided {
+		return pv, dst
+	}
+	var s severest
+	if podFirst {
+		s.consider(&pv)
+	}
+	for i := start; i < len(dst); i++ {
+		s.consider(&dst[i].Verdict)
+	}
+	if hasPod && !podFirst {
+		s.consider(&pv)
+	}
+	return s.best, dst
 }
 
 func containerVerdicts(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {
@@ -71,14 +117,12 @@ func containerVerdicts(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdi
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		v := judge(pod, c, statusFor(pod.Status.InitContainerStatuses, i, c.Name), true)
-		v.Container, v.Init = c.Name, true
-		dst = append(dst, ContainerVerdict{Name: c.Name, Init: true, Verdict: v})
+		dst = append(dst, newContainerVerdict(c.Name, true, v))
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		v := judge(pod, c, statusFor(pod.Status.ContainerStatuses, i, c.Name), false)
-		v.Container = c.Name
-		dst = append(dst, ContainerVerdict{Name: c.Name, Verdict: v})
+		dst = append(dst, newContainerVerdict(c.Name, false, v))
 	}
 	return dst
 }

@@ -141,10 +141,23 @@ type Verdict struct {
 }
 
 // ContainerVerdict is one container's verdict together with its identity.
+//
+// Name and Init always equal the embedded Verdict's Container and Init: both are set in one
+// place, newContainerVerdict. The embedded pair makes cv.Verdict self-describing when it is lifted
+// into a pod's verdict; Name and Init are the names callers read (cv.Name, cv.Init). Anyone who
+// rewrites one (the model sanitises names) must rewrite the other; SetName does both.
 type ContainerVerdict struct {
 	Name string
 	Init bool
 	Verdict
+}
+
+// SetName sets the container's name in both places it is kept.
+func (cv *ContainerVerdict) SetName(name string) { cv.Name, cv.Verdict.Container = name, name }
+
+func newContainerVerdict(name string, init bool, v Verdict) ContainerVerdict {
+	v.Container, v.Init = name, init
+	return ContainerVerdict{Name: name, Init: init, Verdict: v}
 }
 
 // MoreSevere reports whether a outranks b. Ties keep the earlier verdict, so the first container

@@ -81,13 +81,13 @@ func (m *Model) delete(r Ref) {
 // cross-node escalation). Only classify decides; the model only promotes verdicts classify named
 // by rule.
 func (m *Model) judge(p *Pod) {
-	obj := p.Object
-	base := classify.Pod(obj)
-	p.Containers = classify.Containers(obj, p.Containers[:0])
+	// One pass: each container is judged once, for both the pod's verdict and its own.
+	base, cvs := classify.PodAndContainers(p.Object, p.Containers[:0])
+	p.Containers = cvs
 	for i := range p.Containers {
 		c := &p.Containers[i]
-		c.Name = Sanitize(c.Name)
-		sanitizeVerdict(&c.Verdict)
+		c.SetName(Sanitize(c.Name))
+		c.Reason, c.Message = Sanitize(c.Reason), Sanitize(c.Message)
 	}
 	sanitizeVerdict(&base)
 	v := base
@@ -100,8 +100,7 @@ func (m *Model) judge(p *Pod) {
 			promoted = true
 		}
 		if promoted && (v.Container == c.Name && v.Init == c.Init || classify.MoreSevere(c.Verdict, v)) {
-			v = c.Verdict
-			v.Container, v.Init = c.Name, c.Init
+			v = c.Verdict // carries the container's name and init flag (classify.ContainerVerdict)
 		}
 	}
 	p.Verdict = v
