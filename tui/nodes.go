@@ -3,8 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"k8s.io/apimachinery/pkg/util/duration"
 
 	"doomwatch/model"
 )
@@ -19,12 +21,12 @@ type nodesPanel struct {
 	sel   string
 	width int
 	h     int
-	// window is the evidence window, for the title ("last 15m").
-	window string
+	// window is the model's evidence window, for the title ("in the last 15m").
+	window time.Duration
 }
 
-func newNodesPanel(c *common) *nodesPanel {
-	n := &nodesPanel{c: c}
+func newNodesPanel(c *common, window time.Duration) *nodesPanel {
+	n := &nodesPanel{c: c, window: window}
 	n.cur.rowLines = func(i int) int { return nodeLines(&n.nodes[i]) }
 	return n
 }
@@ -146,7 +148,11 @@ func (n *nodesPanel) View(focused bool) string {
 			peak = max(peak, v)
 		}
 	}
-	sub := fmt.Sprintf("exit-128 start failures%s · %d nodes", n.window, len(n.nodes))
+	sub := "exit-128 start failures"
+	if n.window > 0 {
+		sub += " in the last " + duration.HumanDuration(n.window)
+	}
+	sub += fmt.Sprintf(" · %d nodes", len(n.nodes))
 	if suspects > 0 {
 		sub += " · " + st.danger.Render(fmt.Sprintf("%d suspect", suspects))
 	}

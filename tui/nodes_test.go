@@ -139,3 +139,21 @@ func clickEveryLine(t *testing.T, d *dashboard) {
 		t.Fatalf("only %d lines were clickable:\n%s", clicked, screen(d))
 	}
 }
+
+// TestNodesTitleSaysTheWindow: the panel says over which window it counts, from the model's config.
+func TestNodesTitleSaysTheWindow(t *testing.T) {
+	for _, c := range []struct {
+		window time.Duration
+		want   string
+	}{{0, "exit-128 start failures in the last 15m · 5 nodes"}, {40 * time.Minute, "exit-128 start failures in the last 40m · 5 nodes"}} {
+		m := model.New(model.Config{Window: c.window})
+		b := fixtureBatch()
+		m.Apply(&b, t0)
+		d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
+		d.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+		press(d, "tab")
+		if !strings.Contains(screen(d), c.want) {
+			t.Errorf("window %v: title lacks %q:\n%s", c.window, c.want, screen(d))
+		}
+	}
+}

@@ -66,7 +66,7 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		c:        c,
 		header:   newHeader(c, opts.Context, opts.Scope),
 		pods:     newPodTable(c),
-		nodes:    newNodesPanel(c),
+		nodes:    newNodesPanel(c, opts.Model.Config().Window),
 		rollouts: newRolloutList(c),
 		detail:   newDetailPane(c),
 		help:     help.New(),
