@@ -89,16 +89,24 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	}
 	sort.Strings(r.OldReplicaSets)
 
+	var doom newPodDoom
 	if newRS != nil {
-		if reason, doomed := m.newPodsDoomed(newRS); doomed {
-			r.Verdict, r.Reason = RolloutDoomed, reason
+		doom = m.newPodsDoom(newRS)
+		if doom.total > 0 && doom.doomed == doom.total {
+			// Krane's ReplicaSet rule (lib/krane/kubernetes_resource/replica_set.rb, deploy_failed?):
+			// the rollout is doomed when the new ReplicaSet has pods and every one of them is doomed.
+			r.Verdict, r.Reason = RolloutDoomed, doom.String()
 			return r
 		}
 	}
 	msg, done, err := deploymentStatus(d)
 	switch {
 	case err != nil:
+		// kubectl stops at "exceeded its progress deadline"; the new pods' doom reasons say why.
 		r.Verdict, r.Reason = RolloutDoomed, Sanitize(err.Error())
+		if doom.doomed > 0 {
+			r.Reason += "; " + doom.String()
+		}
 	case done:
 		r.Verdict, r.Reason = RolloutComplete, Sanitize(msg)
 	default:
@@ -107,31 +115,40 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	return r
 }
 
-// newPodsDoomed applies Krane's ReplicaSet rule (lib/krane/kubernetes_resource/replica_set.rb,
-// deploy_failed?): the rollout is doomed when the new ReplicaSet has pods and every one of them is
-// doomed. The reason names the pods' distinct doom reasons: "3/3 new pods doomed: Image not
-// found: ...".
-func (m *Model) newPodsDoomed(rs *appsv1.ReplicaSet) (string, bool) {
-	pods := m.podsByRS[podKey{rs.Namespace, rs.Name}]
-	if len(pods) == 0 {
-		return "", false
+// newPodDoom is what the new ReplicaSet's pods say: how many there are, how many are doomed and
+// the doomed pods' distinct reasons, sorted.
+type newPodDoom struct {
+	doomed, total int
+	reasons       []string
+}
+
+// String is "2/3 new pods doomed: Image not found: ...; OOMKilled ...", at most
+// maxDoomReasonsInReason reasons and "and N more".
+func (d newPodDoom) String() string {
+	list := d.reasons
+	if len(list) > maxDoomReasonsInReason {
+		list = append(list[:maxDoomReasonsInReason:maxDoomReasonsInReason], fmt.Sprintf("and %d more", len(list)-maxDoomReasonsInReason))
 	}
-	reasons := make(map[string]struct{})
+	return fmt.Sprintf("%d/%d new pods doomed: %s", d.doomed, d.total, strings.Join(list, "; "))
+}
+
+// newPodsDoom collects the doom of the new ReplicaSet's pods. Their reasons are already sanitised.
+func (m *Model) newPodsDoom(rs *appsv1.ReplicaSet) newPodDoom {
+	pods := m.podsByRS[podKey{rs.Namespace, rs.Name}]
+	d := newPodDoom{total: len(pods)}
+	seen := make(map[string]struct{})
 	for _, p := range pods {
 		if p.Verdict.Kind != classify.Doomed {
-			return "", false
+			continue
 		}
-		reasons[p.Verdict.Reason] = struct{}{}
+		d.doomed++
+		if _, ok := seen[p.Verdict.Reason]; !ok {
+			seen[p.Verdict.Reason] = struct{}{}
+			d.reasons = append(d.reasons, p.Verdict.Reason)
+		}
 	}
-	list := make([]string, 0, len(reasons))
-	for r := range reasons {
-		list = append(list, r)
-	}
-	sort.Strings(list)
-	if len(list) > maxDoomReasonsInReason {
-		list = append(list[:maxDoomReasonsInReason], fmt.Sprintf("and %d more", len(list)-maxDoomReasonsInReason))
-	}
-	return fmt.Sprintf("%d/%d new pods doomed: %s", len(pods), len(pods), strings.Join(list, "; ")), true
+	sort.Strings(d.reasons)
+	return d
 }
 
 // findNewReplicaSet picks the Deployment's new ReplicaSet among those it owns.

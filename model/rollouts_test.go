@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -141,5 +142,55 @@ func TestOwnerResolution(t *testing.T) {
 		if o := m.Pod(key).Owner; o != want {
 			t.Errorf("%s owner = %q, want %q", key, o, want)
 		}
+	}
+}
+
+// A rollout past its progress deadline names the doom of its new pods, even when some of them are
+// not doomed (Krane's every-pod rule has not fired), so the reason says why it is stuck.
+func TestRolloutDeadlineExceededListsNewPodsDoomReasons(t *testing.T) {
+	m := New(DefaultConfig())
+	d := deployment("shop", "pay", 3, "3", func(d *appsv1.Deployment) {
+		d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, 1
+		d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing,
+			Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
+	})
+	m.Apply(&Batch{
+		Deployments: []*appsv1.Deployment{d},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")},
+	}, t0)
+	newPod := func(name string, opts ...podOpt) *corev1.Pod {
+		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9")}, opts...)...)
+	}
+	apply(m, t0,
+		newPod("pay-new-1", imageNotFound()),
+		newPod("pay-new-2", imageNotFound()),
+		newPod("pay-new-3"),
+		pod("shop", "pay-old-1", ownedBy("ReplicaSet", "pay-old"), crashLoop())) // old pods do not count
+	r := rolloutOf(t, m, "pay")
+	want := `deployment "pay" exceeded its progress deadline; 2/3 new pods doomed: Image not found: registry.example/app:v9`
+	if r.Verdict != RolloutDoomed || r.Reason != want {
+		t.Errorf("got %s %q, want doomed %q", r.Verdict, r.Reason, want)
+	}
+
+	apply(m, t0, newPod("pay-new-2", crashLoop()))
+	r = rolloutOf(t, m, "pay")
+	if !strings.HasPrefix(r.Reason, `deployment "pay" exceeded its progress deadline; 2/3 new pods doomed: `) ||
+		!strings.Contains(r.Reason, "Image not found") || !strings.Contains(r.Reason, "Crashing repeatedly") {
+		t.Errorf("distinct reasons of both doomed pods expected: %q", r.Reason)
+	}
+
+	apply(m, t0, newPod("pay-new-1"), newPod("pay-new-2"))
+	if r = rolloutOf(t, m, "pay"); r.Reason != `deployment "pay" exceeded its progress deadline` {
+		t.Errorf("no doomed new pods: reason = %q", r.Reason)
+	}
+}
+
+func TestNewPodDoomReasonsAreCapped(t *testing.T) {
+	d := newPodDoom{doomed: 5, total: 5, reasons: []string{"a", "b", "c", "d", "e"}}
+	if got, want := d.String(), "5/5 new pods doomed: a; b; c; and 2 more"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if len(d.reasons) != 5 || d.reasons[3] != "d" {
+		t.Errorf("String modified the reasons: %v", d.reasons)
 	}
 }
