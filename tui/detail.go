@@ -80,7 +80,8 @@ func (d *detailPane) rebuild(p *model.Pod, node *model.Node) {
 func (d *detailPane) View() string {
 	st := d.c.st
 	var b strings.Builder
-	b.WriteString(clip(st.focusTitle.Render("POD "+d.key)+st.dim.Render("  esc back · ↑/↓ scroll"), d.width))
+	keys := d.c.keys
+	b.WriteString(clip(st.focusTitle.Render("POD "+d.key)+st.dim.Render("  "+hints(keys.Back, keys.Up, keys.Down)), d.width))
 	from, to := d.cur.visible()
 	for _, l := range d.lines[from:to] {
 		b.WriteByte('\n')

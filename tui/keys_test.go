@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
@@ -313,3 +314,60 @@ func TestHealthAndSourceStates(t *testing.T) {
 }
 
 var _ = corev1.PodRunning
+
+// TestKeysComeFromTheKeyMap: rebinding the filter's and the detail's keys changes what they do
+// and what the hints say, together; no key is matched as a raw string behind the map's back.
+func TestKeysComeFromTheKeyMap(t *testing.T) {
+	d := newTestDashboard(t, 120, 30)
+	d.c.keys.Accept = key.NewBinding(key.WithKeys("ctrl+j"), key.WithHelp("ctrl+j", "keep filter"))
+	d.c.keys.ForceQuit = key.NewBinding(key.WithKeys("ctrl+x"), key.WithHelp("ctrl+x", "leave"))
+	d.c.keys.Back = key.NewBinding(key.WithKeys("backspace"), key.WithHelp("⌫", "return"))
+	ctrl := func(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }
+
+	press(d, "/", "p", "a", "y")
+	footer := lastLine(screen(d))
+	for _, want := range []string{"ctrl+j keep filter", "ctrl+x leave", "esc clear filter"} {
+		if !strings.Contains(footer, want) {
+			t.Errorf("filter footer lacks %q: %q", want, footer)
+		}
+	}
+	if strings.Contains(footer, "q quit") {
+		t.Errorf("filter footer offers q, which is text while typing: %q", footer)
+	}
+	if _, cmd := d.Update(ctrl('c')); isQuit(cmd) {
+		t.Errorf("ctrl+c quit although ForceQuit is bound to ctrl+x")
+	}
+	press(d, "enter")
+	if !d.filtering {
+		t.Fatalf("enter ended the filter although Accept is bound to ctrl+j")
+	}
+	d.Update(ctrl('j'))
+	if d.filtering || d.query.Text != "pay" {
+		t.Fatalf("ctrl+j (Accept): filtering=%v text=%q", d.filtering, d.query.Text)
+	}
+	press(d, "/")
+	if _, cmd := d.Update(ctrl('x')); !isQuit(cmd) {
+		t.Errorf("ctrl+x (ForceQuit) did not quit while filtering")
+	}
+	press(d, "esc")
+
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	press(d, "enter")
+	s := screen(d)
+	if !strings.Contains(s, "POD shop/api-7d9f8b6c5-xk2lq  ⌫ return · ↑/k up · ↓/j down") {
+		t.Errorf("detail title hint not from the key map:\n%s", s)
+	}
+	if footer := lastLine(s); !strings.Contains(footer, "⌫ return") || strings.Contains(footer, "/ filter") {
+		t.Errorf("detail footer should offer the detail's keys only: %q", footer)
+	}
+	press(d, "esc")
+	if !d.showDetail {
+		t.Fatalf("esc left the detail although Back is bound to backspace")
+	}
+	d.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	if d.showDetail {
+		t.Errorf("backspace (Back) did not leave the detail")
+	}
+}
+
+func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }

@@ -222,7 +222,7 @@ func (d *dashboard) computeFrame() frame {
 	f.headerH = d.header.lines()
 	f.footerH = 1
 	if d.help.ShowAll {
-		f.footerH = lipglossHeight(d.help.View(d.c.keys))
+		f.footerH = lipglossHeight(d.help.View(d.helpKeys()))
 	}
 	if d.filtering {
 		f.footerH++
@@ -238,6 +238,17 @@ func (d *dashboard) computeFrame() frame {
 		f.nodesTop = f.bodyTop + f.podsH + 1
 	}
 	return f
+}
+
+// helpKeys is the key map the footer shows: the keys that work in the current mode.
+func (d *dashboard) helpKeys() help.KeyMap {
+	switch {
+	case d.filtering:
+		return d.c.keys.filterHelp()
+	case d.showDetail:
+		return d.c.keys.detailHelp()
+	}
+	return d.c.keys
 }
 
 func lipglossHeight(s string) int { return strings.Count(s, "\n") + 1 }
@@ -266,9 +277,9 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := d.c.keys
 	if d.filtering {
 		switch {
-		case msg.String() == "ctrl+c":
+		case key.Matches(msg, k.ForceQuit):
 			return tea.Quit
-		case key.Matches(msg, k.Back):
+		case key.Matches(msg, k.Clear):
 			d.filtering = false
 			d.filter.Blur()
 			d.filter.SetValue("")
@@ -276,7 +287,7 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			d.refreshPods()
 			d.layout()
 			return nil
-		case msg.String() == "enter":
+		case key.Matches(msg, k.Accept):
 			d.filtering = false
 			d.filter.Blur()
 			d.refreshPods()
@@ -292,7 +303,7 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	switch {
-	case key.Matches(msg, k.Quit):
+	case key.Matches(msg, k.Quit, k.ForceQuit):
 		return tea.Quit
 	case key.Matches(msg, k.Help):
 		d.help.ShowAll = !d.help.ShowAll
@@ -508,7 +519,7 @@ func (d *dashboard) render() (out string) {
 	if d.filtering {
 		appendBlock(d.filter.View(), 1)
 	}
-	appendBlock(d.help.View(d.c.keys), f.footerH-btoi(d.filtering))
+	appendBlock(d.help.View(d.helpKeys()), f.footerH-btoi(d.filtering))
 	return strings.Join(lines[:min(len(lines), d.height)], "\n")
 }
 
