@@ -23,35 +23,39 @@ func (m *Model) recordFailures(p *Pod, now time.Time) {
 	}
 	since := now.Add(-m.cfg.Window)
 	for i := range st.InitContainerStatuses {
-		m.recordStatus(p, &st.InitContainerStatuses[i], since, now)
+		m.recordStatus(p, &st.InitContainerStatuses[i], since)
 	}
 	for i := range st.ContainerStatuses {
-		m.recordStatus(p, &st.ContainerStatuses[i], since, now)
+		m.recordStatus(p, &st.ContainerStatuses[i], since)
 	}
 }
 
-func (m *Model) recordStatus(p *Pod, cs *corev1.ContainerStatus, since, now time.Time) {
+func (m *Model) recordStatus(p *Pod, cs *corev1.ContainerStatus, since time.Time) {
 	if t := cs.State.Terminated; t != nil {
-		// After the restart this termination becomes lastState at restartCount+1.
-		m.recordTerminated(p, cs, t, cs.RestartCount+1, since, now)
+		m.recordTerminated(p, cs, t, since)
 	}
 	if t := cs.LastTerminationState.Terminated; t != nil {
-		m.recordTerminated(p, cs, t, cs.RestartCount, since, now)
+		m.recordTerminated(p, cs, t, since)
 	}
 }
 
-func (m *Model) recordTerminated(p *Pod, cs *corev1.ContainerStatus, t *corev1.ContainerStateTerminated, restart int32, since, now time.Time) {
+// recordTerminated records one terminated state. A failure without finishedAt is not evidence:
+// the kubelet copies the runtime's finishedAt into every terminated state (kubernetes
+// pkg/kubelet/kubelet_pods.go, convertToAPIContainerStatuses), and containerd sets it when a start
+// fails (containerd internal/cri/server/container_start.go, StartContainer), so only a hand-made
+// object lacks it. Without a time such a failure could not be placed in the
+// window nor matched between state and lastState: dated "now" it would be re-added after every
+// window expiry, and counted again when the same termination showed up with a time.
+func (m *Model) recordTerminated(p *Pod, cs *corev1.ContainerStatus, t *corev1.ContainerStateTerminated, since time.Time) {
+	at := t.FinishedAt.Time
+	if at.IsZero() {
+		return
+	}
 	id := p.UID
 	if id == "" {
 		id = p.Key // objects without a UID (hand-made fixtures) still deduplicate per pod
 	}
-	k := failureKey{uid: id, container: cs.Name}
-	at := t.FinishedAt.Time
-	if at.IsZero() {
-		k.restart, at = restart, now
-	} else {
-		k.at = at.UnixNano()
-	}
+	k := failureKey{uid: id, container: cs.Name, at: at.UnixNano()}
 	// Dedup and window checks come first: they are map lookups, and an update repeating a known
 	// failure costs no classification.
 	if at.Before(since) || m.ledger.has(k) {

@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
 )
@@ -206,4 +207,48 @@ func TestEscalationThresholdIsConfigurable(t *testing.T) {
 		v.Reason != "failed to start with exit 128 on 2 nodes: not node-local" {
 		t.Errorf("EscalateNodes=2: got %v %q", v.Rule, v.Reason)
 	}
+}
+
+// A start failure without finishedAt cannot be dated or matched, so it is never node evidence:
+// dated "now", it would come back after every window expiry, and it would be counted a second
+// time when the same termination later shows up with a finishedAt.
+func TestLedgerIgnoresFailuresWithoutFinishedAt(t *testing.T) {
+	undated := func(restarts int32, inState bool) podOpt {
+		return app(func(cs *corev1.ContainerStatus) {
+			cs.RestartCount = restarts
+			f := terminated128(time.Time{}, runtimeMsg)
+			f.FinishedAt = metav1.Time{}
+			if inState {
+				cs.State.Terminated = f
+			} else {
+				cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}
+				cs.LastTerminationState.Terminated = f
+			}
+		})
+	}
+
+	t.Run("repeated across window expiry", func(t *testing.T) {
+		m := New(DefaultConfig())
+		for i, at := range []time.Time{t0, t0.Add(time.Second), t0.Add(16 * time.Minute), t0.Add(40 * time.Minute)} {
+			apply(m, at, pod("shop", "web-1", onNode("node-3"), undated(1, false)))
+			if fs := m.Failures(at); len(fs) != 0 {
+				t.Fatalf("update %d: undated failure recorded: %+v", i, fs)
+			}
+		}
+		if p := m.Pod("shop/web-1"); p.Verdict.Kind != classify.Transient {
+			t.Errorf("the pod is still judged (transient exit 128); got %v", p.Verdict.Kind)
+		}
+	})
+
+	t.Run("state without finishedAt, then lastState with it", func(t *testing.T) {
+		m := New(DefaultConfig())
+		at := t0.Add(-time.Minute)
+		apply(m, t0, pod("shop", "web-1", onNode("node-3"), undated(0, true)))
+		apply(m, t0.Add(time.Second), pod("shop", "web-1", onNode("node-3"), startFailed128(at, 1)))
+		apply(m, t0.Add(2*time.Second), pod("shop", "web-1", onNode("node-3"), recoveredAfter128(at, 1)))
+		fs := m.Failures(t0.Add(2 * time.Second))
+		if len(fs) != 1 || !fs[0].FinishedAt.Equal(at) {
+			t.Fatalf("one failure at its finishedAt expected, got %+v", fs)
+		}
+	})
 }

@@ -11,9 +11,8 @@ import (
 //
 // Deduplication: a failure is identified by pod UID, container and the time it finished. The same
 // termination first shows in state.terminated and, after the restart, in lastState.terminated with
-// an unchanged finishedAt, so the pair is counted once however many updates repeat it. When
-// finishedAt is missing, the restart count at which the termination becomes lastState stands in
-// (restartCount+1 for state, restartCount for lastState), and the failure is dated when first seen.
+// an unchanged finishedAt, so the pair is counted once however many updates repeat it. Failures
+// without finishedAt are not recorded at all (see recordTerminated).
 type ledger struct {
 	entries []ledgerEntry // sorted by FinishedAt; entries[head:] are live
 	head    int
@@ -30,8 +29,7 @@ type ledgerEntry struct {
 
 type failureKey struct {
 	uid, container string
-	at             int64 // finishedAt in Unix nanoseconds, 0 when unknown
-	restart        int32 // used only when at == 0
+	at             int64 // finishedAt in Unix nanoseconds
 }
 
 func newLedger() ledger { return ledger{seen: make(map[failureKey]struct{})} }
