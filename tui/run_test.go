@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,21 +88,29 @@ func TestRunQuitRestoresTerminal(t *testing.T) {
 // TestRunPanicRestoresTerminal: a panic in a component ends Run with an error, and the terminal
 // is restored all the same.
 func TestRunPanicRestoresTerminal(t *testing.T) {
-	ch := make(chan model.Batch, 1)
-	calls := 0
+	// The clock panics once the test arms it. It arms it only after the running program took a
+	// batch (the channel is unbuffered), so the dashboard is built and the terminal set up; the
+	// next clock read in Update (that batch's or the next tick's) panics.
+	ch := make(chan model.Batch)
+	var armed atomic.Bool
 	now := func() time.Time {
-		calls++
-		if calls > 2 { // newDashboard reads the clock twice; the batch is the third
+		if armed.Load() {
 			panic("clock exploded")
 		}
 		return t0
 	}
-	ch <- fixtureBatch()
+	go func() {
+		ch <- fixtureBatch()
+		armed.Store(true)
+	}()
 	err, out := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch, Now: now}, "")
+	if !armed.Load() {
+		t.Fatalf("Run returned (%v) before the program took the batch", err)
+	}
 	if err == nil || !strings.Contains(err.Error(), "clock exploded") {
 		t.Fatalf("Run: %v, want the panic as an error", err)
 	}
-	if !strings.Contains(out, "\x1b[?1049l") {
-		t.Errorf("alternate screen not left after the panic: %q", out)
+	if !strings.Contains(out, "\x1b[?1049h") || !strings.Contains(out, "\x1b[?1049l") {
+		t.Errorf("alternate screen not entered and left around the panic: %q", out)
 	}
 }
