@@ -20,6 +20,12 @@ func TestSanitize(t *testing.T) {
 		{"raw 8-bit CSI byte, parsed as CSI", "a\x9b2Jb", "ab"},
 		{"invalid UTF-8", "a\xff\xfeb", "ab"},
 		{"empty", "", ""},
+		{"bidi override reorders a cell", "image \u202eexe.txt\u202c pulled", "image exe.txt pulled"},
+		{"bidi isolates", "a\u2066b\u2067c\u2068d\u2069e", "abcde"},
+		{"embeddings and marks", "\u202a\u202b\u202d\u200e\u200f\u061cx", "x"},
+		{"zero-width and BOM", "ad\u200bmin\u200c\u200d\ufeff", "admin"},
+		{"line and paragraph separators", "one\u2028two\u2029three", "one two three"},
+		{"neighbours kept", "\u200a\u2010\u2065\u206a\u2027", "\u200a\u2010\u2065\u206a\u2027"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,7 +47,7 @@ func TestSanitizeCleanDoesNotAllocate(t *testing.T) {
 }
 
 func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"\x1b]0;pwned\x07", "\x1b[2J\x1b[H", "\x1b[10A", "a\nb", "\u009b", "\xff"} {
+	for _, s := range []string{"\x1b]0;pwned\x07", "\x1b[2J\x1b[H", "\x1b[10A", "a\nb", "\u009b", "\xff", "\u202e\u2066\ufeff\u2028"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
