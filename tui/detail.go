@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
@@ -27,7 +26,9 @@ type detailPane struct {
 	height int
 }
 
-func newDetailPane(c *common) *detailPane { return &detailPane{c: c} }
+func newDetailPane(c *common) *detailPane {
+	return &detailPane{c: c, cur: cursor{scrollOnly: true}}
+}
 
 // SetSize sets the pane's size including its title line.
 func (d *detailPane) SetSize(w, h int) {
@@ -35,26 +36,17 @@ func (d *detailPane) SetSize(w, h int) {
 	d.cur.setHeight(h - 1)
 }
 
-// Update scrolls: the pane has no selection, the keys move the window.
+// open shows pod key from its first line.
+func (d *detailPane) open(key string) {
+	d.key = key
+	d.cur.offset = 0
+	d.cur.clamp()
+}
+
+// Update scrolls: the pane has no selection, so the list keys move the window.
 func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
-	k, ok := msg.(tea.KeyPressMsg)
-	if !ok {
-		return nil
-	}
-	keys := d.c.keys
-	switch {
-	case key.Matches(k, keys.Up):
-		d.scroll(-1)
-	case key.Matches(k, keys.Down):
-		d.scroll(1)
-	case key.Matches(k, keys.PageUp):
-		d.scroll(-d.cur.height)
-	case key.Matches(k, keys.PageDown):
-		d.scroll(d.cur.height)
-	case key.Matches(k, keys.Top):
-		d.scroll(-len(d.lines))
-	case key.Matches(k, keys.Bottom):
-		d.scroll(len(d.lines))
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		navigate(&d.cur, k, d.c.keys)
 	}
 	return nil
 }
@@ -69,11 +61,8 @@ func (d *detailPane) rebuild(p *model.Pod, node *model.Node) {
 	} else {
 		d.lines = detailLines(d.lines, p, node, d.c, max(d.width, 20))
 	}
-	off := d.cur.offset
+	// The window stays where the user scrolled it, as far as the new lines allow.
 	d.cur.setLen(len(d.lines))
-	d.cur.offset = off
-	d.cur.sel = off
-	d.cur.clamp()
 }
 
 // View renders the visible lines under a title.

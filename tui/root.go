@@ -391,8 +391,7 @@ func (d *dashboard) enter() {
 
 func (d *dashboard) openDetail(key string) {
 	d.showDetail = true
-	d.detail.key = key
-	d.detail.cur = cursor{}
+	d.detail.open(key)
 	d.layout()
 	d.rebuildDetail()
 }
