@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,10 +22,21 @@ import (
 type Snapshot struct {
 	Context     string            `json:"context"`
 	GeneratedAt string            `json:"generatedAt"` // RFC3339
+	Health      SnapshotHealth    `json:"health"`
 	Summary     Summary           `json:"summary"`
 	Pods        []SnapshotPod     `json:"pods"`
 	Nodes       []SnapshotNode    `json:"nodes"`
 	Rollouts    []SnapshotRollout `json:"rollouts"`
+}
+
+// SnapshotHealth is the connection's health when the snapshot was taken, so scripts see what the
+// dashboard's header shows: a resource RBAC forbids is missing from the output, not empty.
+type SnapshotHealth struct {
+	Synced bool `json:"synced"`
+	// Forbidden lists the kinds RBAC forbids, sorted; [] when none.
+	Forbidden []string `json:"forbidden"`
+	// WatchError is the last watch error while a watch is broken, "" when all are healthy.
+	WatchError string `json:"watchError"`
 }
 
 // Summary counts pods per verdict.
@@ -113,6 +126,7 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 	s := Snapshot{
 		Context:     Sanitize(context),
 		GeneratedAt: now.UTC().Format(time.RFC3339),
+		Health:      snapshotHealth(m.Health()),
 		Summary: Summary{Pods: c.Pods, Healthy: c.Healthy, Progressing: c.Progressing,
 			Transient: c.Transient, Doomed: c.Doomed, Completed: c.Completed},
 		Pods:     []SnapshotPod{},
@@ -150,6 +164,16 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 		return a.Name < b.Name
 	})
 	return s
+}
+
+func snapshotHealth(h Health) SnapshotHealth {
+	sh := SnapshotHealth{Synced: h.Synced, Forbidden: make([]string, 0, len(h.Forbidden)), WatchError: h.WatchError}
+	for _, k := range h.Forbidden {
+		sh.Forbidden = append(sh.Forbidden, Sanitize(string(k)))
+	}
+	sort.Strings(sh.Forbidden)
+	sh.Forbidden = slices.Compact(sh.Forbidden)
+	return sh
 }
 
 func snapshotPod(p *Pod, now time.Time) SnapshotPod {
@@ -229,6 +253,19 @@ func (s Snapshot) WriteTable(w io.Writer) error {
 	for _, r := range s.Rollouts {
 		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%d/%d\t%d\t%d\t%s\n",
 			r.Namespace, r.Kind, r.Name, r.Verdict, r.Ready, r.Desired, r.Updated, r.Available, r.Reason)
+	}
+	if len(s.Health.Forbidden) > 0 || s.Health.WatchError != "" || !s.Health.Synced {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "HEALTH")
+		if !s.Health.Synced {
+			fmt.Fprintln(tw, "not synced: the state may be incomplete")
+		}
+		if len(s.Health.Forbidden) > 0 {
+			fmt.Fprintf(tw, "forbidden by RBAC (not shown): %s\n", strings.Join(s.Health.Forbidden, ", "))
+		}
+		if s.Health.WatchError != "" {
+			fmt.Fprintf(tw, "reconnecting: %s\n", s.Health.WatchError)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing snapshot table: %w", err)

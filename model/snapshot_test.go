@@ -117,3 +117,60 @@ func TestSnapshotTable(t *testing.T) {
 		t.Errorf("control characters in table:\n%q", out)
 	}
 }
+
+// --once output carries the connection's health, so a script can tell "no nodes" from "nodes
+// forbidden by RBAC".
+func TestSnapshotHealth(t *testing.T) {
+	decode := func(t *testing.T, s Snapshot) map[string]any {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := s.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Health map[string]any `json:"health"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Health
+	}
+	table := func(t *testing.T, s Snapshot) string {
+		t.Helper()
+		var buf bytes.Buffer
+		if err := s.WriteTable(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+
+	m := snapshotModel()
+	m.Apply(&Batch{Health: &Health{Synced: true}}, t0)
+	h := decode(t, m.Snapshot("demo", t0))
+	if h["synced"] != true || h["watchError"] != "" {
+		t.Errorf("healthy: health = %v", h)
+	}
+	if f, ok := h["forbidden"].([]any); !ok || len(f) != 0 {
+		t.Errorf("healthy: forbidden = %#v, want []", h["forbidden"])
+	}
+	if out := table(t, m.Snapshot("demo", t0)); strings.Contains(out, "HEALTH") {
+		t.Errorf("healthy table shows a HEALTH section:\n%s", out)
+	}
+
+	m.Apply(&Batch{Health: &Health{Synced: true, Forbidden: []Kind{KindNode, KindDeployment, KindNode},
+		WatchError: "pods: connection refused\x1b[2J"}}, t0)
+	s := m.Snapshot("demo", t0)
+	h = decode(t, s)
+	if f, _ := h["forbidden"].([]any); len(f) != 2 || f[0] != "Deployment" || f[1] != "Node" {
+		t.Errorf("forbidden = %v, want [Deployment Node] (sorted, once each)", h["forbidden"])
+	}
+	if h["watchError"] != "pods: connection refused" {
+		t.Errorf("watchError = %q, want it sanitised", h["watchError"])
+	}
+	out := table(t, s)
+	for _, want := range []string{"\nHEALTH\n", "forbidden by RBAC (not shown): Deployment, Node", "reconnecting: pods: connection refused"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
