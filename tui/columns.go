@@ -54,7 +54,7 @@ func rowCells(p *model.Pod, c *common, out *[numCols]string) {
 	out[colNode] = p.Node
 	out[colAge] = age(p.Created, c.now)
 	out[colVerdict] = badgeText(p.Verdict.Kind)
-	out[colReason] = model.Sanitize(p.Verdict.Reason)
+	out[colReason] = p.Verdict.Reason
 	out[colReady], out[colStatus], out[colRestarts] = "", "", ""
 	out[colState], out[colLastState], out[colExit] = "", "", ""
 	if p.Object != nil {

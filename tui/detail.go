@@ -103,9 +103,9 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 
 	add(st.bold.Render("Verdict  ") + st.badgeFor(p.Verdict.Kind, badgeText(p.Verdict.Kind)) +
 		st.dim.Render(ruleSource(p.Verdict)))
-	wrapped(2, "reason:", model.Sanitize(p.Verdict.Reason))
+	wrapped(2, "reason:", p.Verdict.Reason)
 	// classify folds the runtime message into most reasons; show it again only when it is not.
-	if msg := model.Sanitize(p.Verdict.Message); !strings.Contains(model.Sanitize(p.Verdict.Reason), msg) {
+	if msg := p.Verdict.Message; !strings.Contains(p.Verdict.Reason, msg) {
 		wrapped(2, "message:", msg)
 	}
 	if obj != nil {
@@ -132,7 +132,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 	}
 	add(nodeLine)
 	if node != nil && node.Suspect {
-		wrapped(2, "why:", model.Sanitize(node.Why))
+		wrapped(2, "why:", node.Why)
 	}
 
 	// Owner chain: the pod's direct controller, then the top owner the model grouped it under.
@@ -203,7 +203,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 			add(head)
 			wrapped(4, "image:", model.Sanitize(spec.Image))
 			if v := findVerdict(spec.Name, init); v != nil && v.Reason != "" {
-				wrapped(4, "verdict:", model.Sanitize(v.Reason))
+				wrapped(4, "verdict:", v.Reason)
 			}
 			if cs == nil {
 				add("    " + st.dim.Render("no status yet"))
@@ -224,7 +224,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 func ruleSource(v classify.Verdict) string {
 	var parts []string
 	if v.Container != "" {
-		c := "container " + model.Sanitize(v.Container)
+		c := "container " + v.Container
 		if v.Init {
 			c = "init " + c
 		}

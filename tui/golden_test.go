@@ -2,6 +2,7 @@ package tui
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,20 +133,36 @@ func TestEscapeSequences(t *testing.T) {
 		status: []corev1.ContainerStatus{waiting("evil", "img\x1b]0;pwned\x07", "CrashLoopBackOff\x1b[2J", evil, 4,
 			terminated("Error\x1b[5A", evil, 1, 30*time.Second))}})
 	b.Pods = []*corev1.Pod{p}
+	// Exit-128 start failures carrying the same bytes make node-2 suspect: its dominant message
+	// reaches the nodes panel, its why the header. The watch error reaches the header too.
+	for i := range 3 {
+		b.Pods = append(b.Pods, mkPod(podSpec{ns: "attack", name: fmt.Sprintf("evil-start-%d", i), node: "node-2",
+			created: time.Minute, status: []corev1.ContainerStatus{running("app", "img", 1,
+				terminated("ContainerCannotRun", evil+runtime128, 128, 20*time.Second))}}))
+	}
 	b.Nodes, b.Deployments, b.ReplicaSets = nil, nil, nil
+	b.Health = &model.Health{Synced: true, LastEvent: t0, WatchError: evil}
 	m := model.New(model.DefaultConfig())
 	m.Apply(&b, t0)
-	key := m.View(model.Query{})[0].Key
+	key := "attack/evil-pod"
+	if nodes := m.Nodes(t0); len(nodes) == 0 || !nodes[0].Suspect || !strings.Contains(nodes[0].DominantMessage, "boom") {
+		t.Fatalf("node-2 should be suspect with the evil message dominant: %+v", nodes)
+	}
 	for _, sz := range sizes {
-		for _, o := range []FrameOptions{{}, {Selected: key, Detail: true}} {
+		for _, o := range []FrameOptions{{}, {Selected: key, Detail: true}, {Focus: FocusNodes}} {
 			o.Width, o.Height, o.Now = sz.w, sz.h, t0
 			o.NoColor = true
 			plain := RenderFrame(m, o)
 			if i := strings.IndexAny(plain, "\x1b\x07\x9b\r\x08"); i >= 0 {
 				t.Errorf("%s detail=%v: NoColor frame holds a control character at %d: %q", sz.name, o.Detail, i, plain)
 			}
-			if o.Detail && !strings.Contains(plain, "boom") {
-				t.Errorf("%s: the message's printable text should still be shown: %q", sz.name, plain)
+			// The printable text stays: in the detail, the nodes panel's msg line and the header's
+			// reconnecting line.
+			if !strings.Contains(plain, "boom") {
+				t.Errorf("%s %+v: the message's printable text should still be shown: %q", sz.name, o, plain)
+			}
+			if o.Focus == FocusNodes && !strings.Contains(plain, "msg: boom") {
+				t.Errorf("%s: the nodes panel should show the dominant message's text: %q", sz.name, plain)
 			}
 			o.NoColor = false
 			color := RenderFrame(m, o)

@@ -75,7 +75,7 @@ func (h *header) syncState() string {
 		if !h.health.LastEvent.IsZero() {
 			last = age(h.health.LastEvent, h.c.now) + " ago"
 		}
-		s = st.warn.Render("reconnecting: " + model.Sanitize(h.health.WatchError) + " · last update " + last)
+		s = st.warn.Render("reconnecting: " + h.health.WatchError + " · last update " + last)
 	case !h.health.Synced:
 		s = h.spin.View() + " syncing pods: " + thousands(h.health.PodsSeen) + " …"
 	default:
@@ -127,14 +127,13 @@ func (h *header) View() string {
 	for i := range h.rollouts {
 		r := &h.rollouts[i]
 		v := string(r.Verdict)
-		line += "  " + st.rollout[v].Render(rolloutIcon(v)+" "+model.Sanitize(r.Name)) +
+		line += "  " + st.rollout[v].Render(rolloutIcon(v)+" "+r.Name) +
 			fmt.Sprintf(" %d/%d/%d", r.Updated, r.Ready, r.Desired)
 	}
 	b.WriteString(clip(line, h.width))
 	if h.suspect != nil {
 		b.WriteByte('\n')
-		b.WriteString(st.danger.Render(clip("⚠ suspect node "+model.Sanitize(h.suspect.Name)+": "+
-			model.Sanitize(h.suspect.Why), h.width)))
+		b.WriteString(st.danger.Render(clip("⚠ suspect node "+h.suspect.Name+": "+h.suspect.Why, h.width)))
 	}
 	return b.String()
 }

@@ -196,12 +196,12 @@ func (n *nodesPanel) View(focused bool) string {
 		extra := nodeLines(nd)
 		if extra >= 2 && lines < n.h {
 			b.WriteByte('\n')
-			b.WriteString(st.danger.Render(clip("             why: "+model.Sanitize(nd.Why), n.width)))
+			b.WriteString(st.danger.Render(clip("             why: "+nd.Why, n.width)))
 			lines++
 		}
 		if extra >= 3 && lines < n.h {
 			b.WriteByte('\n')
-			b.WriteString(st.dim.Render(clip("             msg: "+model.Sanitize(nd.DominantMessage), n.width)))
+			b.WriteString(st.dim.Render(clip("             msg: "+nd.DominantMessage, n.width)))
 			lines++
 		}
 	}

@@ -75,7 +75,7 @@ func (r *rolloutList) View(focused bool) string {
 		}
 		row := fmt.Sprintf("%s%-16s %-28s %s %10s %7s %9d  %s", mark, clip(ro.Namespace, 16),
 			clip(ro.Name, 28), badge, fmt.Sprintf("%d/%d", ro.Updated, ro.Desired),
-			fmt.Sprintf("%d/%d", ro.Ready, ro.Desired), ro.Available, model.Sanitize(ro.Reason))
+			fmt.Sprintf("%d/%d", ro.Ready, ro.Desired), ro.Available, ro.Reason)
 		row = clip(row, r.width)
 		if sel {
 			row = st.selected.Render(fit(row, r.width))
