@@ -58,9 +58,10 @@ func rowCells(p *model.Pod, c *common, out *[numCols]string) {
 	out[colReady], out[colStatus], out[colRestarts] = "", "", ""
 	out[colState], out[colLastState], out[colExit] = "", "", ""
 	if p.Object != nil {
-		out[colReady] = classify.Ready(p.Object)
-		out[colStatus] = model.Sanitize(classify.Status(p.Object, c.now))
-		out[colRestarts] = classify.Restarts(p.Object, c.now)
+		// One printPod pass for the three; READY and RESTARTS are built from numbers, STATUS
+		// may carry a container's reason, which is object text.
+		ready, status, restarts := classify.Columns(p.Object, c.now)
+		out[colReady], out[colStatus], out[colRestarts] = ready, model.Sanitize(status), restarts
 		if cs := decidingStatus(p); cs != nil {
 			out[colState] = stateSummary(cs.State)
 			out[colLastState] = stateSummary(cs.LastTerminationState)

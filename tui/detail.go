@@ -109,9 +109,9 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 		wrapped(2, "message:", msg)
 	}
 	if obj != nil {
-		add(st.bold.Render("Status   ") + model.Sanitize(classify.Status(obj, now)) +
-			st.dim.Render("  ready ") + classify.Ready(obj) + st.dim.Render("  restarts ") +
-			classify.Restarts(obj, now) + st.dim.Render("  phase ") + model.Sanitize(string(obj.Status.Phase)) +
+		ready, status, restarts := classify.Columns(obj, now)
+		add(st.bold.Render("Status   ") + model.Sanitize(status) + st.dim.Render("  ready ") + ready +
+			st.dim.Render("  restarts ") + restarts + st.dim.Render("  phase ") + p.Phase +
 			st.dim.Render("  age ") + age(p.Created, now))
 	}
 
