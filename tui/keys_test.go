@@ -86,6 +86,31 @@ func TestSelectionFollowsPodAcrossResort(t *testing.T) {
 	}
 }
 
+func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
+	d := newTestDashboard(t, 200, 50)
+	top := d.pods.selected()
+	if top == nil || d.pods.cur.sel != 0 {
+		t.Fatalf("the dashboard should open on the top row, got %v at %d", top, d.pods.cur.sel)
+	}
+	// The top pod recovers: every container runs ready, so it sorts below the other problems.
+	topKey, topKind := top.Key, top.Verdict.Kind
+	var b model.Batch
+	p := top.Object.DeepCopy()
+	for i, cs := range p.Status.ContainerStatuses {
+		p.Status.ContainerStatuses[i] = running(cs.Name, cs.Image, cs.RestartCount, nil)
+	}
+	p.Status.Conditions = readyConds(true)
+	b.Pods = append(b.Pods, p)
+	d.Update(batchMsg{batch: b})
+	if d.m.Pod(topKey).Verdict.Kind == topKind {
+		t.Fatalf("the update did not change %s's verdict; the test proves nothing", topKey)
+	}
+	if got := d.pods.selected(); d.pods.cur.sel != 0 || got == nil || got.Key == topKey {
+		t.Fatalf("before any key the selection should stay on the (new) top row; it is at row %d (old top %s)",
+			d.pods.cur.sel, topKey)
+	}
+}
+
 func TestFilterKeys(t *testing.T) {
 	d := newTestDashboard(t, 120, 30)
 	all := len(d.pods.rows)

@@ -16,13 +16,17 @@ type podTable struct {
 	rows   []*model.Pod
 	cur    cursor
 	selKey string
-	width  int
-	total  int // pods in the model, for "12 of 5,000"
-	status string
-	cells  [][numCols]string // reused per frame: at most a screenful
+	// untouched is true until the user first moves the selection: until then the selection stays
+	// on the top row, so a dashboard opened during a rollout keeps the worst pods in view while
+	// the first updates re-sort it; afterwards it follows the chosen pod by key.
+	untouched bool
+	width     int
+	total     int // pods in the model, for "12 of 5,000"
+	status    string
+	cells     [][numCols]string // reused per frame: at most a screenful
 }
 
-func newPodTable(c *common) *podTable { return &podTable{c: c} }
+func newPodTable(c *common) *podTable { return &podTable{c: c, untouched: true} }
 
 // SetSize sets the table's size including its status line and column header.
 func (t *podTable) SetSize(w, h int) {
@@ -42,6 +46,12 @@ func (t *podTable) setRows(rows []*model.Pod) {
 // follow moves the cursor back onto selKey. Cheap in the common case (the pod did not move); a
 // linear search otherwise, done in Update only, never per frame.
 func (t *podTable) follow() {
+	if t.untouched {
+		t.cur.sel = 0
+		t.cur.clamp()
+		t.remember()
+		return
+	}
 	if t.selKey == "" || len(t.rows) == 0 {
 		t.remember()
 		return
@@ -80,6 +90,7 @@ func (t *podTable) selected() *model.Pod {
 
 // selectKey puts the cursor on the pod with key, if it is shown.
 func (t *podTable) selectKey(key string) {
+	t.untouched = false
 	t.selKey = key
 	t.follow()
 }
@@ -87,18 +98,20 @@ func (t *podTable) selectKey(key string) {
 // Update handles the list keys.
 func (t *podTable) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok && navigate(&t.cur, k, t.c.keys) {
+		t.untouched = false
 		t.remember()
 	}
 	return nil
 }
 
-func (t *podTable) scroll(delta int) { t.cur.scroll(delta); t.remember() }
+func (t *podTable) scroll(delta int) { t.untouched = false; t.cur.scroll(delta); t.remember() }
 
 // clickRow selects the row'th visible row.
 func (t *podTable) clickRow(row int) {
 	if row < 0 || t.cur.offset+row >= len(t.rows) {
 		return
 	}
+	t.untouched = false
 	t.cur.sel = t.cur.offset + row
 	t.cur.clamp()
 	t.remember()
