@@ -166,6 +166,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fail(stderr, err, false)
 	}
+	// The dashboard shows a stopped source; once the terminal is restored, say why it stopped.
+	if err := src.Err(); err != nil {
+		return fail(stderr, err, false)
+	}
 	return exitOK
 }
 

@@ -7,6 +7,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -31,6 +32,8 @@ type Options struct {
 
 // Source runs informers and hands the model coalesced batches.
 type Source struct {
+	// ctx is the context the source runs under; its cause says why the source stopped.
+	ctx     context.Context
 	out     chan model.Batch
 	now     func() time.Time
 	context string
@@ -47,6 +50,17 @@ func Start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 
 // Batches delivers coalesced batches, at most one per interval. It is closed when the source stops.
 func (s *Source) Batches() <-chan model.Batch { return s.out }
+
+// Err tells why the source stopped on its own, such as the demo engine failing: after Batches is
+// closed, a non-nil Err is an error to report. It is nil while the source runs and when it stopped
+// because its context was cancelled or timed out.
+func (s *Source) Err() error {
+	cause := context.Cause(s.ctx)
+	if cause == nil || errors.Is(cause, context.Canceled) || errors.Is(cause, context.DeadlineExceeded) {
+		return nil
+	}
+	return cause
+}
 
 // Now is the source's clock: time.Now for a real cluster, simulated time for the demo.
 func (s *Source) Now() time.Time { return s.now() }

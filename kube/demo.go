@@ -43,16 +43,19 @@ func StartDemo(ctx context.Context, opts DemoOptions) (*Source, error) {
 	if opts.Speed == 0 {
 		opts.Speed = 1
 	}
-	eng := newDemoEngine(opts.Seed, fake.NewClientset())
+	cs := fake.NewClientset()
+	eng := newDemoEngine(opts.Seed, cs)
 	clock := &demoClock{epoch: DemoEpoch, speed: opts.Speed, fixed: opts.At > 0, at: opts.At, start: time.Now()}
 
 	// Everything up to the starting point is in the clientset before the informers list, so the
 	// first sync already shows it (in snapshot mode, that is the whole answer).
-	eng.advance(opts.At, 0)
+	eng.advance(opts.At)
 	if err := eng.sync(ctx); err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
-	src, err := Start(ctx, eng.client, Options{
+	// From here on informers watch, and every write waits until they have read enough.
+	eng.watches = watchDemoClient(cs)
+	return startDemo(ctx, eng, clock, Options{
 		Namespace:     opts.Namespace,
 		AllNamespaces: opts.Namespace == "",
 		Selector:      opts.Selector,
@@ -60,12 +63,27 @@ func StartDemo(ctx context.Context, opts DemoOptions) (*Source, error) {
 		Now:           clock.Now,
 		Context:       "demo",
 	})
+}
+
+// startDemo starts the Source on the engine's clientset and, in live mode, the engine. Should the
+// engine fail (or panic: it runs in its own goroutine, where nothing else would recover it and the
+// process would die with the terminal still in the dashboard's alternate screen), it stops the
+// Source: Batches closes and Err says why.
+func startDemo(ctx context.Context, eng *demoEngine, clock *demoClock, opts Options) (*Source, error) {
+	if clock.fixed {
+		return Start(ctx, eng.client, opts)
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	src, err := Start(ctx, eng.client, opts)
 	if err != nil {
+		stop(nil)
 		return nil, err
 	}
-	if !clock.fixed {
-		go eng.run(ctx, clock)
-	}
+	go func() {
+		if err := eng.run(ctx, clock); err != nil {
+			stop(fmt.Errorf("demo: %w", err))
+		}
+	}()
 	return src, nil
 }
 
@@ -93,29 +111,32 @@ func (c *demoClock) elapsed() time.Duration {
 // so 100ms keeps them punctual without busy work.
 const demoTick = 100 * time.Millisecond
 
-// demoMaxEventsPerTick bounds the writes of one tick. The fake clientset's watchers hold at most
-// 100 undelivered events and panic beyond that (apimachinery watch.DefaultChanSize), so at a
-// high --speed the story is spread over a few more ticks rather than written in one burst.
-const demoMaxEventsPerTick = 25
-
 // run plays the scenario in live mode until ctx ends. After the last event it holds the final
-// state: the story stays on screen.
-func (e *demoEngine) run(ctx context.Context, clock *demoClock) {
+// state: the story stays on screen. It returns an error if a write fails for any reason other
+// than ctx ending, or if a scenario step panics.
+func (e *demoEngine) run(ctx context.Context, clock *demoClock) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("scenario engine panicked: %v", r)
+		}
+	}()
 	t := time.NewTicker(demoTick)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 		}
 		if e.done() {
-			return
+			return nil
 		}
-		e.advance(clock.elapsed(), demoMaxEventsPerTick)
+		e.advance(clock.elapsed())
 		if err := e.sync(ctx); err != nil {
-			// Only a cancelled context makes the fake clientset fail; nothing to report.
-			return
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
 		}
 	}
 }

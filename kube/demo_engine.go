@@ -58,6 +58,9 @@ type demoEngine struct {
 	next    int           // index of the first event not yet applied
 	now     time.Duration // simulated time the world reflects
 	written *demoWorld    // what the clientset holds, to write only differences
+	// watches, once set (live mode), paces writes to what the informers have read; nil while
+	// nothing watches yet, before the informers start.
+	watches *demoWatches
 }
 
 func newDemoEngine(seed int64, client kubernetes.Interface) *demoEngine {
@@ -76,21 +79,15 @@ func newDemoEngine(seed int64, client kubernetes.Interface) *demoEngine {
 // done reports whether every event has been applied.
 func (e *demoEngine) done() bool { return e.next >= len(e.events) }
 
-// advance applies the events up to simulated time t, at most limit of them when limit > 0.
-// Status is derived after every single event, so the world at t does not depend on how the
-// events were grouped into ticks.
-func (e *demoEngine) advance(t time.Duration, limit int) {
-	n := 0
+// advance applies the events up to simulated time t. Status is derived after every single event,
+// so the world at t does not depend on how the events were grouped into ticks: live mode at any
+// --speed passes through the same states as snapshots (--at) taken at its ticks.
+func (e *demoEngine) advance(t time.Duration) {
 	for e.next < len(e.events) && e.events[e.next].at <= t {
-		if limit > 0 && n == limit {
-			t = e.events[e.next-1].at
-			break
-		}
 		ev := e.events[e.next]
 		ev.do(e.world, ev.at)
 		e.world.derive(ev.at)
 		e.next++
-		n++
 	}
 	if t > e.now {
 		e.now = t
@@ -103,36 +100,46 @@ func (e *demoEngine) advance(t time.Duration, limit int) {
 // the control plane and kubelets do.
 func (e *demoEngine) sync(ctx context.Context) error {
 	cs := e.client
-	steps := []func() error{
-		func() error {
-			return syncKind(ctx, e.world.nodes, e.written.nodes, cs.CoreV1().Nodes())
-		},
-		func() error {
-			return syncNamespaced(ctx, e.world.deploys, e.written.deploys, func(ns string) demoClient[*appsv1.Deployment] { return cs.AppsV1().Deployments(ns) })
-		},
-		func() error {
-			return syncNamespaced(ctx, e.world.rss, e.written.rss, func(ns string) demoClient[*appsv1.ReplicaSet] { return cs.AppsV1().ReplicaSets(ns) })
-		},
-		func() error {
-			return syncNamespaced(ctx, e.world.stss, e.written.stss, func(ns string) demoClient[*appsv1.StatefulSet] { return cs.AppsV1().StatefulSets(ns) })
-		},
-		func() error {
-			return syncNamespaced(ctx, e.world.dss, e.written.dss, func(ns string) demoClient[*appsv1.DaemonSet] { return cs.AppsV1().DaemonSets(ns) })
-		},
-		func() error {
-			return syncNamespaced(ctx, e.world.jobs, e.written.jobs, func(ns string) demoClient[*batchv1.Job] { return cs.BatchV1().Jobs(ns) })
-		},
-		func() error {
-			return syncNamespaced(ctx, e.world.pods, e.written.pods, func(ns string) demoClient[*corev1.Pod] { return cs.CoreV1().Pods(ns) })
-		},
+	steps := []struct {
+		resource string
+		sync     func(room roomFunc) error
+	}{
+		{"nodes", func(room roomFunc) error {
+			return syncKind(ctx, e.world.nodes, e.written.nodes, cs.CoreV1().Nodes(), room)
+		}},
+		{"deployments", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.deploys, e.written.deploys, func(ns string) demoClient[*appsv1.Deployment] { return cs.AppsV1().Deployments(ns) }, room)
+		}},
+		{"replicasets", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.rss, e.written.rss, func(ns string) demoClient[*appsv1.ReplicaSet] { return cs.AppsV1().ReplicaSets(ns) }, room)
+		}},
+		{"statefulsets", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.stss, e.written.stss, func(ns string) demoClient[*appsv1.StatefulSet] { return cs.AppsV1().StatefulSets(ns) }, room)
+		}},
+		{"daemonsets", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.dss, e.written.dss, func(ns string) demoClient[*appsv1.DaemonSet] { return cs.AppsV1().DaemonSets(ns) }, room)
+		}},
+		{"jobs", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.jobs, e.written.jobs, func(ns string) demoClient[*batchv1.Job] { return cs.BatchV1().Jobs(ns) }, room)
+		}},
+		{"pods", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.pods, e.written.pods, func(ns string) demoClient[*corev1.Pod] { return cs.CoreV1().Pods(ns) }, room)
+		}},
 	}
 	for _, step := range steps {
-		if err := step(); err != nil {
+		room := func() error { return nil }
+		if e.watches != nil {
+			room = func() error { return e.watches.wait(ctx, step.resource) }
+		}
+		if err := step.sync(room); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// roomFunc waits until one more write cannot overflow a watcher (see demoWatches).
+type roomFunc func() error
 
 // demoObject is one of the typed API objects the demo writes.
 type demoObject[T any] interface {
@@ -150,18 +157,22 @@ type demoClient[P any] interface {
 }
 
 // syncKind mirrors one cluster-scoped kind.
-func syncKind[T any, P demoObject[T]](ctx context.Context, want, have map[string]P, c demoClient[P]) error {
-	return syncNamespaced(ctx, want, have, func(string) demoClient[P] { return c })
+func syncKind[T any, P demoObject[T]](ctx context.Context, want, have map[string]P, c demoClient[P], room roomFunc) error {
+	return syncNamespaced(ctx, want, have, func(string) demoClient[P] { return c }, room)
 }
 
 // syncNamespaced mirrors one kind: creates what is new, updates what changed (metadata and spec
-// with Update, status with UpdateStatus) and deletes what is gone, in key order.
-func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[string]P, client func(ns string) demoClient[P]) error {
+// with Update, status with UpdateStatus) and deletes what is gone, in key order. Every write
+// waits for room first.
+func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[string]P, client func(ns string) demoClient[P], room roomFunc) error {
 	for _, k := range sortedKeys(have) {
 		if _, ok := want[k]; ok {
 			continue
 		}
 		old := have[k]
+		if err := room(); err != nil {
+			return err
+		}
 		if err := client(old.GetNamespace()).Delete(ctx, old.GetName(), metav1.DeleteOptions{}); err != nil {
 			return fmt.Errorf("deleting %s: %w", k, err)
 		}
@@ -172,6 +183,9 @@ func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[
 		c := client(obj.GetNamespace())
 		old, ok := have[k]
 		if !ok {
+			if err := room(); err != nil {
+				return err
+			}
 			if _, err := c.Create(ctx, obj.DeepCopy(), metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("creating %s: %w", k, err)
 			}
@@ -180,11 +194,17 @@ func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[
 		}
 		specChanged, statusChanged := demoDiff(old, obj)
 		if specChanged {
+			if err := room(); err != nil {
+				return err
+			}
 			if _, err := c.Update(ctx, obj.DeepCopy(), metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("updating %s: %w", k, err)
 			}
 		}
 		if statusChanged {
+			if err := room(); err != nil {
+				return err
+			}
 			if _, err := c.UpdateStatus(ctx, obj.DeepCopy(), metav1.UpdateOptions{}); err != nil {
 				return fmt.Errorf("updating status of %s: %w", k, err)
 			}

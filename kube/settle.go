@@ -29,6 +29,9 @@ func (s *Source) Settle(ctx context.Context, apply func(model.Batch)) error {
 		select {
 		case b, ok := <-s.Batches():
 			if !ok {
+				if err := s.Err(); err != nil {
+					return err
+				}
 				if health.Synced {
 					return nil
 				}

@@ -150,6 +150,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 
 	src := &Source{
+		ctx:      ctx,
 		out:      make(chan model.Batch),
 		now:      now,
 		context:  opts.Context,
