@@ -5,20 +5,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 
 	"doomwatch/kube"
 	"doomwatch/model"
@@ -61,7 +56,7 @@ type options struct {
 	model         model.Config
 }
 
-func newFlags() (*pflag.FlagSet, *genericclioptions.ConfigFlags, *options) {
+func newFlags() (*pflag.FlagSet, *kube.Flags, *options) {
 	fs := pflag.NewFlagSet("doomwatch", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported by run, once, on one line
 	fs.SortFlags = false
@@ -87,18 +82,13 @@ func newFlags() (*pflag.FlagSet, *genericclioptions.ConfigFlags, *options) {
 
 	// kubectl's own flags and precedence: --kubeconfig, --context, -n, --request-timeout, KUBECONFIG,
 	// in-cluster config. The request timeout defaults to 10s rather than kubectl's "never".
-	cf := genericclioptions.NewConfigFlags(false)
-	cf.CacheDir = nil // no discovery cache: doomwatch knows its resources
-	timeout := kube.DefaultRequestTimeout.String()
-	cf.Timeout = &timeout
-	cf.AddFlags(fs)
-	fs.Lookup("request-timeout").Usage = "How long to wait for the API server to answer and for --once to sync (e.g. 5s). Zero means the default."
-	return fs, cf, o
+	kf := kube.AddFlags(fs)
+	return fs, kf, o
 }
 
 // run is the whole program behind main, returning the exit code; tests call it directly.
 func run(args []string, stdout, stderr io.Writer) int {
-	fs, cf, o := newFlags()
+	fs, kf, o := newFlags()
 	if err := fs.Parse(args); err != nil {
 		return usageError(stderr, err)
 	}
@@ -113,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := validate(fs, o); err != nil {
 		return usageError(stderr, err)
 	}
-	timeout, err := requestTimeout(cf)
+	timeout, err := kf.RequestTimeout()
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -130,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	src, err := startSource(ctx, cf, o)
+	src, err := startSource(ctx, kf, o)
 	if err != nil {
 		return fail(stderr, err, !o.demo)
 	}
@@ -173,18 +163,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func startSource(ctx context.Context, cf *genericclioptions.ConfigFlags, o *options) (*kube.Source, error) {
+func startSource(ctx context.Context, kf *kube.Flags, o *options) (*kube.Source, error) {
 	if o.demo {
 		ns := ""
-		if cf.Namespace != nil && !o.allNamespaces {
-			ns = *cf.Namespace
+		if !o.allNamespaces {
+			ns = kf.Namespace()
 		}
 		return kube.StartDemo(ctx, kube.DemoOptions{
 			Seed: o.seed, Speed: o.speed, At: o.at, Interval: o.interval,
 			Namespace: ns, Selector: o.selector,
 		})
 	}
-	return kube.Connect(ctx, cf, kube.Options{
+	return kube.Connect(ctx, kf, kube.Options{
 		AllNamespaces: o.allNamespaces,
 		Selector:      o.selector,
 		Interval:      o.interval,
@@ -227,53 +217,22 @@ func validate(fs *pflag.FlagSet, o *options) error {
 	return nil
 }
 
-// requestTimeout reads --request-timeout as kubectl does (a bare number is seconds); zero or unset
-// means kube.DefaultRequestTimeout, so --once never waits forever.
-func requestTimeout(cf *genericclioptions.ConfigFlags) (time.Duration, error) {
-	s := strings.TrimSpace(*cf.Timeout)
-	if s == "" || s == "0" {
-		return kube.DefaultRequestTimeout, nil
-	}
-	if !strings.ContainsAny(s, "smhµu") {
-		s += "s"
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("invalid --request-timeout %q: want a duration such as 10s", *cf.Timeout)
-	}
-	if d == 0 {
-		return kube.DefaultRequestTimeout, nil
-	}
-	return d, nil
-}
-
-// quietLogs keeps klog and client-go warnings off the terminal the dashboard draws on: they go to
-// path, or nowhere.
+// quietLogs sends klog and API server warnings to path, or nowhere, never to the terminal the
+// dashboard draws on.
 func quietLogs(path string) (func(), error) {
-	var out io.Writer = io.Discard
-	closeFn := func() {}
-	if path != "" {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, fmt.Errorf("opening log file: %w", err)
-		}
-		out, closeFn = f, func() { f.Close() }
-	}
-	kfs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(kfs)
-	// With logtostderr off, klog still copies messages at or above stderrthreshold to stderr.
-	for name, value := range map[string]string{"logtostderr": "false", "alsologtostderr": "false", "stderrthreshold": "FATAL"} {
-		if err := kfs.Set(name, value); err != nil {
-			return nil, fmt.Errorf("configuring klog: %w", err)
-		}
-	}
-	klog.SetOutput(out)
 	if path == "" {
-		rest.SetDefaultWarningHandler(rest.NoWarnings{})
-	} else {
-		rest.SetDefaultWarningHandler(rest.NewWarningWriter(out, rest.WarningWriterOptions{Deduplicate: true}))
+		return kube.QuietLogs(nil)
 	}
-	return func() { klog.Flush(); closeFn() }, nil
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening log file: %w", err)
+	}
+	flush, err := kube.QuietLogs(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { flush(); f.Close() }, nil
 }
 
 // fail prints err as one sanitised line, with the connection hint when it is about reaching the

@@ -24,7 +24,8 @@ const DefaultRequestTimeout = 10 * time.Second
 // timeout that the API server answers and lets us list pods in the scope, then starts a Source.
 // opts.Namespace and opts.Context are filled in from the kubeconfig. doomwatch only gets, lists and
 // watches: it never writes to the cluster.
-func Connect(ctx context.Context, flags *genericclioptions.ConfigFlags, opts Options) (*Source, error) {
+func Connect(ctx context.Context, f *Flags, opts Options) (*Source, error) {
+	flags := f.cf
 	loader := flags.ToRawKubeConfigLoader()
 	if noConfig(flags, loader) {
 		// client-go would fall back to http://localhost:8080, which is never what was meant.

@@ -42,17 +42,17 @@ func writeKubeconfig(t *testing.T, content string) string {
 	return path
 }
 
-func configFlags(kubeconfig, kubeContext, timeout string) *genericclioptions.ConfigFlags {
+func configFlags(kubeconfig, kubeContext, timeout string) *Flags {
 	f := genericclioptions.NewConfigFlags(false)
 	f.KubeConfig = &kubeconfig
 	f.Context = &kubeContext
 	f.Timeout = &timeout
-	return f
+	return &Flags{cf: f}
 }
 
 // connectErr runs Connect and returns its error, failing the test when it succeeds or when the
 // message spans several lines.
-func connectErr(t *testing.T, flags *genericclioptions.ConfigFlags, opts Options) string {
+func connectErr(t *testing.T, flags *Flags, opts Options) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -187,7 +187,7 @@ func TestConnectUnauthorized(t *testing.T) {
 	path := writeKubeconfig(t, fmt.Sprintf(kubeconfigTmpl, srv.URL))
 	ns := "explicit"
 	flags := configFlags(path, "", "1s")
-	flags.Namespace = &ns
+	flags.cf.Namespace = &ns
 	msg := connectErr(t, flags, Options{})
 	if !strings.Contains(msg, "rejected our credentials") {
 		t.Errorf("error = %q, want a credentials error", msg)
@@ -198,8 +198,7 @@ func TestConnectWithoutAnyKubeconfig(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("HOME", t.TempDir())
-	f := genericclioptions.NewConfigFlags(false)
-	msg := connectErr(t, f, Options{})
+	msg := connectErr(t, &Flags{cf: genericclioptions.NewConfigFlags(false)}, Options{})
 	if !strings.Contains(msg, "no kubeconfig found") {
 		t.Errorf("error = %q, want a missing-kubeconfig error rather than a localhost:8080 fallback", msg)
 	}
