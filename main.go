@@ -120,14 +120,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	src, err := startSource(ctx, kf, o)
+	// One bound for all that --request-timeout covers: the connection check and --once's sync
+	// share it, so the worst case is the timeout, not twice it. The informers have none.
+	deadline := time.Now().Add(timeout)
+	src, err := startSource(ctx, kf, o, deadline)
 	if err != nil {
 		return fail(stderr, err, !o.demo)
 	}
 	m := model.New(o.model)
 
 	if o.once {
-		syncCtx, cancelSync := context.WithTimeout(ctx, timeout)
+		syncCtx, cancelSync := context.WithDeadline(ctx, deadline)
 		err := src.Settle(syncCtx, func(b model.Batch) { m.Apply(&b, src.Now()) })
 		cancelSync()
 		if err != nil {
@@ -163,7 +166,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func startSource(ctx context.Context, kf *kube.Flags, o *options) (*kube.Source, error) {
+func startSource(ctx context.Context, kf *kube.Flags, o *options, deadline time.Time) (*kube.Source, error) {
 	if o.demo {
 		ns := ""
 		if !o.allNamespaces {
@@ -174,7 +177,7 @@ func startSource(ctx context.Context, kf *kube.Flags, o *options) (*kube.Source,
 			Namespace: ns, Selector: o.selector,
 		})
 	}
-	return kube.Connect(ctx, kf, kube.Options{
+	return kube.Connect(ctx, kf, deadline, kube.Options{
 		AllNamespaces: o.allNamespaces,
 		Selector:      o.selector,
 		Interval:      o.interval,

@@ -20,11 +20,16 @@ import (
 const DefaultRequestTimeout = 10 * time.Second
 
 // Connect resolves kubectl's flags (--kubeconfig, --context, -n, --request-timeout, the KUBECONFIG
-// environment variable and in-cluster config, with kubectl's precedence), checks within the request
-// timeout that the API server answers and lets us list pods in the scope, then starts a Source.
+// environment variable and in-cluster config, with kubectl's precedence), checks before deadline
+// that the API server answers and lets us list pods in the scope, then starts a Source.
+//
+// The deadline is the caller's, so that one --request-timeout bounds everything it covers (this
+// check and --once's Settle) rather than each part in turn; zero means the request timeout from
+// now. The informers themselves have no deadline: they run until ctx ends.
+//
 // opts.Namespace and opts.Context are filled in from the kubeconfig. doomwatch only gets, lists and
 // watches: it never writes to the cluster.
-func Connect(ctx context.Context, f *Flags, opts Options) (*Source, error) {
+func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*Source, error) {
 	flags := f.cf
 	loader := flags.ToRawKubeConfigLoader()
 	if noConfig(flags, loader) {
@@ -51,13 +56,16 @@ func Connect(ctx context.Context, f *Flags, opts Options) (*Source, error) {
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
+	if deadline.IsZero() {
+		deadline = time.Now().Add(timeout)
+	}
 	tune(cfg)
 
-	// The check runs with the timeout on the HTTP client as well as the context, so dialing, TLS
-	// and an exec credential plugin are all bounded.
+	// The check runs with the deadline on the HTTP client as well as the context, so dialing, TLS
+	// and an exec credential plugin are all bounded. (A zero client timeout would mean none.)
 	checkCfg := rest.CopyConfig(cfg)
-	checkCfg.Timeout = timeout
-	if err := check(ctx, checkCfg, opts, timeout); err != nil {
+	checkCfg.Timeout = max(time.Until(deadline), time.Nanosecond)
+	if err := check(ctx, checkCfg, opts, deadline, timeout); err != nil {
 		return nil, err
 	}
 
@@ -83,12 +91,13 @@ func tune(cfg *rest.Config) {
 // check lists one pod in the scope: it proves the server answers, our credentials work and RBAC lets
 // us list pods, the one permission doomwatch cannot do without (nodes and workloads may be
 // forbidden; those parts are then shown as such).
-func check(ctx context.Context, cfg *rest.Config, opts Options, timeout time.Duration) error {
+// timeout is --request-timeout, for the message.
+func check(ctx context.Context, cfg *rest.Config, opts Options, deadline time.Time, timeout time.Duration) error {
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return lineErrorf(err, "creating client: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	ns, where := opts.Namespace, "namespace "+opts.Namespace
 	if opts.AllNamespaces {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
@@ -56,7 +57,7 @@ func connectErr(t *testing.T, flags *Flags, opts Options) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	src, err := Connect(ctx, flags, opts)
+	src, err := Connect(ctx, flags, time.Time{}, opts)
 	if err == nil {
 		cancel()
 		for range src.Batches() {
