@@ -28,8 +28,13 @@ const (
 	exitUsage = 2
 )
 
-// connectHint is added once, here at the boundary, to errors reaching the cluster.
-const connectHint = "is the cluster reachable? check --context/--kubeconfig"
+// Hints are added once, here at the boundary, to errors about the cluster, each to the kind of
+// error it can help with.
+const (
+	connectHint = "is the cluster reachable? check --context/--kubeconfig"
+	authHint    = "check the credentials of this context, e.g. with kubectl auth whoami"
+	rbacHint    = "see the README's RBAC section for what doomwatch needs"
+)
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise the module version.
 var version = ""
@@ -75,7 +80,7 @@ func newFlags() (*pflag.FlagSet, *kube.Flags, *options) {
 	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, "A node is suspect when at least this many pods failed to start with exit 128 on it within the window ...")
 	fs.Float64Var(&o.model.SuspectShare, "suspect-share", o.model.SuspectShare, "... and it holds at least this share (0-1] of the cluster's such failures.")
 	fs.IntVar(&o.model.EscalateNodes, "escalate-nodes", o.model.EscalateNodes, "A workload whose container failed to start with exit 128 on this many nodes is doomed (not node-local).")
-	fs.StringVar(&o.logFile, "log-file", "", "Write client-go and doomwatch logs to this file (default: discard them).")
+	fs.StringVar(&o.logFile, "log-file", "", "Write klog/client-go logs and API server warnings to this file (default: discard them).")
 	fs.BoolVar(&o.noColor, "no-color", false, "Disable colour (also NO_COLOR=1).")
 	fs.BoolVarP(&o.help, "help", "h", false, "Show this help.")
 	fs.BoolVar(&o.version, "version", false, "Print the version and exit.")
@@ -110,7 +115,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	closeLog, err := quietLogs(o.logFile)
 	if err != nil {
-		return fail(stderr, err, false)
+		return fail(stderr, err, "")
 	}
 	defer closeLog()
 
@@ -125,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	deadline := time.Now().Add(timeout)
 	src, err := startSource(ctx, kf, o, deadline)
 	if err != nil {
-		return fail(stderr, err, !o.demo)
+		return fail(stderr, err, clusterHint(err, o.demo))
 	}
 	m := model.New(o.model)
 
@@ -134,7 +139,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err := src.Settle(syncCtx, func(b model.Batch) { m.Apply(&b, src.Now()) })
 		cancelSync()
 		if err != nil {
-			return fail(stderr, err, !o.demo && errors.Is(err, kube.ErrNotSynced))
+			return fail(stderr, err, clusterHint(err, o.demo))
 		}
 		snap := m.Snapshot(src.Context(), src.Now())
 		if o.output == "json" {
@@ -143,7 +148,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			err = snap.WriteTable(stdout)
 		}
 		if err != nil {
-			return fail(stderr, fmt.Errorf("writing snapshot: %w", err), false)
+			return fail(stderr, fmt.Errorf("writing snapshot: %w", err), "")
 		}
 		return exitOK
 	}
@@ -157,11 +162,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		NoColor: o.noColor,
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
-		return fail(stderr, err, false)
+		return fail(stderr, err, "")
 	}
 	// The dashboard shows a stopped source; once the terminal is restored, say why it stopped.
 	if err := src.Err(); err != nil {
-		return fail(stderr, err, false)
+		return fail(stderr, err, "")
 	}
 	return exitOK
 }
@@ -238,15 +243,33 @@ func quietLogs(path string) (func(), error) {
 	return func() { flush(); f.Close() }, nil
 }
 
-// fail prints err as one sanitised line, with the connection hint when it is about reaching the
-// cluster, and returns exit code 1.
-func fail(stderr io.Writer, err error, hint bool) int {
+// fail prints err as one sanitised line, with the hint that fits it if any, and returns exit
+// code 1.
+func fail(stderr io.Writer, err error, hint string) int {
 	msg := model.Sanitize(err.Error())
-	if hint {
-		msg += " (" + connectHint + ")"
+	if hint != "" {
+		msg += " (" + hint + ")"
 	}
 	fmt.Fprintln(stderr, "doomwatch: "+msg)
 	return exitError
+}
+
+// clusterHint is the hint for an error from a real cluster (none for the demo): the connection
+// hint only when the server could not be reached or the informers did not sync in time, not when
+// it answered with a refusal (credentials, RBAC) or the kubeconfig was at fault (its message says
+// what to fix).
+func clusterHint(err error, demo bool) string {
+	switch {
+	case demo:
+		return ""
+	case errors.Is(err, kube.ErrUnreachable), errors.Is(err, kube.ErrNotSynced):
+		return connectHint
+	case errors.Is(err, kube.ErrUnauthorized):
+		return authHint
+	case errors.Is(err, kube.ErrForbidden):
+		return rbacHint
+	}
+	return ""
 }
 
 func usageError(stderr io.Writer, err error) int {

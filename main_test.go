@@ -239,3 +239,57 @@ current-context: dev
 		})
 	}
 }
+
+// TestRefusalsGetTheirOwnHint: a server that answers with 401 or 403 is reachable, so those errors
+// get a hint about credentials or RBAC, not "is the cluster reachable?"; a kubeconfig naming an
+// unknown context gets none (its message says what to fix).
+func TestRefusalsGetTheirOwnHint(t *testing.T) {
+	refuse := func(code int, reason, message string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+			fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","code":%d,"reason":%q,"message":%q}`, code, reason, message)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	for _, tc := range []struct {
+		name, server, context, want, hint string
+	}{
+		{"unauthorized", refuse(http.StatusUnauthorized, "Unauthorized", "Unauthorized"), "", "rejected our credentials", authHint},
+		{"forbidden", refuse(http.StatusForbidden, "Forbidden", `pods is forbidden: User "nobody" cannot list resource "pods"`), "", "not allowed to list pods", rbacHint},
+		{"unknown context", "https://127.0.0.1:1", "prod", `context "prod" does not exist`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kubeconfig := filepath.Join(t.TempDir(), "config")
+			content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: dev, context: {cluster: c, user: u}}]
+current-context: dev
+`, tc.server)
+			if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--once", "--kubeconfig", kubeconfig, "--request-timeout", "5s"}
+			if tc.context != "" {
+				args = append(args, "--context", tc.context)
+			}
+			code, _, stderr := runCLI(args...)
+			line := oneErrorLine(t, stderr)
+			if code != exitError || !strings.Contains(line, tc.want) {
+				t.Errorf("code %d, stderr %q; want exit 1 saying %q", code, line, tc.want)
+			}
+			if strings.Contains(line, connectHint) {
+				t.Errorf("stderr = %q: the server answered, so it is reachable", line)
+			}
+			if tc.hint != "" && !strings.Contains(line, tc.hint) {
+				t.Errorf("stderr = %q, want the hint %q", line, tc.hint)
+			}
+			if tc.hint == "" && strings.HasSuffix(strings.TrimSpace(line), ")") {
+				t.Errorf("stderr = %q, want no hint", line)
+			}
+		})
+	}
+}

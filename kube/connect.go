@@ -108,13 +108,13 @@ func check(ctx context.Context, cfg *rest.Config, opts Options, deadline time.Ti
 	case err == nil:
 		return nil
 	case apierrors.IsForbidden(err):
-		return lineErrorf(err, "not allowed to list pods in %s: %v", where, apiMessage(err))
+		return kindErrorf(ErrForbidden, err, "not allowed to list pods in %s: %v", where, apiMessage(err))
 	case apierrors.IsUnauthorized(err):
-		return lineErrorf(err, "the API server at %s rejected our credentials: %v", cfg.Host, apiMessage(err))
+		return kindErrorf(ErrUnauthorized, err, "the API server at %s rejected our credentials: %v", cfg.Host, apiMessage(err))
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return lineErrorf(err, "the API server at %s did not answer within %s", cfg.Host, timeout)
+		return kindErrorf(ErrUnreachable, err, "the API server at %s did not answer within %s", cfg.Host, timeout)
 	default:
-		return lineErrorf(err, "cannot reach the API server at %s: %v", cfg.Host, err)
+		return kindErrorf(ErrUnreachable, err, "cannot reach the API server at %s: %v", cfg.Host, err)
 	}
 }
 
@@ -156,16 +156,39 @@ func noConfig(flags *genericclioptions.ConfigFlags, loader clientcmd.ClientConfi
 	return err == nil && len(raw.Clusters) == 0
 }
 
-// lineError keeps the wrapped error for errors.Is/As but prints as one line: API and kubeconfig
-// errors can span several, and doomwatch reports errors on a single stderr line.
+// What went wrong when connecting, for the caller to tell apart with errors.Is (main adds a hint
+// that fits each).
+var (
+	// ErrUnreachable: the API server could not be reached or did not answer in time.
+	ErrUnreachable = errors.New("API server unreachable")
+	// ErrUnauthorized: the API server rejected the credentials (HTTP 401).
+	ErrUnauthorized = errors.New("credentials rejected")
+	// ErrForbidden: RBAC does not allow listing pods in the scope asked for (HTTP 403).
+	ErrForbidden = errors.New("forbidden")
+)
+
+// lineError keeps the wrapped error, and what kind of failure it is, for errors.Is/As but prints
+// as one line: API and kubeconfig errors can span several, and doomwatch reports errors on a
+// single stderr line.
 type lineError struct {
-	msg string
-	err error
+	msg  string
+	err  error
+	kind error // one of the Err* values above, or nil
 }
 
 func (e *lineError) Error() string { return e.msg }
-func (e *lineError) Unwrap() error { return e.err }
+
+func (e *lineError) Unwrap() []error {
+	if e.kind == nil {
+		return []error{e.err}
+	}
+	return []error{e.kind, e.err}
+}
 
 func lineErrorf(err error, format string, args ...any) error {
 	return &lineError{msg: oneLine(fmt.Sprintf(format, args...)), err: err}
+}
+
+func kindErrorf(kind, err error, format string, args ...any) error {
+	return &lineError{msg: oneLine(fmt.Sprintf(format, args...)), err: err, kind: kind}
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -51,9 +52,10 @@ func configFlags(kubeconfig, kubeContext, timeout string) *Flags {
 	return &Flags{cf: f}
 }
 
-// connectErr runs Connect and returns its error, failing the test when it succeeds or when the
-// message spans several lines.
-func connectErr(t *testing.T, flags *Flags, opts Options) string {
+// connectErr runs Connect and returns its error message, failing the test when it succeeds, when
+// the message spans several lines or when the error is not of the kind wanted (none: not one of
+// ErrUnreachable, ErrUnauthorized, ErrForbidden).
+func connectErr(t *testing.T, flags *Flags, opts Options, kind error) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -68,6 +70,11 @@ func connectErr(t *testing.T, flags *Flags, opts Options) string {
 	t.Logf("error: %s", msg)
 	if strings.ContainsAny(msg, "\r\n") {
 		t.Errorf("error spans several lines: %q", msg)
+	}
+	for _, k := range []error{ErrUnreachable, ErrUnauthorized, ErrForbidden} {
+		if errors.Is(err, k) != (k == kind) {
+			t.Errorf("errors.Is(err, %q) = %v, want %v", k, errors.Is(err, k), k == kind)
+		}
 	}
 	return msg
 }
@@ -86,7 +93,7 @@ func closedPort(t *testing.T) string {
 func TestConnectUnreachableServer(t *testing.T) {
 	addr := closedPort(t)
 	path := writeKubeconfig(t, fmt.Sprintf(kubeconfigTmpl, "https://"+addr))
-	msg := connectErr(t, configFlags(path, "", "1s"), Options{})
+	msg := connectErr(t, configFlags(path, "", "1s"), Options{}, ErrUnreachable)
 	if !strings.Contains(msg, "cannot reach the API server at https://"+addr) {
 		t.Errorf("error = %q, want it to name the unreachable server", msg)
 	}
@@ -115,7 +122,7 @@ func TestConnectSilentServer(t *testing.T) {
 		}
 	}()
 	path := writeKubeconfig(t, fmt.Sprintf(kubeconfigTmpl, "https://"+l.Addr().String()))
-	msg := connectErr(t, configFlags(path, "", "1s"), Options{})
+	msg := connectErr(t, configFlags(path, "", "1s"), Options{}, ErrUnreachable)
 	if !strings.Contains(msg, "did not answer within 1s") {
 		t.Errorf("error = %q, want a timeout naming the request timeout", msg)
 	}
@@ -123,7 +130,7 @@ func TestConnectSilentServer(t *testing.T) {
 
 func TestConnectUnknownContext(t *testing.T) {
 	path := writeKubeconfig(t, fmt.Sprintf(kubeconfigTmpl, "https://"+closedPort(t)))
-	msg := connectErr(t, configFlags(path, "nope", "1s"), Options{})
+	msg := connectErr(t, configFlags(path, "nope", "1s"), Options{}, nil)
 	if !strings.Contains(msg, "nope") || !strings.Contains(msg, "kubeconfig") {
 		t.Errorf("error = %q, want it to name the unknown context", msg)
 	}
@@ -131,7 +138,7 @@ func TestConnectUnknownContext(t *testing.T) {
 
 func TestConnectMalformedKubeconfig(t *testing.T) {
 	path := writeKubeconfig(t, "apiVersion: v1\nclusters: [this is: not: yaml\n\tcontexts:\n")
-	msg := connectErr(t, configFlags(path, "", "1s"), Options{})
+	msg := connectErr(t, configFlags(path, "", "1s"), Options{}, nil)
 	if !strings.HasPrefix(msg, "loading kubeconfig: ") {
 		t.Errorf("error = %q, want a kubeconfig loading error", msg)
 	}
@@ -162,7 +169,7 @@ func TestConnectForbiddenPods(t *testing.T) {
 	seen := make(chan *http.Request, 1)
 	srv := fakeAPIServer(t, http.StatusForbidden, forbidden, seen)
 	path := writeKubeconfig(t, fmt.Sprintf(kubeconfigTmpl, srv.URL))
-	msg := connectErr(t, configFlags(path, "", "1s"), Options{})
+	msg := connectErr(t, configFlags(path, "", "1s"), Options{}, ErrForbidden)
 	if !strings.Contains(msg, "not allowed to list pods in namespace team-a") || !strings.Contains(msg, `User "nobody"`) {
 		t.Errorf("error = %q, want the RBAC refusal for the context's namespace", msg)
 	}
@@ -189,7 +196,7 @@ func TestConnectUnauthorized(t *testing.T) {
 	ns := "explicit"
 	flags := configFlags(path, "", "1s")
 	flags.cf.Namespace = &ns
-	msg := connectErr(t, flags, Options{})
+	msg := connectErr(t, flags, Options{}, ErrUnauthorized)
 	if !strings.Contains(msg, "rejected our credentials") {
 		t.Errorf("error = %q, want a credentials error", msg)
 	}
@@ -199,7 +206,7 @@ func TestConnectWithoutAnyKubeconfig(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("HOME", t.TempDir())
-	msg := connectErr(t, &Flags{cf: genericclioptions.NewConfigFlags(false)}, Options{})
+	msg := connectErr(t, &Flags{cf: genericclioptions.NewConfigFlags(false)}, Options{}, nil)
 	if !strings.Contains(msg, "no kubeconfig found") {
 		t.Errorf("error = %q, want a missing-kubeconfig error rather than a localhost:8080 fallback", msg)
 	}
