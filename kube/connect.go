@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"doomwatch/model"
 )
 
 // DefaultRequestTimeout bounds the connection check when --request-timeout is unset or zero, so
@@ -186,9 +188,9 @@ func (e *lineError) Unwrap() []error {
 }
 
 func lineErrorf(err error, format string, args ...any) error {
-	return &lineError{msg: oneLine(fmt.Sprintf(format, args...)), err: err}
+	return &lineError{msg: model.Sanitize(fmt.Sprintf(format, args...)), err: err}
 }
 
 func kindErrorf(kind, err error, format string, args ...any) error {
-	return &lineError{msg: oneLine(fmt.Sprintf(format, args...)), err: err, kind: kind}
+	return &lineError{msg: model.Sanitize(fmt.Sprintf(format, args...)), err: err, kind: kind}
 }

@@ -218,37 +218,32 @@ func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[
 
 // demoDiff tells whether metadata/spec and status differ between the written and wanted object.
 func demoDiff(old, cur any) (spec, status bool) {
-	switch o := old.(type) {
+	oMeta, oSpec, oStatus := demoParts(old)
+	cMeta, cSpec, cStatus := demoParts(cur)
+	return !equality.Semantic.DeepEqual(oMeta, cMeta) || !equality.Semantic.DeepEqual(oSpec, cSpec),
+		!equality.Semantic.DeepEqual(oStatus, cStatus)
+}
+
+// demoParts splits an object into what Update writes (metadata and spec) and what UpdateStatus
+// writes.
+func demoParts(obj any) (meta, spec, status any) {
+	switch o := obj.(type) {
 	case *corev1.Pod:
-		c := cur.(*corev1.Pod)
-		return !equality.Semantic.DeepEqual(o.ObjectMeta, c.ObjectMeta) || !equality.Semantic.DeepEqual(o.Spec, c.Spec),
-			!equality.Semantic.DeepEqual(o.Status, c.Status)
+		return o.ObjectMeta, o.Spec, o.Status
 	case *corev1.Node:
-		c := cur.(*corev1.Node)
-		return !equality.Semantic.DeepEqual(o.ObjectMeta, c.ObjectMeta) || !equality.Semantic.DeepEqual(o.Spec, c.Spec),
-			!equality.Semantic.DeepEqual(o.Status, c.Status)
+		return o.ObjectMeta, o.Spec, o.Status
 	case *appsv1.ReplicaSet:
-		c := cur.(*appsv1.ReplicaSet)
-		return !equality.Semantic.DeepEqual(o.ObjectMeta, c.ObjectMeta) || !equality.Semantic.DeepEqual(o.Spec, c.Spec),
-			!equality.Semantic.DeepEqual(o.Status, c.Status)
+		return o.ObjectMeta, o.Spec, o.Status
 	case *appsv1.Deployment:
-		c := cur.(*appsv1.Deployment)
-		return !equality.Semantic.DeepEqual(o.ObjectMeta, c.ObjectMeta) || !equality.Semantic.DeepEqual(o.Spec, c.Spec),
-			!equality.Semantic.DeepEqual(o.Status, c.Status)
+		return o.ObjectMeta, o.Spec, o.Status
 	case *appsv1.StatefulSet:
-		c := cur.(*appsv1.StatefulSet)
-		return !equality.Semantic.DeepEqual(o.ObjectMeta, c.ObjectMeta) || !equality.Semantic.DeepEqual(o.Spec, c.Spec),
-			!equality.Semantic.DeepEqual(o.Status, c.Status)
+		return o.ObjectMeta, o.Spec, o.Status
 	case *appsv1.DaemonSet:
-		c := cur.(*appsv1.DaemonSet)
-		return !equality.Semantic.DeepEqual(o.ObjectMeta, c.ObjectMeta) || !equality.Semantic.DeepEqual(o.Spec, c.Spec),
-			!equality.Semantic.DeepEqual(o.Status, c.Status)
+		return o.ObjectMeta, o.Spec, o.Status
 	case *batchv1.Job:
-		c := cur.(*batchv1.Job)
-		return !equality.Semantic.DeepEqual(o.ObjectMeta, c.ObjectMeta) || !equality.Semantic.DeepEqual(o.Spec, c.Spec),
-			!equality.Semantic.DeepEqual(o.Status, c.Status)
+		return o.ObjectMeta, o.Spec, o.Status
 	}
-	panic(fmt.Sprintf("demo: unexpected object %T", old))
+	panic(fmt.Sprintf("demo: unexpected object %T", obj))
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -91,7 +91,9 @@ func (h *healthTracker) fail(ks *kindState, err error) {
 		ks.forbidden, ks.err = true, ""
 		return
 	}
-	ks.err = oneLine(resourceName(ks.kind) + ": " + err.Error())
+	// Sanitize puts API and transport errors, which can span several lines, on one, and strips
+	// what a terminal would interpret: the message reaches the dashboard's header.
+	ks.err = model.Sanitize(resourceName(ks.kind) + ": " + err.Error())
 	ks.errAt = h.seq
 }
 
@@ -138,9 +140,4 @@ func healthEqual(a, b model.Health) bool {
 // resourceName is the API resource a kind is listed as, for messages ("watch pods: …").
 func resourceName(k model.Kind) string {
 	return strings.ToLower(string(k)) + "s"
-}
-
-// oneLine flattens an error message onto one line: API and transport errors can span several.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }

@@ -69,5 +69,5 @@ func notSynced(h model.Health) error {
 	} else if h.PodsSeen > 0 {
 		msg += " (" + strconv.Itoa(h.PodsSeen) + " pods so far)"
 	}
-	return &lineError{msg: oneLine(msg), err: ErrNotSynced}
+	return &lineError{msg: model.Sanitize(msg), err: ErrNotSynced}
 }

@@ -340,7 +340,8 @@ func TestWatchErrorShownThenCleared(t *testing.T) {
 	var failed atomic.Bool
 	client.PrependWatchReactor("pods", func(k8stesting.Action) (bool, watch.Interface, error) {
 		if failed.CompareAndSwap(false, true) {
-			return true, nil, errors.New("dial tcp 127.0.0.1:6443: connect: connection reset by peer")
+			// Spread over two lines with a clear-screen sequence, as an untrusted message can be.
+			return true, nil, errors.New("dial tcp 127.0.0.1:6443:\n\x1b[2Jconnect: connection reset by peer")
 		}
 		return false, nil, nil
 	})
@@ -349,6 +350,9 @@ func TestWatchErrorShownThenCleared(t *testing.T) {
 	waitFor(t, src, m, "watch error", func(m *mirror) bool { return m.health.WatchError != "" })
 	if !strings.HasPrefix(m.health.WatchError, "pods: ") || !strings.Contains(m.health.WatchError, "connection reset") {
 		t.Errorf("WatchError = %q, want the pods watch failure", m.health.WatchError)
+	}
+	if strings.ContainsAny(m.health.WatchError, "\n\x1b") {
+		t.Errorf("WatchError = %q, want one line with no escape sequences: it reaches the header", m.health.WatchError)
 	}
 	// The reflector relists after its backoff; the relist re-delivers the pod and clears the error.
 	waitFor(t, src, m, "recovery", func(m *mirror) bool { return m.health.WatchError == "" && synced(m) })

@@ -6,12 +6,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
-)
 
-// revisionAnnotation is the only annotation doomwatch reads: the Deployment controller stamps it on
-// Deployments and their ReplicaSets (kubernetes pkg/controller/deployment/util, RevisionAnnotation),
-// and it tells the new ReplicaSet from the old ones when owner references alone are ambiguous.
-const revisionAnnotation = "deployment.kubernetes.io/revision"
+	"doomwatch/model"
+)
 
 // transform is the informer transform: it keeps only what model/, classify/ and the views read, so
 // the informer caches hold a fraction of each object (managedFields alone are often half a pod).
@@ -59,8 +56,9 @@ func trimMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 		Labels:                     m.Labels,
 		OwnerReferences:            m.OwnerReferences,
 	}
-	if rev, ok := m.Annotations[revisionAnnotation]; ok {
-		out.Annotations = map[string]string{revisionAnnotation: rev}
+	// The only annotation anything reads: the model tells a Deployment's new ReplicaSet by it.
+	if rev, ok := m.Annotations[model.RevisionAnnotation]; ok {
+		out.Annotations = map[string]string{model.RevisionAnnotation: rev}
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
+	"doomwatch/model"
 )
 
 // TestTransformKeepsWhatClassifyReads runs every classify fixture through the informer transform:
@@ -74,7 +75,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 			Name: "web-1", Namespace: "default", UID: "u1", Labels: map[string]string{"app": "web"},
 			Annotations: map[string]string{
 				"kubectl.kubernetes.io/last-applied-configuration": `{"big":"json"}`,
-				revisionAnnotation: "3",
+				model.RevisionAnnotation:                           "3",
 			},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}},
 			Finalizers:    []string{"example.com/keep"},
@@ -108,7 +109,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 	if got.ManagedFields != nil || got.Finalizers != nil {
 		t.Errorf("managedFields/finalizers kept: %v %v", got.ManagedFields, got.Finalizers)
 	}
-	if want := map[string]string{revisionAnnotation: "3"}; !reflect.DeepEqual(got.Annotations, want) {
+	if want := map[string]string{model.RevisionAnnotation: "3"}; !reflect.DeepEqual(got.Annotations, want) {
 		t.Errorf("annotations = %v, want only the revision", got.Annotations)
 	}
 	c := got.Spec.Containers[0]
@@ -145,7 +146,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 
 	replicas := int32(4)
 	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 7, Annotations: map[string]string{revisionAnnotation: "3", "note": "x"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 7, Annotations: map[string]string{model.RevisionAnnotation: "3", "note": "x"}},
 		Spec:       appsv1.DeploymentSpec{Replicas: &replicas},
 		Status:     appsv1.DeploymentStatus{ObservedGeneration: 7, UpdatedReplicas: 2},
 	}
