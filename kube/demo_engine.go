@@ -135,6 +135,11 @@ func (e *demoEngine) sync(ctx context.Context) error {
 			return err
 		}
 	}
+	// client-go's fake clientset records every action for test assertions and never forgets
+	// them; a demo left running for hours would grow without bound.
+	if f, ok := e.client.(interface{ ClearActions() }); ok {
+		f.ClearActions()
+	}
 	return nil
 }
 

@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
 	"doomwatch/model"
 )
 
@@ -301,5 +304,23 @@ func TestDemoStoryHolds(t *testing.T) {
 	}
 	if exports != 3 {
 		t.Errorf("%d ledger-export pods, want the 3 the CronJob's history keeps", exports)
+	}
+}
+
+// TestDemoSyncForgetsActions: the fake clientset's action log would otherwise grow for as long as
+// a live demo runs.
+func TestDemoSyncForgetsActions(t *testing.T) {
+	cs := fake.NewClientset()
+	e := newDemoEngine(1, cs)
+	e.advance(90 * time.Second)
+	if err := e.sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cs.Actions()); n != 0 {
+		t.Errorf("the fake clientset still holds %d actions after a sync", n)
+	}
+	pods, err := cs.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(pods.Items) == 0 {
+		t.Fatalf("the sync wrote no pods (%v); the test proves nothing", err)
 	}
 }
