@@ -157,7 +157,10 @@ func checkSchema(t *testing.T, out string) {
 		for _, c := range cs {
 			has("container", c, schemaContainer)
 			cm := c.(map[string]any)
-			has("container state", cm["state"], schemaState)
+			// Both are null while the kubelet has reported no state for the container.
+			if st := cm["state"]; st != nil {
+				has("container state", st, schemaState)
+			}
 			if ls := cm["lastState"]; ls != nil {
 				has("container lastState", ls, schemaState)
 			}
