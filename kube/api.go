@@ -3,7 +3,6 @@
 // into coalesced model.Batches and reports connection health as data.
 package kube
 
-// This file is the package's contract. The bodies are filled in by the kube work (issue 3).
 
 import (
 	"context"
