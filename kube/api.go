@@ -3,7 +3,6 @@
 // into coalesced model.Batches and reports connection health as data.
 package kube
 
-
 import (
 	"context"
 	"errors"
