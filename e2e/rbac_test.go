@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -86,18 +87,25 @@ func TestRBACNoRights(t *testing.T) {
 	}
 }
 
-// TestRBACDocumentedClusterRole applies the read-only ClusterRole the README documents
-// (testdata/clusterrole.yaml) and checks doomwatch runs fully under it: nothing forbidden, nodes
-// and rollouts present, across all namespaces.
+// TestRBACDocumentedClusterRole applies the read-only ClusterRole exactly as the README documents
+// it (its yaml block, which must equal testdata/clusterrole.yaml) and checks doomwatch runs fully
+// under it: nothing forbidden, nodes and rollouts present, across all namespaces.
 func TestRBACDocumentedClusterRole(t *testing.T) {
 	e := newEnv(t)
-	raw, err := os.ReadFile("testdata/clusterrole.yaml")
+	raw := readmeClusterRole(t)
+	var role, file rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(raw, &role); err != nil {
+		t.Fatalf("the README's ClusterRole: %v", err)
+	}
+	fileRaw, err := os.ReadFile("testdata/clusterrole.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var role rbacv1.ClusterRole
-	if err := yaml.UnmarshalStrict(raw, &role); err != nil {
+	if err := yaml.UnmarshalStrict(fileRaw, &file); err != nil {
 		t.Fatalf("testdata/clusterrole.yaml: %v", err)
+	}
+	if !equality.Semantic.DeepEqual(role, file) {
+		t.Fatalf("the README's ClusterRole and testdata/clusterrole.yaml differ:\nREADME: %+v\nfile:   %+v", role, file)
 	}
 	role.Name = e.ns + "-" + role.Name
 	if _, err := e.client.RbacV1().ClusterRoles().Create(e.ctx, &role, metav1.CreateOptions{}); err != nil {
@@ -171,4 +179,21 @@ func assertOneLineError(t *testing.T, r result, want ...string) {
 		}
 	}
 	t.Errorf("stderr %q mentions none of %q", msg, want)
+}
+
+// readmeClusterRole returns the ```yaml block of ../README.md that holds the ClusterRole.
+func readmeClusterRole(t *testing.T) []byte {
+	t.Helper()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(readme), "```yaml\n")[1:] {
+		body, _, ok := strings.Cut(block, "```")
+		if ok && strings.Contains(body, "kind: ClusterRole\n") {
+			return []byte(body)
+		}
+	}
+	t.Fatal("README.md has no ```yaml block with the ClusterRole")
+	return nil
 }
