@@ -69,7 +69,7 @@ func TestGoldenFrames(t *testing.T) {
 		// want are texts a user must see on this screen.
 		want []string
 	}{
-		{"overview", FrameOptions{}, []string{"live", "✖", "doomed", "suspect node node-3", "PODS"}},
+		{"overview", FrameOptions{}, []string{"live", "✖", "doomed", "suspect node node-3", "PODS", "? help", "q quit"}},
 		{"doomed-detail", FrameOptions{Selected: "shop/api-7d9f8b6c5-xk2lq", Detail: true},
 			[]string{"POD shop/api-7d9f8b6c5-xk2lq", "✖ doomed", "ContainerCannotRun", "exit 128", "no such file or directory", "CrashLoopBackOff"}},
 		{"suspect-node", FrameOptions{Focus: FocusNodes}, []string{"NODES", "⚠ SUSPECT", "node-3", "why:"}},

@@ -3,6 +3,8 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 )
@@ -44,8 +46,14 @@ func DefaultKeyMap() KeyMap {
 }
 
 // ShortHelp is the one-line footer.
-func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Enter, k.Tab, k.Filter, k.Verdict, k.Node, k.Sort, k.Help, k.Quit}
+func (k KeyMap) ShortHelp() []key.Binding { return bindingsOf(k.shortRanked()) }
+
+// shortRanked is the footer in display order, each binding with its rank. Help and quit are how a
+// newcomer finds everything else and gets out, so they always show; the arrows go first when the
+// line is short, because they are the keys everyone tries anyway.
+func (k KeyMap) shortRanked() []rankedBinding {
+	return []rankedBinding{{k.Up, 7}, {k.Down, 7}, {k.Enter, 2}, {k.Tab, 3}, {k.Filter, 1},
+		{k.Verdict, 4}, {k.Node, 5}, {k.Sort, 6}, {k.Help, 0}, {k.Quit, 0}}
 }
 
 // FullHelp is the help that `?` opens.
@@ -58,26 +66,91 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
+// rankedBinding is a footer binding with its rank: when the footer is too narrow for all of
+// them, the highest ranks are left out first; rank 0 is always shown.
+type rankedBinding struct {
+	b    key.Binding
+	rank int
+}
+
+func bindingsOf(rbs []rankedBinding) []key.Binding {
+	out := make([]key.Binding, len(rbs))
+	for i, rb := range rbs {
+		out[i] = rb.b
+	}
+	return out
+}
+
+// rankedHelp is a key map whose footer can be fitted to a width.
+type rankedHelp interface {
+	help.KeyMap
+	shortRanked() []rankedBinding
+}
+
+// fitShort picks the footer bindings that fit on one line of width cells, ranks in order: every
+// binding of rank 0, then each rank whose bindings all still fit (a rank that does not fit is
+// skipped, a later, shorter one may). They keep their display order. bubbles' help would
+// instead cut the line's tail, which is where help and quit are. sepWidth is the separator's.
+func fitShort(rbs []rankedBinding, width, sepWidth int) []rankedBinding {
+	itemWidth := func(b key.Binding) int {
+		h := b.Help()
+		return ansi.StringWidth(h.Key) + 1 + ansi.StringWidth(h.Desc)
+	}
+	maxRank := 0
+	for _, rb := range rbs {
+		maxRank = max(maxRank, rb.rank)
+	}
+	var keep [16]bool    // ranks taken; ranks are small constants
+	cells, items := 0, 0 // the kept items' own widths, without separators
+	for r := 0; r <= maxRank && r < len(keep); r++ {
+		w, n := 0, 0
+		for _, rb := range rbs {
+			if rb.rank == r && rb.b.Enabled() {
+				w += itemWidth(rb.b)
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		if r == 0 || cells+w+sepWidth*(items+n-1) <= width {
+			keep[r] = true
+			cells += w
+			items += n
+		}
+	}
+	out := make([]rankedBinding, 0, len(rbs))
+	for _, rb := range rbs {
+		if rb.rank < len(keep) && keep[rb.rank] {
+			out = append(out, rb)
+		}
+	}
+	return out
+}
+
 // modeHelp is the help of a mode in which only some keys work (typing a filter, reading a pod's
 // detail), so the footer offers no key that does nothing there.
 type modeHelp struct {
-	short []key.Binding
+	short []rankedBinding
 	full  [][]key.Binding
 }
 
-func (m modeHelp) ShortHelp() []key.Binding  { return m.short }
-func (m modeHelp) FullHelp() [][]key.Binding { return m.full }
+func (m modeHelp) ShortHelp() []key.Binding     { return bindingsOf(m.short) }
+func (m modeHelp) FullHelp() [][]key.Binding    { return m.full }
+func (m modeHelp) shortRanked() []rankedBinding { return m.short }
 
 // filterHelp is the help while typing a `/` filter: every other key is text.
-func (k KeyMap) filterHelp() help.KeyMap {
-	keys := []key.Binding{k.Accept, k.Clear, k.ForceQuit}
-	return modeHelp{short: keys, full: [][]key.Binding{keys}}
+func (k KeyMap) filterHelp() rankedHelp {
+	return modeHelp{
+		short: []rankedBinding{{k.Accept, 1}, {k.Clear, 1}, {k.ForceQuit, 0}},
+		full:  [][]key.Binding{{k.Accept, k.Clear, k.ForceQuit}},
+	}
 }
 
 // detailHelp is the help in the detail pane, which scrolls and goes back.
-func (k KeyMap) detailHelp() help.KeyMap {
+func (k KeyMap) detailHelp() rankedHelp {
 	return modeHelp{
-		short: []key.Binding{k.Back, k.Up, k.Down, k.PageDown, k.Help, k.Quit},
+		short: []rankedBinding{{k.Back, 1}, {k.Up, 2}, {k.Down, 2}, {k.PageDown, 3}, {k.Help, 0}, {k.Quit, 0}},
 		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Back}, {k.Help, k.Quit, k.ForceQuit}},
 	}
 }

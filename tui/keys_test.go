@@ -396,3 +396,39 @@ func TestKeysComeFromTheKeyMap(t *testing.T) {
 }
 
 func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
+
+// TestFooterKeepsHelpAndQuit: however narrow the terminal, the footer offers `? help` and
+// `q quit` (bubbles' help would cut the line's tail, where they are) and never overflows; a wide
+// footer shows every key.
+func TestFooterKeepsHelpAndQuit(t *testing.T) {
+	for _, w := range []int{60, 64, 72, 80, 100, 120, 200} {
+		d := newTestDashboard(t, w, 24)
+		footer := lastLine(screen(d))
+		if !strings.HasSuffix(footer, "? help • q quit") {
+			t.Errorf("%d columns: footer does not end in help and quit: %q", w, footer)
+		}
+		if fw := ansi.StringWidth(footer); fw > w {
+			t.Errorf("%d columns: footer is %d cells wide: %q", w, fw, footer)
+		}
+		if strings.Contains(footer, "…") {
+			t.Errorf("%d columns: footer was cut instead of fitted: %q", w, footer)
+		}
+		if w == 80 && !strings.Contains(footer, "/ filter") {
+			t.Errorf("80 columns: the filter key should still fit: %q", footer)
+		}
+		if w == 200 {
+			for _, b := range d.c.keys.ShortHelp() {
+				if h := b.Help(); !strings.Contains(footer, h.Key+" "+h.Desc) {
+					t.Errorf("200 columns: footer lacks %q: %q", h.Key+" "+h.Desc, footer)
+				}
+			}
+		}
+	}
+	// The detail pane's footer keeps them too.
+	d := newTestDashboard(t, 60, 24)
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	press(d, "enter")
+	if footer := lastLine(screen(d)); !strings.HasSuffix(footer, "? help • q quit") || !strings.Contains(footer, "esc back/clear") {
+		t.Errorf("detail footer at 60 columns: %q", footer)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"doomwatch/model"
 )
@@ -240,15 +241,20 @@ func (d *dashboard) computeFrame() frame {
 	return f
 }
 
-// helpKeys is the key map the footer shows: the keys that work in the current mode.
+// helpKeys is the key map the footer shows: the keys that work in the current mode, and on the
+// one-line footer only those that fit the width (see fitShort).
 func (d *dashboard) helpKeys() help.KeyMap {
+	var km rankedHelp = d.c.keys
 	switch {
 	case d.filtering:
-		return d.c.keys.filterHelp()
+		km = d.c.keys.filterHelp()
 	case d.showDetail:
-		return d.c.keys.detailHelp()
+		km = d.c.keys.detailHelp()
 	}
-	return d.c.keys
+	if d.help.ShowAll {
+		return km
+	}
+	return modeHelp{short: fitShort(km.shortRanked(), d.width, ansi.StringWidth(d.help.ShortSeparator))}
 }
 
 func lipglossHeight(s string) int { return strings.Count(s, "\n") + 1 }
