@@ -2,10 +2,12 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"doomwatch/model"
@@ -23,31 +25,76 @@ type nodesPanel struct {
 	h     int
 	// window is the model's evidence window, for the title ("in the last 15m").
 	window time.Duration
+	// forbidden is set when RBAC forbids listing nodes: the panel then only knows the nodes
+	// named by pods, and says so.
+	forbidden bool
+	// whys holds each node's "why" wrapped to the width (nil for a node that is not suspect),
+	// remade when the nodes or the width change; row heights are measured from it.
+	whys  [][]string
+	cells [][numNodeCols]string // reused per frame: at most a screenful
 }
 
 func newNodesPanel(c *common, window time.Duration) *nodesPanel {
 	n := &nodesPanel{c: c, window: window}
-	n.cur.rowLines = func(i int) int { return nodeLines(&n.nodes[i]) }
+	n.cur.rowLines = func(i int) int { return rowLines(&n.nodes[i], n.whys[i]) }
 	return n
 }
 
 // SetSize sets the panel's size including title and header.
 func (n *nodesPanel) SetSize(w, h int) {
-	n.width, n.h = w, h
+	n.setWidth(w)
+	n.h = h
 	n.cur.setHeight(h - 2)
 }
 
-// nodeLines is how many lines node nd takes in the panel: its row, and for a suspect node the
-// "why" sentence and, when there is one, the dominant runtime message. View draws exactly this
-// many; the cursor and mouse clicks measure rows with it.
-func nodeLines(nd *model.Node) int {
-	switch {
-	case !nd.Suspect:
+// setWidth re-wraps the whys for width w. The root sets it before laying out the screen, since
+// the panel's height (contentLines) depends on how the whys wrap.
+func (n *nodesPanel) setWidth(w int) {
+	if w != n.width {
+		n.width = w
+		n.rewrap()
+	}
+}
+
+// The why and msg lines under a suspect node start with these; the why's further lines are
+// indented to line up with its first.
+const (
+	whyPrefix = "    why: "
+	msgPrefix = "    msg: "
+)
+
+// whyLines is the why sentence of a suspect node wrapped to a panel width cells wide, or nil for
+// a node that is not suspect. The whole sentence is shown: it is the panel's answer.
+func whyLines(nd *model.Node, width int) []string {
+	if !nd.Suspect {
+		return nil
+	}
+	w := max(width-len(whyPrefix), 20)
+	return strings.Split(ansi.Wrap(nd.Why, w, ""), "\n")
+}
+
+// rowLines is how many lines node nd takes given its wrapped why: its row, the why and, when
+// there is one, the dominant runtime message (on one line, clipped: the detail pane has it whole).
+func rowLines(nd *model.Node, why []string) int {
+	if !nd.Suspect {
 		return 1
-	case nd.DominantMessage == "":
-		return 2
-	default:
-		return 3
+	}
+	lines := 1 + len(why)
+	if nd.DominantMessage != "" {
+		lines++
+	}
+	return lines
+}
+
+// nodeLines is how many lines node nd takes in a panel width cells wide. View draws exactly this
+// many; the cursor and mouse clicks measure rows with the same functions, through whys.
+func nodeLines(nd *model.Node, width int) int { return rowLines(nd, whyLines(nd, width)) }
+
+// rewrap remakes whys after the nodes or the width changed.
+func (n *nodesPanel) rewrap() {
+	n.whys = n.whys[:0]
+	for i := range n.nodes {
+		n.whys = append(n.whys, whyLines(&n.nodes[i], n.width))
 	}
 }
 
@@ -55,13 +102,14 @@ func nodeLines(nd *model.Node) int {
 func (n *nodesPanel) contentLines() int {
 	total := 0
 	for i := range n.nodes {
-		total += nodeLines(&n.nodes[i])
+		total += n.cur.lines(i)
 	}
 	return total
 }
 
 func (n *nodesPanel) setNodes(nodes []model.Node) {
 	n.nodes = nodes
+	n.rewrap()
 	n.cur.setLen(len(nodes))
 	for i := range nodes {
 		if nodes[i].Name == n.sel {
@@ -128,6 +176,111 @@ func nodeState(nd *model.Node) string {
 	return s
 }
 
+// The nodes panel's columns, in display order.
+const (
+	ncFlag = iota
+	ncNode
+	ncState
+	ncPods
+	ncFailing
+	ncExit128
+	ncFailedPods
+	ncWorkloads
+	ncHistory
+	ncLast
+	numNodeCols
+)
+
+var nodeColTitles = [numNodeCols]string{"", "NODE", "STATE", "PODS", "FAILING", "EXIT-128", "PODS✗",
+	"WORKLOADS", "HISTORY", "LAST"}
+
+// nodeColMax caps a column's width (0: no cap). Node names on clouds run long
+// ("ip-10-0-12-34.eu-west-1.compute.internal"); past 40 cells the name is cut.
+var nodeColMax = [numNodeCols]int{ncNode: 40}
+
+// nodeColRight marks the counts, aligned right.
+var nodeColRight = [numNodeCols]bool{ncPods: true, ncFailing: true, ncExit128: true, ncFailedPods: true, ncWorkloads: true}
+
+// nodeColPriority lists the columns most useful first; on a narrow terminal those at the end go.
+// Which node, that it is suspect, how many exit-128 start failures and when (the sparkline) are
+// the panel's answer; Ready/cordoned and how many workloads say whether the node or one workload is
+// to blame. The pod counts are for the pods view (`enter` or `n` shows the node's pods).
+var nodeColPriority = [numNodeCols]int{ncNode, ncFlag, ncExit128, ncHistory, ncState, ncWorkloads,
+	ncLast, ncFailing, ncPods, ncFailedPods}
+
+// nodeCells formats one node's cells.
+func (n *nodesPanel) nodeCells(nd *model.Node, peak int, out *[numNodeCols]string) {
+	out[ncFlag] = ""
+	if nd.Suspect {
+		out[ncFlag] = "⚠ SUSPECT"
+	}
+	out[ncNode] = nd.Name
+	out[ncState] = nodeState(nd)
+	out[ncPods] = strconv.Itoa(nd.Pods)
+	out[ncFailing] = strconv.Itoa(nd.FailingPods)
+	out[ncExit128] = strconv.Itoa(nd.Failures)
+	out[ncFailedPods] = strconv.Itoa(nd.FailedPods)
+	out[ncWorkloads] = strconv.Itoa(nd.Workloads)
+	out[ncHistory] = sparkline(nd.Histogram, peak)
+	out[ncLast] = ""
+	if !nd.Last.IsZero() {
+		out[ncLast] = age(nd.Last, n.c.now) + " ago"
+	}
+}
+
+// layout sizes each column to its title and the visible cells, and picks the columns that fit,
+// most useful first. A column with nothing in it (no suspect on screen) is left out.
+func (n *nodesPanel) layout() (widths [numNodeCols]int, shown []int) {
+	for c := range numNodeCols {
+		w := ansi.StringWidth(nodeColTitles[c])
+		for i := range n.cells {
+			w = max(w, ansi.StringWidth(n.cells[i][c]))
+		}
+		if nodeColMax[c] > 0 {
+			w = min(w, nodeColMax[c])
+		}
+		widths[c] = w
+	}
+	avail := n.width - 2 // selection gutter
+	var include [numNodeCols]bool
+	used := 0
+	for _, c := range nodeColPriority {
+		if widths[c] == 0 {
+			continue
+		}
+		if need := widths[c] + 1; used+need <= avail+1 {
+			include[c] = true
+			used += need
+		}
+	}
+	shown = make([]int, 0, numNodeCols)
+	for c := range numNodeCols {
+		if include[c] {
+			shown = append(shown, c)
+		}
+	}
+	return widths, shown
+}
+
+// nodeLine joins the shown cells, each fitted to its column.
+func nodeLine(b *strings.Builder, mark string, cells *[numNodeCols]string, widths *[numNodeCols]int, shown []int) string {
+	b.Reset()
+	b.WriteString(mark)
+	for _, c := range shown {
+		cell := cells[c]
+		if nodeColRight[c] {
+			if pad := widths[c] - ansi.StringWidth(cell); pad > 0 {
+				b.WriteString(strings.Repeat(" ", pad))
+			}
+			b.WriteString(cell)
+		} else {
+			b.WriteString(fit(cell, widths[c]))
+		}
+		b.WriteByte(' ')
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
 // View renders the panel in at most the height given to SetSize.
 func (n *nodesPanel) View(focused bool) string {
 	st := n.c.st
@@ -158,11 +311,17 @@ func (n *nodesPanel) View(focused bool) string {
 	}
 	b.WriteString(clip(title+" "+st.dim.Render(sub), n.width))
 	b.WriteByte('\n')
-	hdr := fmt.Sprintf("  %-10s %-16s %-18s %5s %7s %8s %6s %9s  %-15s %s",
-		"", "NODE", "STATE", "PODS", "FAILING", "EXIT-128", "PODS✗", "WORKLOADS", "HISTORY", "LAST")
-	b.WriteString(st.colHeader.Render(clip(hdr, n.width)))
-	lines := 2
+
 	from, to := n.cur.visible()
+	n.cells = n.cells[:0]
+	for i := from; i < to; i++ {
+		n.cells = append(n.cells, [numNodeCols]string{})
+		n.nodeCells(&n.nodes[i], peak, &n.cells[len(n.cells)-1])
+	}
+	widths, shown := n.layout()
+	var line strings.Builder
+	b.WriteString(st.colHeader.Render(clip(nodeLine(&line, "  ", &nodeColTitles, &widths, shown), n.width)))
+	lines := 2
 	for i := from; i < to && lines < n.h; i++ {
 		nd := &n.nodes[i]
 		sel := i == n.cur.sel
@@ -170,18 +329,7 @@ func (n *nodesPanel) View(focused bool) string {
 		if sel && focused {
 			mark = "▶ "
 		}
-		flag := ""
-		if nd.Suspect {
-			flag = "⚠ SUSPECT"
-		}
-		last := ""
-		if !nd.Last.IsZero() {
-			last = age(nd.Last, n.c.now) + " ago"
-		}
-		row := fmt.Sprintf("%s%-10s %-16s %-18s %5d %7d %8d %6d %9d  %-15s %s", mark, flag,
-			clip(nd.Name, 16), nodeState(nd), nd.Pods, nd.FailingPods, nd.Failures, nd.FailedPods,
-			nd.Workloads, sparkline(nd.Histogram, peak), last)
-		row = clip(row, n.width)
+		row := clip(nodeLine(&line, mark, &n.cells[i-from], &widths, shown), n.width)
 		switch {
 		case sel && focused:
 			row = st.selected.Render(fit(row, n.width))
@@ -193,15 +341,21 @@ func (n *nodesPanel) View(focused bool) string {
 		b.WriteByte('\n')
 		b.WriteString(row)
 		lines++
-		extra := nodeLines(nd)
-		if extra >= 2 && lines < n.h {
+		for j, w := range n.whys[i] {
+			if lines >= n.h {
+				break
+			}
+			prefix := whyPrefix
+			if j > 0 {
+				prefix = strings.Repeat(" ", len(whyPrefix))
+			}
 			b.WriteByte('\n')
-			b.WriteString(st.danger.Render(clip("             why: "+nd.Why, n.width)))
+			b.WriteString(st.danger.Render(clip(prefix+w, n.width)))
 			lines++
 		}
-		if extra >= 3 && lines < n.h {
+		if nd.Suspect && nd.DominantMessage != "" && lines < n.h {
 			b.WriteByte('\n')
-			b.WriteString(st.dim.Render(clip("             msg: "+nd.DominantMessage, n.width)))
+			b.WriteString(st.dim.Render(clip(msgPrefix+nd.DominantMessage, n.width)))
 			lines++
 		}
 	}

@@ -2,11 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -15,8 +17,9 @@ import (
 )
 
 // manySuspects is a dashboard whose nodes panel holds six suspect nodes (three lines each: row,
-// why, msg) and three quiet ones, in a terminal so short that only a few fit.
-func manySuspects(t *testing.T) *dashboard {
+// why, msg; four at 80 columns, where the why wraps) and three quiet ones, in a terminal so short
+// that only a few fit.
+func manySuspects(t *testing.T, width int) *dashboard {
 	t.Helper()
 	// One failing pod per node is enough to be suspect here; escalation is off so the pods stay
 	// transient and every node keeps its evidence.
@@ -35,7 +38,7 @@ func manySuspects(t *testing.T) *dashboard {
 	}
 	m.Apply(&b, t0)
 	d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
-	d.Update(tea.WindowSizeMsg{Width: 120, Height: 18})
+	d.Update(tea.WindowSizeMsg{Width: width, Height: 18})
 	press(d, "tab")
 	suspects := 0
 	for i := range d.nodes.nodes {
@@ -48,6 +51,9 @@ func manySuspects(t *testing.T) *dashboard {
 	}
 	if suspects != 6 {
 		t.Fatalf("%d suspect nodes, want 6", suspects)
+	}
+	if lines := nodeLines(&d.nodes.nodes[0], width); width <= 80 && lines != 4 {
+		t.Fatalf("at %d columns the first suspect takes %d lines, want 4 (its why wrapped)", width, lines)
 	}
 	if 3*suspects <= d.nodes.cur.height {
 		t.Fatalf("the panel has %d lines, room for every suspect: the test proves nothing", d.nodes.cur.height)
@@ -71,7 +77,12 @@ func nodeLineY(d *dashboard, name string) int {
 }
 
 func TestNodesSelectionStaysOnScreen(t *testing.T) {
-	d := manySuspects(t)
+	for _, w := range []int{120, 80} {
+		testNodesSelectionStaysOnScreen(t, manySuspects(t, w))
+	}
+}
+
+func testNodesSelectionStaysOnScreen(t *testing.T, d *dashboard) {
 	for i := range d.nodes.nodes {
 		want := d.nodes.nodes[i].Name
 		if got := d.nodes.selected(); got == nil || got.Name != want {
@@ -102,14 +113,16 @@ func TestNodesSelectionStaysOnScreen(t *testing.T) {
 }
 
 func TestNodesClickSelectsTheNodeUnderTheMouse(t *testing.T) {
-	d := manySuspects(t)
-	clickEveryLine(t, d)
-	// Again with the window scrolled: it no longer starts at the first node.
-	press(d, "G")
-	if d.nodes.cur.offset == 0 {
-		t.Fatalf("G did not scroll the panel:\n%s", screen(d))
+	for _, w := range []int{120, 80} {
+		d := manySuspects(t, w)
+		clickEveryLine(t, d)
+		// Again with the window scrolled: it no longer starts at the first node.
+		press(d, "G")
+		if d.nodes.cur.offset == 0 {
+			t.Fatalf("G did not scroll the panel:\n%s", screen(d))
+		}
+		clickEveryLine(t, d)
 	}
-	clickEveryLine(t, d)
 }
 
 // clickEveryLine clicks each line of each node on screen and checks that it selects that node.
@@ -119,7 +132,7 @@ func clickEveryLine(t *testing.T, d *dashboard) {
 	clicked := 0
 	for i := range d.nodes.nodes {
 		name := d.nodes.nodes[i].Name
-		for dy := range nodeLines(&d.nodes.nodes[i]) {
+		for dy := range nodeLines(&d.nodes.nodes[i], d.nodes.width) {
 			y := nodeLineY(d, name)
 			if y < 0 || y+dy >= listEnd {
 				break // not on screen, or this line of it is below the panel
@@ -129,7 +142,7 @@ func clickEveryLine(t *testing.T, d *dashboard) {
 				t.Fatalf("click on line %d of %s selected %v:\n%s", dy, name, got, screen(d))
 			}
 			// A node cut off at the bottom scrolls into full view; one shown whole stays put.
-			if ny := nodeLineY(d, name); ny < 0 || (y+nodeLines(&d.nodes.nodes[i]) <= listEnd && ny != y) {
+			if ny := nodeLineY(d, name); ny < 0 || (y+nodeLines(&d.nodes.nodes[i], d.nodes.width) <= listEnd && ny != y) {
 				t.Fatalf("clicking %s moved it from line %d to %d:\n%s", name, y, ny, screen(d))
 			}
 			clicked++
@@ -154,6 +167,127 @@ func TestNodesTitleSaysTheWindow(t *testing.T) {
 		press(d, "tab")
 		if !strings.Contains(screen(d), c.want) {
 			t.Errorf("window %v: title lacks %q:\n%s", c.window, c.want, screen(d))
+		}
+	}
+}
+
+// TestSuspectNodeAt80x24: on the smallest usable terminal the panel on-call opens first still
+// shows the suspect node, its exit-128 failure count, the sparkline of when they happened, how
+// many workloads they hit, and the whole why sentence (wrapped, not cut).
+func TestSuspectNodeAt80x24(t *testing.T) {
+	m := fixtureModel()
+	var suspect *model.Node
+	nodes := m.Nodes(t0)
+	peak := 0
+	for i := range nodes {
+		for _, v := range nodes[i].Histogram {
+			peak = max(peak, v)
+		}
+		if nodes[i].Suspect && suspect == nil {
+			suspect = &nodes[i]
+		}
+	}
+	if suspect == nil {
+		t.Fatal("the fixture has no suspect node")
+	}
+	frame := RenderFrame(m, FrameOptions{Width: 80, Height: 24, Now: t0, NoColor: true, Focus: FocusNodes})
+	checkFrame(t, frame, 80, 24)
+	lines := strings.Split(frame, "\n")
+	var hdr, row string
+	whyAt := -1
+	for i, l := range lines {
+		switch {
+		case strings.Contains(l, "NODE") && strings.Contains(l, "HISTORY"):
+			hdr = l
+		case strings.Contains(l, "⚠ SUSPECT") && strings.Contains(l, " "+suspect.Name+" "):
+			row = l
+		case strings.HasPrefix(strings.TrimSpace(l), "why: ") && whyAt < 0:
+			whyAt = i
+		}
+	}
+	if hdr == "" || row == "" || whyAt < 0 {
+		t.Fatalf("no header with HISTORY, suspect row or why line:\n%s", frame)
+	}
+	for _, col := range []string{"EXIT-128", "WORKLOADS", "STATE"} {
+		if !strings.Contains(hdr, col) {
+			t.Errorf("header lacks %s: %q", col, hdr)
+		}
+	}
+	// The failure count sits under EXIT-128 (right-aligned), the sparkline under HISTORY.
+	cell := func(title string) string {
+		i := strings.Index(hdr, title)
+		if i < 0 {
+			return ""
+		}
+		start := ansi.StringWidth(hdr[:i])
+		return strings.TrimSpace(ansi.Cut(row, start, start+ansi.StringWidth(title)))
+	}
+	if got, want := cell("EXIT-128"), strconv.Itoa(suspect.Failures); got != want {
+		t.Errorf("EXIT-128 of %s is %q, want %q:\n%s", suspect.Name, got, want, frame)
+	}
+	if spark := sparkline(suspect.Histogram, peak); !strings.Contains(row, spark) {
+		t.Errorf("suspect row lacks its sparkline %q: %q", spark, row)
+	}
+	if strings.Contains(row, "…") {
+		t.Errorf("suspect row is cut: %q", row)
+	}
+	// The why, joined back from its lines, is the model's sentence whole.
+	var why []string
+	for _, l := range lines[whyAt:] {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "msg: ") || l == "" || strings.Contains(l, "node-") {
+			break
+		}
+		why = append(why, strings.TrimPrefix(l, "why: "))
+	}
+	if got := strings.Join(why, " "); got != suspect.Why {
+		t.Errorf("why on screen is %q, want the whole %q:\n%s", got, suspect.Why, frame)
+	}
+	if len(why) < 2 {
+		t.Errorf("at 80 columns the fixture's why should wrap (test proves nothing): %q", why)
+	}
+}
+
+// TestPodsFillTheirPartWithNodesBelow: with the nodes panel under the pods, the pod table fills
+// every line of its part, however the suspect's why wraps: the layout and the drawing measure the
+// nodes panel at the same width.
+func TestPodsFillTheirPartWithNodesBelow(t *testing.T) {
+	// The fixture's five nodes (node-3 suspect) and 60 more healthy pods on them: the nodes panel
+	// is then short enough that its height follows its rows.
+	m := model.New(model.DefaultConfig())
+	b := fixtureBatch()
+	for i := range 60 {
+		b.Pods = append(b.Pods, mkPod(podSpec{ns: "web", name: fmt.Sprintf("web-%02d", i),
+			node: []string{"node-1", "node-2", "node-4", "node-5"}[i%4], rs: "web-rs", created: time.Hour,
+			status: []corev1.ContainerStatus{running("app", "registry.example.com/web:v1", 0, nil)}}))
+	}
+	m.Apply(&b, t0)
+	for _, sz := range sizes {
+		frame := RenderFrame(m, FrameOptions{Width: sz.w, Height: sz.h, Now: t0, NoColor: true})
+		lines := strings.Split(frame, "\n")
+		podsAt, nodesAt := -1, -1
+		for i, l := range lines {
+			if strings.HasPrefix(l, "PODS ") {
+				podsAt = i
+			}
+			if strings.HasPrefix(l, "NODES ") {
+				nodesAt = i
+			}
+		}
+		if sz.h < 30 {
+			if nodesAt >= 0 {
+				t.Errorf("%s: no room for the nodes panel, yet it is shown:\n%s", sz.name, frame)
+			}
+			nodesAt = len(lines) - 1 // the footer
+		}
+		if podsAt < 0 || nodesAt < 0 {
+			t.Fatalf("%s: want the pods and the nodes panel:\n%s", sz.name, frame)
+		}
+		// Between the column header and the separator above the nodes, every line is a pod.
+		for i := podsAt + 2; i < nodesAt-1; i++ {
+			if strings.TrimSpace(lines[i]) == "" {
+				t.Fatalf("%s: line %d is blank, the pods part is not filled:\n%s", sz.name, i, frame)
+			}
 		}
 	}
 }

@@ -261,6 +261,7 @@ func lipglossHeight(s string) int { return strings.Count(s, "\n") + 1 }
 
 // layout hands each component its size.
 func (d *dashboard) layout() {
+	d.nodes.setWidth(d.width)
 	f := d.computeFrame()
 	d.header.SetSize(d.width)
 	d.help.SetWidth(d.width)
