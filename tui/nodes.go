@@ -301,6 +301,12 @@ func (n *nodesPanel) View(focused bool) string {
 			peak = max(peak, v)
 		}
 	}
+	if n.forbidden {
+		// RBAC decides what the panel can know: without nodes it has no Ready/cordoned state and
+		// only the nodes that pods name. The header says forbidden too, but this is where the
+		// missing columns would puzzle someone.
+		title += " " + st.warn.Render("· forbidden: cannot list nodes (RBAC); showing nodes from pods") + st.dim.Render(" ·")
+	}
 	sub := "exit-128 start failures"
 	if n.window > 0 {
 		sub += " in the last " + duration.HumanDuration(n.window)

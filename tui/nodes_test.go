@@ -291,3 +291,41 @@ func TestPodsFillTheirPartWithNodesBelow(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesPanelSaysNodesAreForbidden: when RBAC forbids listing nodes the panel itself says so
+// (its STATE is then unknown and it only knows the nodes pods name), not only the header.
+func TestNodesPanelSaysNodesAreForbidden(t *testing.T) {
+	const note = "forbidden: cannot list nodes (RBAC); showing nodes from pods"
+	for _, forbidden := range []bool{false, true} {
+		b := fixtureBatch()
+		h := &model.Health{Synced: true, LastEvent: t0}
+		if forbidden {
+			b.Nodes = nil
+			h.Forbidden = []model.Kind{model.KindNode}
+		}
+		b.Health = h
+		m := model.New(model.DefaultConfig())
+		m.Apply(&b, t0)
+		for _, o := range []FrameOptions{{Width: 80, Height: 24, Focus: FocusNodes}, {Width: 200, Height: 50}} {
+			o.Now, o.NoColor = t0, true
+			frame := RenderFrame(m, o)
+			checkFrame(t, frame, o.Width, o.Height)
+			title := ""
+			for _, l := range strings.Split(frame, "\n") {
+				if strings.HasPrefix(l, "NODES") {
+					title = l
+				}
+			}
+			if title == "" {
+				t.Fatalf("%dx%d: no nodes panel:\n%s", o.Width, o.Height, frame)
+			}
+			if got := strings.Contains(title, "NODES · "+note); got != forbidden {
+				t.Errorf("%dx%d forbidden=%v: title %q", o.Width, o.Height, forbidden, title)
+			}
+			// The nodes named by pods are still listed.
+			if !strings.Contains(frame, " node-3 ") || !strings.Contains(frame, "⚠ SUSPECT") {
+				t.Errorf("%dx%d forbidden=%v: the suspect node should still be shown:\n%s", o.Width, o.Height, forbidden, frame)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -151,6 +152,7 @@ func (d *dashboard) refreshAll() {
 	d.header.rollouts = rs
 	d.rollouts.setRollouts(rs)
 	d.nodeList = d.m.Nodes(d.c.now)
+	d.nodes.forbidden = slices.Contains(h.Forbidden, model.KindNode)
 	d.nodes.setNodes(d.nodeList)
 	d.header.suspect = nil
 	for i := range d.nodeList {
