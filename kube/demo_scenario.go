@@ -17,9 +17,10 @@ import (
 //
 //   - 5 Ready nodes with a DaemonSet on each, a StatefulSet and a few settled Deployments.
 //   - 0s:  Deployment shop/checkout rolls 12 replicas from v1.8.2 to v1.9.0. node-3's container
-//     runtime is flaky: every new pod placed there fails to start with a containerd StartError exit
-//     128 (a shim timeout), then starts on the kubelet's next attempt a few seconds later. node-3
-//     turns suspect; no other node sees an exit-128 failure.
+//     runtime is flaky: every new pod placed there fails to start with exit 128, then starts on the
+//     kubelet's next attempt a few seconds later. Most report containerd's StartError (a shim
+//     timeout); one reports dockershim/cri-dockerd's ContainerCannotRun, so both spellings of the
+//     rule are on screen. node-3 turns suspect; no other node sees an exit-128 failure.
 //   - 1s:  Job shop/db-migrate-v2 runs and completes.
 //   - 5s:  Deployment ml/recommender asks for more memory than any node has: Unschedulable.
 //   - 8s:  Deployment search/search rolls out v3.2.0, which runs out of memory: OOMKilled 137,
@@ -43,6 +44,30 @@ var demoShimErrors = [...]string{
 	"failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: " +
 		"unable to start container process: error during container init: error setting cgroup config for procHooks process: " +
 		"context deadline exceeded: unknown",
+}
+
+// demoCannotRun is the same flakiness as a node running cri-dockerd (or an old kubelet's
+// dockershim) reports it: a Docker start error becomes reason ContainerCannotRun with Docker's exit
+// code, which moby daemon/start.go sets to 128 for any start error it has not mapped to 126/127.
+// "read init-p: connection reset by peer" is runc losing its init process mid-handshake, a
+// node-side hiccup after which the pod starts on a later attempt (moby/moby#40835,
+// kubermatic/kubermatic#6847); it names no configuration error, so classify calls it transient.
+var demoCannotRun = demoStartFailure{
+	reason: "ContainerCannotRun",
+	message: "OCI runtime create failed: container_linux.go:380: starting container process caused: " +
+		"process_linux.go:545: container init caused: read init-p: connection reset by peer: unknown",
+}
+
+// demoStartFailure is how a runtime reports a container that failed to start: the terminated
+// state's reason and message (exit code 128).
+type demoStartFailure struct{ reason, message string }
+
+// nextStartFailure returns node-3's next containerd StartError, taking turns through
+// demoShimErrors.
+func (b *demoBuilder) nextStartFailure() demoStartFailure {
+	msg := demoShimErrors[b.shim%len(demoShimErrors)]
+	b.shim++
+	return demoStartFailure{reason: "StartError", message: msg}
 }
 
 type demoBuilder struct {
@@ -94,12 +119,20 @@ func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
 		func(d *appsv1.Deployment) { d.Spec.ProgressDeadlineSeconds = int32p(60) })
 	search := b.settled(demoApp{namespace: "search", name: "search", image: "registry.example.com/search:v3.1.0", port: 9200, memory: "2Gi", probe: true}, 4, -4*day, 4)
 
-	// 0s: checkout v1.9.0. New pods go to these nodes in turn; node-3 gets three of them.
+	// 0s: checkout v1.9.0. New pods go to these nodes in turn; node-3 gets three of them, and the
+	// last of those fails as ContainerCannotRun rather than StartError, so the shim timeout stays the
+	// dominant message.
 	placement := []string{"node-1", "node-3", "node-2", "node-4", "node-5", "node-1", "node-3", "node-2", "node-4", "node-5", "node-3", "node-1"}
+	onNode3 := 0
 	b.rollout(checkout, 0, "registry.example.com/checkout:v1.9.0", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
 		node := placement[i%len(placement)]
 		if node == "node-3" {
-			return b.flakyPod(p, node, at)
+			onNode3++
+			f := b.nextStartFailure() // taken even when replaced, so the other pods' messages stay put
+			if onNode3 == 3 {
+				f = demoCannotRun
+			}
+			return b.flakyPod(p, node, at, f)
 		}
 		return b.healthyPod(p, node, at)
 	})
@@ -198,20 +231,18 @@ func (b *demoBuilder) ready(k string, p *corev1.Pod, running time.Duration) time
 	return readyAt
 }
 
-// flakyPod fails to start once with exit 128 (node-3's runtime), then runs on the kubelet's
-// next attempt: state terminated StartError for a few seconds, then running with the failure in
-// lastState and one restart.
-func (b *demoBuilder) flakyPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+// flakyPod fails to start once with exit 128 as f says (node-3's runtime), then runs on the
+// kubelet's next attempt: state terminated (f.reason) for a few seconds, then running with the
+// failure in lastState and one restart.
+func (b *demoBuilder) flakyPod(p *corev1.Pod, node string, at time.Duration, f demoStartFailure) time.Duration {
 	k := b.addPod(p, node, at)
 	failedID, cid := b.g.containerID(), b.g.containerID()
 	img := imageDigest(b.g, p.Spec.Containers[0].Image)
-	msg := demoShimErrors[b.shim%len(demoShimErrors)]
-	b.shim++
 	fail := at + 3*time.Second + b.g.jitter(time.Second)
 	b.at(fail, func(w *demoWorld, at time.Duration) {
 		pod := w.pods[k]
 		containerStatus(pod).ImageID = img
-		podTerminate(pod, failedID, "StartError", msg, 128, nil, at)
+		podTerminate(pod, failedID, f.reason, f.message, 128, nil, at)
 	})
 	run := fail + 6*time.Second
 	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
@@ -473,7 +504,7 @@ func (b *demoBuilder) eviction(wl *demoWorkload, node string, t time.Duration) {
 		p.Status.PodIP, p.Status.PodIPs = "", nil
 	})
 	p := demoPod(b.g, wl.rs.Namespace, wl.rs.Name+"-"+b.g.suffix(5), wl.rs.Spec.Template, ownerRef("ReplicaSet", wl.rs), evictAt+time.Second)
-	b.flakyPod(p, "node-3", evictAt+time.Second)
+	b.flakyPod(p, "node-3", evictAt+time.Second, b.nextStartFailure())
 }
 
 func setNodeCondition(n *corev1.Node, t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string, at time.Duration) {
@@ -510,7 +541,7 @@ func (b *demoBuilder) cronTail(first, period time.Duration) {
 		})
 		p := demoPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
 		k := demoKey(p.Namespace, p.Name)
-		b.flakyPod(p, "node-3", at)
+		b.flakyPod(p, "node-3", at, b.nextStartFailure())
 		done := at + 25*time.Second
 		b.at(done, func(w *demoWorld, at time.Duration) {
 			pod := w.pods[k]

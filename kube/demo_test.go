@@ -29,6 +29,14 @@ var demoGoldenTimes = []time.Duration{5 * time.Second, 20 * time.Second, 45 * ti
 // source's (simulated) time.
 func demoOnce(t *testing.T, seed int64, at time.Duration) (model.Snapshot, []byte) {
 	t.Helper()
+	_, snap, out := demoOnceModel(t, seed, at)
+	return snap, out
+}
+
+// demoOnceModel is demoOnce that also hands back the model, for tests that look at evidence the
+// JSON does not carry (the failure ledger).
+func demoOnceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, model.Snapshot, []byte) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	src, err := StartDemo(ctx, DemoOptions{Seed: seed, At: at})
@@ -47,7 +55,7 @@ func demoOnce(t *testing.T, seed int64, at time.Duration) (model.Snapshot, []byt
 	if err := snap.WriteJSON(&buf); err != nil {
 		t.Fatalf("WriteJSON: %v", err)
 	}
-	return snap, buf.Bytes()
+	return m, snap, buf.Bytes()
 }
 
 func TestDemoSameSeedSameBytes(t *testing.T) {
@@ -91,7 +99,21 @@ func TestDemoGolden(t *testing.T) {
 // names and jitter, never the outcome.
 func TestDemoStory(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
-		snap, _ := demoOnce(t, seed, 90*time.Second)
+		m, snap, _ := demoOnceModel(t, seed, 90*time.Second)
+
+		// node-3's runtime trouble shows in both spellings the kubelet uses for an exit-128 start
+		// failure: containerd's StartError and dockershim/cri-dockerd's ContainerCannotRun. Both
+		// are node evidence, and all of it is on node-3.
+		reasons := map[string]int{}
+		for _, f := range m.Failures(DemoEpoch.Add(90 * time.Second)) {
+			if f.Node != "node-3" || f.ExitCode != 128 {
+				t.Errorf("seed %d: ledger holds %s/%s exit %d on %s, want exit 128 on node-3 only", seed, f.Pod, f.Container, f.ExitCode, f.Node)
+			}
+			reasons[f.Reason]++
+		}
+		if reasons["StartError"] == 0 || reasons["ContainerCannotRun"] != 1 {
+			t.Errorf("seed %d: node-3 failure reasons %v, want StartError and one ContainerCannotRun", seed, reasons)
+		}
 
 		// node-3 is suspect, and only node-3; it holds every exit-128 start failure.
 		for _, n := range snap.Nodes {
@@ -137,8 +159,12 @@ func TestDemoStory(t *testing.T) {
 		var node3Failed, unschedulable, jobs, evicted int
 		for _, p := range snap.Pods {
 			byName[p.Namespace+"/"+p.Name] = p
-			lastStartFailure := len(p.Containers) > 0 && p.Containers[0].LastState != nil &&
-				p.Containers[0].LastState.Reason == "StartError" && p.Containers[0].LastState.ExitCode != nil && *p.Containers[0].LastState.ExitCode == 128
+			var last *model.SnapshotState
+			if len(p.Containers) > 0 {
+				last = p.Containers[0].LastState
+			}
+			lastStartFailure := last != nil && (last.Reason == "StartError" || last.Reason == "ContainerCannotRun") &&
+				last.ExitCode != nil && *last.ExitCode == 128
 			switch {
 			case lastStartFailure:
 				node3Failed++
@@ -198,6 +224,42 @@ func TestDemoEarlyFailuresAreTransient(t *testing.T) {
 		if n.Name == "node-3" && n.StartFailures128 == 0 {
 			t.Errorf("node-3 has no exit-128 evidence at 5s: %+v", n)
 		}
+	}
+}
+
+// TestDemoCannotRunIsTransient looks at the checkout pod that fails as dockershim/cri-dockerd
+// reports it (ContainerCannotRun, exit 128) while it is failing: transient on node-3, like its
+// containerd StartError neighbours, not doomed. The moment comes from the ledger, so the test
+// follows the scenario's jitter rather than a hard-coded time.
+func TestDemoCannotRunIsTransient(t *testing.T) {
+	m, _, _ := demoOnceModel(t, 1, 90*time.Second)
+	var at time.Duration
+	for _, f := range m.Failures(DemoEpoch.Add(90 * time.Second)) {
+		if f.Reason == "ContainerCannotRun" {
+			at = f.FinishedAt.Sub(DemoEpoch) + time.Second // the kubelet's next attempt is seconds later
+		}
+	}
+	if at == 0 {
+		t.Fatal("no ContainerCannotRun failure in node-3's ledger by 90s")
+	}
+	snap, _ := demoOnce(t, 1, at)
+	failing := 0
+	for _, p := range snap.Pods {
+		if len(p.Containers) == 0 || p.Containers[0].State == nil || p.Containers[0].State.Reason != "ContainerCannotRun" {
+			continue
+		}
+		failing++
+		c := p.Containers[0]
+		if p.Node != "node-3" || p.Verdict != "transient" || c.Verdict != "transient" {
+			t.Errorf("at %s: pod %s failing with ContainerCannotRun is %s (container %s) on %s, want transient on node-3",
+				at, p.Name, p.Verdict, c.Verdict, p.Node)
+		}
+		if c.State.ExitCode == nil || *c.State.ExitCode != 128 || !strings.Contains(c.Reason, "exit 128") {
+			t.Errorf("at %s: pod %s: exit code %v, reason %q, want exit 128", at, p.Name, c.State.ExitCode, c.Reason)
+		}
+	}
+	if failing != 1 {
+		t.Errorf("at %s: %d pods failing with ContainerCannotRun, want 1", at, failing)
 	}
 }
 
