@@ -152,6 +152,11 @@ type Query struct {
 	Node string
 	// Text is a fuzzy filter over namespace, name, node and reason.
 	Text string
+	// Owner keeps only the pods of one workload when non-empty, matched exactly: the pod's
+	// namespace and top owner, Namespace + "/" + Pod.Owner, as in "shop/Deployment/checkout"
+	// (the form of Failure.Workload; Rollout.Workload gives it for a rollout). Unmanaged pods
+	// (Owner "") never match.
+	Owner string
 }
 
 // Failure is one exit-128 start failure in the ledger, recorded once.
@@ -213,3 +218,6 @@ type Rollout struct {
 	NewReplicaSet  string
 	OldReplicaSets []string
 }
+
+// Workload is the rollout's workload as Query.Owner names it: "shop/Deployment/checkout".
+func (r *Rollout) Workload() string { return r.Namespace + "/" + r.Kind + "/" + r.Name }

@@ -9,7 +9,8 @@ import (
 )
 
 // viewCache holds the last View: the TUI asks for it every frame and renders only the visible
-// rows, so a frame costs no allocation while the model and the query stay the same.
+// rows, so a frame costs no allocation while the model and the query stay the same. The whole
+// Query is the key (every field, Owner included, is compared).
 type viewCache struct {
 	valid   bool
 	version uint64
@@ -113,12 +114,23 @@ func keep(p *Pod, q *Query, tokens []string) bool {
 	if q.Node != "" && p.Node != q.Node {
 		return false
 	}
+	if q.Owner != "" && !ofWorkload(p, q.Owner) {
+		return false
+	}
 	for _, t := range tokens {
 		if !fuzzyMatch(t, p) {
 			return false
 		}
 	}
 	return true
+}
+
+// ofWorkload reports whether workload, "namespace/Kind/name", is p's namespace and top owner. It
+// compares in place rather than concatenating, so filtering allocates nothing per pod.
+func ofWorkload(p *Pod, workload string) bool {
+	ns, owner := p.Namespace, p.Owner
+	return owner != "" && len(workload) == len(ns)+1+len(owner) &&
+		workload[:len(ns)] == ns && workload[len(ns)] == '/' && workload[len(ns)+1:] == owner
 }
 
 // fuzzyMatch reports whether token (lower case) matches the pod, ignoring ASCII case:

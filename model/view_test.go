@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -93,5 +94,53 @@ func TestIngestSanitisesEveryField(t *testing.T) {
 		if !strings.Contains(s, "boom") {
 			t.Errorf("message text lost: %q", s)
 		}
+	}
+}
+
+// TestViewOwnerIsExact: the owner filter keeps exactly one workload's pods, where a text filter on
+// its name would also catch its namesakes: another kind, another namespace, a longer name.
+func TestViewOwnerIsExact(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{
+		replicaSet("shop", "checkout-7d9f", "checkout", "1"),
+		replicaSet("shop", "checkout-db-5c6b", "checkout-db", "1"),
+		replicaSet("staging", "checkout-4a1e", "checkout", "1"),
+	}}, t0)
+	apply(m, t0,
+		pod("shop", "checkout-7d9f-a", ownedBy("ReplicaSet", "checkout-7d9f")),
+		pod("shop", "checkout-7d9f-b", ownedBy("ReplicaSet", "checkout-7d9f"), crashLoop()),
+		pod("shop", "checkout-db-5c6b-a", ownedBy("ReplicaSet", "checkout-db-5c6b")),
+		pod("shop", "checkout-0", ownedBy("StatefulSet", "checkout")),
+		pod("shop", "checkout-debug"),
+		pod("staging", "checkout-4a1e-a", ownedBy("ReplicaSet", "checkout-4a1e")))
+	if got := len(m.View(Query{Text: "checkout"})); got != 6 {
+		t.Fatalf("the text filter matches %d pods, want all 6 namesakes (the test proves nothing otherwise)", got)
+	}
+	tests := []struct {
+		q    Query
+		want string
+	}{
+		{Query{Sort: ByName, Owner: "shop/Deployment/checkout"}, "shop/checkout-7d9f-a shop/checkout-7d9f-b"},
+		{Query{Sort: ByName, Owner: "shop/Deployment/checkout-db"}, "shop/checkout-db-5c6b-a"},
+		{Query{Sort: ByName, Owner: "shop/StatefulSet/checkout"}, "shop/checkout-0"},
+		{Query{Sort: ByName, Owner: "staging/Deployment/checkout"}, "staging/checkout-4a1e-a"},
+		{Query{Sort: ByName, Owner: "shop/Deployment/check"}, ""},
+		{Query{Sort: ByName, Owner: "shop/"}, ""}, // an unmanaged pod has no workload
+		{Query{Sort: ByName, Owner: "shop/Deployment/checkout", Filter: Problems}, "shop/checkout-7d9f-b"},
+	}
+	// One after the other on the same model: the cache must not answer a new owner with the
+	// previous owner's pods.
+	for _, tc := range tests {
+		if got := keys(m.View(tc.q)); got != tc.want {
+			t.Errorf("View(%+v) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	m.Apply(&Batch{Deployments: []*appsv1.Deployment{deployment("shop", "checkout", 2, "1")}}, t0)
+	rs := m.Rollouts()
+	if len(rs) != 1 || rs[0].Workload() != "shop/Deployment/checkout" {
+		t.Fatalf("rollouts %+v: want one whose Workload is shop/Deployment/checkout", rs)
+	}
+	if got := keys(m.View(Query{Sort: ByName, Owner: rs[0].Workload()})); got != "shop/checkout-7d9f-a shop/checkout-7d9f-b" {
+		t.Errorf("the rollout's own pods: %q", got)
 	}
 }

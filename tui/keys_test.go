@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
 	"doomwatch/model"
@@ -430,5 +432,58 @@ func TestFooterKeepsHelpAndQuit(t *testing.T) {
 	press(d, "enter")
 	if footer := lastLine(screen(d)); !strings.HasSuffix(footer, "? help • q quit") || !strings.Contains(footer, "esc back/clear") {
 		t.Errorf("detail footer at 60 columns: %q", footer)
+	}
+}
+
+// TestEnterOnRolloutShowsExactlyItsPods: enter on a rollout shows the pods of that Deployment and
+// no namesake (a StatefulSet "checkout-db", an unmanaged "checkout-debug" pod), which a text filter
+// on "checkout" would catch; the status line says so and esc shows every pod again.
+func TestEnterOnRolloutShowsExactlyItsPods(t *testing.T) {
+	b := fixtureBatch()
+	run := []corev1.ContainerStatus{running("app", "registry.example.com/app:v1", 0, nil)}
+	db := mkPod(podSpec{ns: "shop", name: "checkout-db-0", node: "node-1", created: time.Hour, status: run})
+	db.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "checkout-db",
+		UID: "uid-sts", Controller: ptr(true)}}
+	b.Pods = append(b.Pods, db, mkPod(podSpec{ns: "shop", name: "checkout-debug", node: "node-2", created: time.Hour, status: run}))
+	m := model.New(model.DefaultConfig())
+	m.Apply(&b, t0)
+	if fuzzy := m.View(model.Query{Text: "checkout"}); !slices.ContainsFunc(fuzzy, func(p *model.Pod) bool { return p.Name == "checkout-db-0" }) {
+		t.Fatalf("a text filter on the name should catch the namesake, or this test proves nothing")
+	}
+	want := 0
+	for _, p := range m.View(model.Query{}) {
+		if p.Namespace == "shop" && p.Owner == "Deployment/checkout" {
+			want++
+		}
+	}
+	d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
+	d.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.query.Text = "payments" // a leftover text filter must not hide the rollout's pods
+	press(d, "tab", "tab")
+	for d.rollouts.selected().Name != "checkout" {
+		before := d.rollouts.cur.sel
+		press(d, "j")
+		if d.rollouts.cur.sel == before {
+			t.Fatalf("no checkout rollout:\n%s", screen(d))
+		}
+	}
+	press(d, "enter")
+	s := screen(d)
+	if d.focus != FocusPods || len(d.pods.rows) != want || want < 10 {
+		t.Fatalf("enter on checkout: focus %d, %d pods, want the rollout's %d:\n%s", d.focus, len(d.pods.rows), want, s)
+	}
+	for _, p := range d.pods.rows {
+		if p.Namespace != "shop" || p.Owner != "Deployment/checkout" {
+			t.Errorf("%s (owner %q) is not checkout's", p.Key, p.Owner)
+		}
+	}
+	if !strings.Contains(s, "owner: shop/Deployment/checkout") || strings.Contains(s, "checkout-db-0") ||
+		strings.Contains(s, "checkout-debug") || strings.Contains(s, "filter: ") {
+		t.Errorf("screen should show only checkout's pods and say which owner:\n%s", s)
+	}
+	press(d, "esc")
+	s = screen(d)
+	if d.query.Owner != "" || len(d.pods.rows) != d.pods.total || strings.Contains(s, "owner: ") {
+		t.Errorf("esc should clear the owner filter: owner %q, %d of %d pods:\n%s", d.query.Owner, len(d.pods.rows), d.pods.total, s)
 	}
 }

@@ -195,6 +195,9 @@ func (d *dashboard) queryStatus() string {
 	q := d.query
 	s := fmt.Sprintf("%s of %s · sort: %s · verdict: %s", thousands(len(d.pods.rows)),
 		thousands(d.pods.total), sortNames[q.Sort%4], filterNames[q.Filter%4])
+	if q.Owner != "" {
+		s += " · owner: " + q.Owner
+	}
 	if q.Node != "" {
 		s += " · node: " + q.Node
 	}
@@ -338,6 +341,8 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		case d.query.Text != "":
 			d.query.Text = ""
 			d.filter.SetValue("")
+		case d.query.Owner != "":
+			d.query.Owner = ""
 		case d.query.Node != "":
 			d.query.Node = ""
 		case d.query.Filter != model.All:
@@ -373,7 +378,7 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // enter opens the selected pod's detail; on a node it shows that node's pods; on a rollout, the
-// rollout's pods through the text filter.
+// rollout's pods.
 func (d *dashboard) enter() {
 	switch d.focus {
 	case FocusPods:
@@ -388,9 +393,12 @@ func (d *dashboard) enter() {
 			d.layout()
 		}
 	case FocusRollouts:
+		// Exactly the rollout's pods, by owner: a text filter on its name would also catch
+		// "checkout-db" for "checkout". The text and node filters go, as either could hide them.
 		if r := d.rollouts.selected(); r != nil {
-			d.query.Text = r.Name
-			d.filter.SetValue(r.Name)
+			d.query.Owner = r.Workload()
+			d.query.Text, d.query.Node = "", ""
+			d.filter.SetValue("")
 			d.focus = FocusPods
 			d.refreshPods()
 			d.layout()
