@@ -232,14 +232,7 @@ func (n *nodesPanel) nodeCells(nd *model.Node, peak int, out *[numNodeCols]strin
 // most useful first. A column with nothing in it (no suspect on screen) is left out.
 func (n *nodesPanel) layout() (widths [numNodeCols]int, shown []int) {
 	for c := range numNodeCols {
-		w := ansi.StringWidth(nodeColTitles[c])
-		for i := range n.cells {
-			w = max(w, ansi.StringWidth(n.cells[i][c]))
-		}
-		if nodeColMax[c] > 0 {
-			w = min(w, nodeColMax[c])
-		}
-		widths[c] = w
+		widths[c] = colWidth(nodeColTitles[c], nodeColMax[c], len(n.cells), func(i int) string { return n.cells[i][c] })
 	}
 	avail := n.width - 2 // selection gutter
 	var include [numNodeCols]bool

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"doomwatch/model"
 )
@@ -181,14 +180,7 @@ func (t *podTable) View(focused bool) string {
 // layout picks the columns that fit, most useful first, and their widths from the visible cells.
 func (t *podTable) layout() (widths [numCols]int, shown []int) {
 	for c := range numCols {
-		w := ansi.StringWidth(colTitles[c])
-		for i := range t.cells {
-			w = max(w, ansi.StringWidth(t.cells[i][c]))
-		}
-		if colMax[c] > 0 {
-			w = min(w, colMax[c])
-		}
-		widths[c] = w
+		widths[c] = colWidth(colTitles[c], colMax[c], len(t.cells), func(i int) string { return t.cells[i][c] })
 	}
 	avail := t.width - 2 // selection gutter
 	var include [numCols]bool
