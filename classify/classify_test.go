@@ -214,3 +214,26 @@ func fixturePod(tb testing.TB, name string) *corev1.Pod {
 	tb.Fatalf("no fixture %s", name)
 	return nil
 }
+
+// The detail pane labels an init container "(sidecar)" from IsSidecar: only a restartPolicy
+// Always init container qualifies, never a plain init container or a regular container.
+func TestIsSidecar(t *testing.T) {
+	side := fixturePod(t, "sidecar-running")
+	plain := fixturePod(t, "init-exitcode")
+	for _, tc := range []struct {
+		pod  *corev1.Pod
+		name string
+		want bool
+	}{
+		{side, "log-shipper", true},
+		{side, "app", false},
+		{plain, "migrate-db", false},
+		{plain, "app", false},
+		{side, "missing", false},
+		{nil, "log-shipper", false},
+	} {
+		if got := IsSidecar(tc.pod, tc.name); got != tc.want {
+			t.Errorf("IsSidecar(%v, %q) = %v, want %v", tc.pod != nil, tc.name, got, tc.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Model is doomwatch's state. It is not safe for concurrent use: one goroutine (the bubbletea
@@ -140,6 +141,18 @@ func (m *Model) Pod(key string) *Pod {
 		return nil
 	}
 	return m.pods[podKey{ns, name}]
+}
+
+// ContainerStatus returns the status of the pod's container or init container named name, or
+// nil when the kubelet has not reported one yet. name is the sanitised name a Pod carries
+// (ContainerVerdict.Name, Verdict.Container): each raw status name is passed through Sanitize
+// before comparing, so a name from the model always finds its status. The returned status is
+// the informer's and read-only; its strings must go through Sanitize before they are shown.
+func (p *Pod) ContainerStatus(name string, init bool) *corev1.ContainerStatus {
+	if p == nil || p.Object == nil {
+		return nil
+	}
+	return containerStatus(p.Object, name, init)
 }
 
 // Config returns the thresholds in use (defaults filled in).
