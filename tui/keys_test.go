@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -485,5 +486,47 @@ func TestEnterOnRolloutShowsExactlyItsPods(t *testing.T) {
 	s = screen(d)
 	if d.query.Owner != "" || len(d.pods.rows) != d.pods.total || strings.Contains(s, "owner: ") {
 		t.Errorf("esc should clear the owner filter: owner %q, %d of %d pods:\n%s", d.query.Owner, len(d.pods.rows), d.pods.total, s)
+	}
+}
+
+// TestRolloutSelectionFollowsTheDeployment: the model lists doomed rollouts first, so when another
+// Deployment turns doomed the rows move; the selection stays on the chosen Deployment, and enter
+// shows its pods, not those of whichever rollout now has its row.
+func TestRolloutSelectionFollowsTheDeployment(t *testing.T) {
+	d := newTestDashboard(t, 160, 40)
+	// zeta rolls out and sorts after checkout while it progresses.
+	zeta, zetaRS := deployment("zeta", 2, 2, 0)
+	d.Update(batchMsg{batch: model.Batch{Deployments: []*appsv1.Deployment{zeta}, ReplicaSets: []*appsv1.ReplicaSet{zetaRS}}})
+	press(d, "tab", "tab")
+	selectRollout := func(name string) {
+		t.Helper()
+		for d.rollouts.selected().Name != name {
+			before := d.rollouts.cur.sel
+			press(d, "j")
+			if d.rollouts.cur.sel == before {
+				t.Fatalf("no %s rollout:\n%s", name, screen(d))
+			}
+		}
+	}
+	selectRollout("checkout")
+	idx := d.rollouts.cur.sel
+
+	// zeta exceeds its progress deadline: doomed, so it sorts ahead of checkout, onto its row.
+	dep := zeta.DeepCopy()
+	dep.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing,
+		Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
+	d.Update(batchMsg{batch: model.Batch{Deployments: []*appsv1.Deployment{dep}}})
+	if i := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" }); i == idx {
+		t.Fatalf("checkout is still at row %d after zeta turned doomed; the test proves nothing:\n%s", idx, screen(d))
+	}
+	if got := d.rollouts.selected(); got == nil || got.Name != "checkout" {
+		t.Fatalf("selection moved to %v, want checkout:\n%s", got, screen(d))
+	}
+	if !strings.Contains(screen(d), "▶ shop             checkout ") {
+		t.Errorf("the marker is not on checkout:\n%s", screen(d))
+	}
+	press(d, "enter")
+	if d.query.Owner != "shop/Deployment/checkout" {
+		t.Errorf("enter filtered owner %q, want checkout's", d.query.Owner)
 	}
 }

@@ -14,7 +14,11 @@ type rolloutList struct {
 	c        *common
 	rollouts []model.Rollout
 	cur      cursor
-	width    int
+	// selNS and selName are the selected Deployment: the model sorts doomed rollouts first, so a
+	// rollout turning doomed moves the others, and the selection must follow the Deployment, not
+	// its row, or enter would filter another rollout's pods.
+	selNS, selName string
+	width          int
 }
 
 func newRolloutList(c *common) *rolloutList { return &rolloutList{c: c} }
@@ -25,17 +29,46 @@ func (r *rolloutList) SetSize(w, h int) {
 	r.cur.setHeight(h - 2)
 }
 
+// setRollouts replaces the rollouts after a model update and keeps the selection on the same
+// Deployment while it exists.
 func (r *rolloutList) setRollouts(rs []model.Rollout) {
 	r.rollouts = rs
 	r.cur.setLen(len(rs))
+	for i := range rs {
+		if rs[i].Namespace == r.selNS && rs[i].Name == r.selName {
+			r.cur.sel = i
+			break
+		}
+	}
+	r.cur.clamp()
+	r.remember()
+}
+
+func (r *rolloutList) remember() {
+	if ro := r.selected(); ro != nil {
+		r.selNS, r.selName = ro.Namespace, ro.Name
+	}
 }
 
 // Update handles the list keys.
 func (r *rolloutList) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		navigate(&r.cur, k, r.c.keys)
+	if k, ok := msg.(tea.KeyPressMsg); ok && navigate(&r.cur, k, r.c.keys) {
+		r.remember()
 	}
 	return nil
+}
+
+// scroll moves the list by delta rows for the mouse wheel; the selection moves with it.
+func (r *rolloutList) scroll(delta int) {
+	r.cur.scroll(delta)
+	r.remember()
+}
+
+// click selects the rollout drawn on the line'th line under the column header.
+func (r *rolloutList) click(line int) {
+	if r.cur.clickLine(line) {
+		r.remember()
+	}
 }
 
 func (r *rolloutList) selected() *model.Rollout {

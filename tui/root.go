@@ -453,7 +453,7 @@ func (d *dashboard) handleWheel(msg tea.MouseWheelMsg) {
 		d.nodes.cur.scroll(delta)
 		d.nodes.remember()
 	case d.focus == FocusRollouts:
-		d.rollouts.cur.scroll(delta)
+		d.rollouts.scroll(delta)
 	}
 }
 
@@ -473,7 +473,7 @@ func (d *dashboard) handleClick(msg tea.MouseClickMsg) {
 			d.nodes.remember()
 		}
 	case FocusRollouts:
-		d.rollouts.cur.clickLine(row)
+		d.rollouts.click(row)
 	}
 }
 
