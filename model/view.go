@@ -125,12 +125,12 @@ func keep(p *Pod, q *Query, tokens []string) bool {
 	return true
 }
 
-// ofWorkload reports whether workload, "namespace/Kind/name", is p's namespace and top owner. It
-// compares in place rather than concatenating, so filtering allocates nothing per pod.
+// ofWorkload reports whether workload, "namespace/Kind/name", is p's namespace and top owner.
+// A managed pod's p.workload is exactly that string: upsert and reresolveOwners set it to
+// workloadOf(p.Namespace, p.Owner, p.Key) whenever Owner changes. An unmanaged pod's workload is
+// its key instead, hence the Owner check. Comparing the stored string allocates nothing per pod.
 func ofWorkload(p *Pod, workload string) bool {
-	ns, owner := p.Namespace, p.Owner
-	return owner != "" && len(workload) == len(ns)+1+len(owner) &&
-		workload[:len(ns)] == ns && workload[len(ns)] == '/' && workload[len(ns)+1:] == owner
+	return p.Owner != "" && p.workload == workload
 }
 
 // fuzzyMatch reports whether token (lower case) matches the pod, ignoring ASCII case:

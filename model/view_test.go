@@ -144,3 +144,21 @@ func TestViewOwnerIsExact(t *testing.T) {
 		t.Errorf("the rollout's own pods: %q", got)
 	}
 }
+
+// A pod that arrives before its ReplicaSet is owned by the ReplicaSet until the ReplicaSet shows
+// up; from then on the owner filter finds it under the Deployment, and no longer under the
+// ReplicaSet (the cached view must not answer from before the re-resolution).
+func TestViewOwnerAfterLateReplicaSet(t *testing.T) {
+	m := New(DefaultConfig())
+	apply(m, t0, pod("shop", "checkout-7d9f-a", ownedBy("ReplicaSet", "checkout-7d9f")))
+	if got := keys(m.View(Query{Sort: ByName, Owner: "shop/ReplicaSet/checkout-7d9f"})); got != "shop/checkout-7d9f-a" {
+		t.Fatalf("before the ReplicaSet: %q", got)
+	}
+	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "checkout-7d9f", "checkout", "1")}}, t0)
+	if got := keys(m.View(Query{Sort: ByName, Owner: "shop/ReplicaSet/checkout-7d9f"})); got != "" {
+		t.Errorf("after the ReplicaSet, still under it: %q", got)
+	}
+	if got := keys(m.View(Query{Sort: ByName, Owner: "shop/Deployment/checkout"})); got != "shop/checkout-7d9f-a" {
+		t.Errorf("after the ReplicaSet, under the Deployment: %q", got)
+	}
+}
