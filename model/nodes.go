@@ -47,8 +47,9 @@ func (m *Model) upsertNode(obj *corev1.Node) {
 	m.nodeView.valid = false
 }
 
-// nodeCache keeps the last Nodes result: the TUI asks every frame, the answer changes only with
-// the model or the clock's second.
+// nodeCache keeps the last Nodes result: the TUI asks again on every batch, tick and query change,
+// and the answer changes only with the model or the clock's second, so most of those calls are
+// answered from the cache.
 type nodeCache struct {
 	valid   bool
 	version uint64

@@ -8,9 +8,10 @@ import (
 	"doomwatch/classify"
 )
 
-// viewCache holds the last View: the TUI asks for it every frame and renders only the visible
-// rows, so a frame costs no allocation while the model and the query stay the same. The whole
-// Query is the key (every field, Owner included, is compared).
+// viewCache holds the last View: the TUI asks for it on every batch, tick and query change and
+// renders only the visible rows, so a call costs no allocation while the model and the query stay
+// the same (a tick, for one). The whole Query is the key (every field, Owner included, is
+// compared).
 type viewCache struct {
 	valid   bool
 	version uint64
