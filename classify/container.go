@@ -75,7 +75,7 @@ func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, 
 		}
 		return waitingFallback(st.Waiting)
 	case st.Terminated != nil:
-		return judgeTerminated(pod, spec, st.Terminated, init)
+		return judgeTerminated(pod, spec, st.Terminated)
 	case st.Running != nil:
 		// A start failure only in lastState while the container now runs is history: the
 		// runtime has since started the process. The model counts it as node evidence.
@@ -208,7 +208,7 @@ func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
 }
 
 // judgeTerminated judges a container whose current state is terminated.
-func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated, init bool) Verdict {
+func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated) Verdict {
 	if v, ok := startFailure(t); ok {
 		v.Source = FromState
 		return v

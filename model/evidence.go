@@ -75,7 +75,7 @@ func (m *Model) recordTerminated(p *Pod, cs *corev1.ContainerStatus, t *corev1.C
 		FinishedAt:   at,
 		ExitCode:     t.ExitCode,
 		Reason:       Sanitize(t.Reason),
-		Message:      NormalizeMessage(Sanitize(t.Message)),
+		Message:      normalizeMessage(Sanitize(t.Message)),
 	}
 	if m.ledger.add(f, k, since, m.cfg.LedgerMax, &m.esc) {
 		m.nodeView.valid = false

@@ -135,8 +135,8 @@ var (
 	reNumber = regexp.MustCompile(`[0-9]{4,}`)
 )
 
-// NormalizeMessage normalises a runtime message as the ledger does (see above).
-func NormalizeMessage(s string) string {
+// normalizeMessage normalises a runtime message as the ledger does (see above).
+func normalizeMessage(s string) string {
 	s = reUUID.ReplaceAllString(s, "<uid>")
 	s = reHex.ReplaceAllStringFunc(s, func(h string) string {
 		if len(h) >= 12 {

@@ -123,15 +123,15 @@ func TestNodeReadyAndDelete(t *testing.T) {
 }
 
 func TestNormalizeMessage(t *testing.T) {
-	a := NormalizeMessage(`failed to create shim task: container 0123456789abcdef0123 pod 1b4e28ba-2fa1-11d2-883f-0016d3cca427 pid 48213: unknown`)
-	b := NormalizeMessage(`failed to create shim task: container fedcba9876543210fedc pod 6fa459ea-ee8a-3ca4-894e-db77e160355e pid 51002: unknown`)
+	a := normalizeMessage(`failed to create shim task: container 0123456789abcdef0123 pod 1b4e28ba-2fa1-11d2-883f-0016d3cca427 pid 48213: unknown`)
+	b := normalizeMessage(`failed to create shim task: container fedcba9876543210fedc pod 6fa459ea-ee8a-3ca4-894e-db77e160355e pid 51002: unknown`)
 	if a != b {
 		t.Errorf("equal causes differ after normalisation:\n%s\n%s", a, b)
 	}
 	if want := "failed to create shim task: container <id> pod <uid> pid <n>: unknown"; a != want {
 		t.Errorf("normalised = %q, want %q", a, want)
 	}
-	if got := NormalizeMessage("container_linux.go:380: exit 128"); got != "container_linux.go:380: exit 128" {
+	if got := normalizeMessage("container_linux.go:380: exit 128"); got != "container_linux.go:380: exit 128" {
 		t.Errorf("short numbers must stay: %q", got)
 	}
 }
