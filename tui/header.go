@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"doomwatch/classify"
 	"doomwatch/model"
@@ -24,6 +25,9 @@ type header struct {
 	suspect        *model.Node
 	stopped        bool
 	width          int
+	// rolloutsLine is the rollouts line, made when the rollouts or the width change rather than
+	// on every frame: a cluster can have thousands of Deployments and the line shows a few.
+	rolloutsLine string
 }
 
 func newHeader(c *common, ctx, scope string) *header {
@@ -31,7 +35,40 @@ func newHeader(c *common, ctx, scope string) *header {
 }
 
 // SetSize sets the header's width; its height is lines().
-func (h *header) SetSize(w int) { h.width = w }
+func (h *header) SetSize(w int) {
+	if w != h.width {
+		h.width = w
+		h.buildRolloutsLine()
+	}
+}
+
+// setRollouts replaces the rollouts after a model update.
+func (h *header) setRollouts(rs []model.Rollout) {
+	h.rollouts = rs
+	h.buildRolloutsLine()
+}
+
+// buildRolloutsLine remakes rolloutsLine. It stops once the line is wider than the header (past
+// the width, so clip still marks the cut with "…"): the cost is a line's worth of rollouts.
+func (h *header) buildRolloutsLine() {
+	st := h.c.st
+	var b strings.Builder
+	b.WriteString(st.dim.Render("rollouts"))
+	used := len("rollouts")
+	if len(h.rollouts) == 0 {
+		b.WriteString(st.dim.Render(" none in scope"))
+	}
+	for i := 0; i < len(h.rollouts) && used <= h.width; i++ {
+		r := &h.rollouts[i]
+		name := rolloutIcon(string(r.Verdict)) + " " + r.Name
+		counts := fmt.Sprintf(" %d/%d/%d", r.Updated, r.Ready, r.Desired)
+		b.WriteString("  ")
+		b.WriteString(st.rollout[string(r.Verdict)].Render(name))
+		b.WriteString(counts)
+		used += 2 + ansi.StringWidth(name) + len(counts)
+	}
+	h.rolloutsLine = clip(b.String(), h.width)
+}
 
 // lines is the header's height.
 func (h *header) lines() int {
@@ -120,17 +157,7 @@ func (h *header) View() string {
 	b.WriteString(clip(line, h.width))
 	b.WriteByte('\n')
 
-	line = st.dim.Render("rollouts")
-	if len(h.rollouts) == 0 {
-		line += st.dim.Render(" none in scope")
-	}
-	for i := range h.rollouts {
-		r := &h.rollouts[i]
-		v := string(r.Verdict)
-		line += "  " + st.rollout[v].Render(rolloutIcon(v)+" "+r.Name) +
-			fmt.Sprintf(" %d/%d/%d", r.Updated, r.Ready, r.Desired)
-	}
-	b.WriteString(clip(line, h.width))
+	b.WriteString(h.rolloutsLine)
 	if h.suspect != nil {
 		b.WriteByte('\n')
 		b.WriteString(st.danger.Render(clip("⚠ suspect node "+h.suspect.Name+": "+h.suspect.Why, h.width)))

@@ -30,8 +30,12 @@ type nodesPanel struct {
 	forbidden bool
 	// whys holds each node's "why" wrapped to the width (nil for a node that is not suspect),
 	// remade when the nodes or the width change; row heights are measured from it.
-	whys  [][]string
-	cells [][numNodeCols]string // reused per frame: at most a screenful
+	whys [][]string
+	// lines is the height of all the rows (from whys); peak is the highest histogram bucket of
+	// any node, so every sparkline has one scale; suspects counts the suspect nodes. All three
+	// are made with the nodes, not per frame: they read every node.
+	lines, peak, suspects int
+	cells                 [][numNodeCols]string // reused per frame: at most a screenful
 }
 
 func newNodesPanel(c *common, window time.Duration) *nodesPanel {
@@ -90,26 +94,31 @@ func rowLines(nd *model.Node, why []string) int {
 // many; the cursor and mouse clicks measure rows with the same functions, through whys.
 func nodeLines(nd *model.Node, width int) int { return rowLines(nd, whyLines(nd, width)) }
 
-// rewrap remakes whys after the nodes or the width changed.
+// rewrap remakes whys and lines after the nodes or the width changed.
 func (n *nodesPanel) rewrap() {
 	n.whys = n.whys[:0]
+	n.lines = 0
 	for i := range n.nodes {
 		n.whys = append(n.whys, whyLines(&n.nodes[i], n.width))
+		n.lines += n.cur.lines(i)
 	}
 }
 
 // contentLines is the height of all the nodes' rows, for sizing the panel.
-func (n *nodesPanel) contentLines() int {
-	total := 0
-	for i := range n.nodes {
-		total += n.cur.lines(i)
-	}
-	return total
-}
+func (n *nodesPanel) contentLines() int { return n.lines }
 
 func (n *nodesPanel) setNodes(nodes []model.Node) {
 	n.nodes = nodes
 	n.rewrap()
+	n.peak, n.suspects = 0, 0
+	for i := range nodes {
+		if nodes[i].Suspect {
+			n.suspects++
+		}
+		for _, v := range nodes[i].Histogram {
+			n.peak = max(n.peak, v)
+		}
+	}
 	n.cur.setLen(len(nodes))
 	for i := range nodes {
 		if nodes[i].Name == n.sel {
@@ -284,16 +293,6 @@ func (n *nodesPanel) View(focused bool) string {
 	} else {
 		title = st.title.Render(title)
 	}
-	suspects := 0
-	peak := 0
-	for i := range n.nodes {
-		if n.nodes[i].Suspect {
-			suspects++
-		}
-		for _, v := range n.nodes[i].Histogram {
-			peak = max(peak, v)
-		}
-	}
 	if n.forbidden {
 		// RBAC decides what the panel can know: without nodes it has no Ready/cordoned state and
 		// only the nodes that pods name. The header says forbidden too, but this is where the
@@ -305,8 +304,8 @@ func (n *nodesPanel) View(focused bool) string {
 		sub += " in the last " + duration.HumanDuration(n.window)
 	}
 	sub += fmt.Sprintf(" · %d nodes", len(n.nodes))
-	if suspects > 0 {
-		sub += " · " + st.danger.Render(fmt.Sprintf("%d suspect", suspects))
+	if n.suspects > 0 {
+		sub += " · " + st.danger.Render(fmt.Sprintf("%d suspect", n.suspects))
 	}
 	b.WriteString(clip(title+" "+st.dim.Render(sub), n.width))
 	b.WriteByte('\n')
@@ -315,7 +314,7 @@ func (n *nodesPanel) View(focused bool) string {
 	n.cells = n.cells[:0]
 	for i := from; i < to; i++ {
 		n.cells = append(n.cells, [numNodeCols]string{})
-		n.nodeCells(&n.nodes[i], peak, &n.cells[len(n.cells)-1])
+		n.nodeCells(&n.nodes[i], n.peak, &n.cells[len(n.cells)-1])
 	}
 	widths, shown := n.layout()
 	var line strings.Builder

@@ -149,7 +149,7 @@ func (d *dashboard) refreshAll() {
 	d.header.health = h
 	d.header.counts = d.m.Counts()
 	rs := d.m.Rollouts()
-	d.header.rollouts = rs
+	d.header.setRollouts(rs)
 	d.rollouts.setRollouts(rs)
 	d.nodeList = d.m.Nodes(d.c.now)
 	d.nodes.forbidden = slices.Contains(h.Forbidden, model.KindNode)
