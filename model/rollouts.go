@@ -18,10 +18,11 @@ import (
 // keep it.
 const RevisionAnnotation = "deployment.kubernetes.io/revision"
 
-// Deployment controller constants (kubernetes pkg/controller/deployment/util/deployment_util.go).
 const (
-	timedOutReason         = "ProgressDeadlineExceeded"
-	podTemplateHashLabel   = appsv1.DefaultDeploymentUniqueLabelKey
+	// podTemplateHashLabel is the Deployment controller's label on its ReplicaSets (kubernetes
+	// pkg/controller/deployment/util/deployment_util.go).
+	podTemplateHashLabel = appsv1.DefaultDeploymentUniqueLabelKey
+	// maxDoomReasonsInReason caps the distinct doom reasons a rollout's one-line reason lists.
 	maxDoomReasonsInReason = 3
 )
 
@@ -99,7 +100,7 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 			return r
 		}
 	}
-	msg, done, err := deploymentStatus(d)
+	msg, done, err := classify.DeploymentStatus(d)
 	switch {
 	case err != nil:
 		// kubectl stops at "exceeded its progress deadline"; the new pods' doom reasons say why.
@@ -195,31 +196,4 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 		b1.Labels = nil
 	}
 	return apiequality.Semantic.DeepEqual(a1, b1)
-}
-
-// deploymentStatus is kubectl rollout status for a Deployment (kubectl
-// pkg/polymorphichelpers/rollout_status.go, DeploymentStatusViewer.Status), messages verbatim
-// minus the trailing newline: observedGeneration first, then the progress deadline, updated <
-// desired, old replicas pending termination, available < updated.
-func deploymentStatus(d *appsv1.Deployment) (msg string, done bool, err error) {
-	if d.Generation > d.Status.ObservedGeneration {
-		return "Waiting for deployment spec update to be observed...", false, nil
-	}
-	for i := range d.Status.Conditions {
-		c := &d.Status.Conditions[i]
-		if c.Type == appsv1.DeploymentProgressing && c.Reason == timedOutReason {
-			return "", false, fmt.Errorf("deployment %q exceeded its progress deadline", d.Name)
-		}
-	}
-	st := &d.Status
-	if d.Spec.Replicas != nil && st.UpdatedReplicas < *d.Spec.Replicas {
-		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d out of %d new replicas have been updated...", d.Name, st.UpdatedReplicas, *d.Spec.Replicas), false, nil
-	}
-	if st.Replicas > st.UpdatedReplicas {
-		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d old replicas are pending termination...", d.Name, st.Replicas-st.UpdatedReplicas), false, nil
-	}
-	if st.AvailableReplicas < st.UpdatedReplicas {
-		return fmt.Sprintf("Waiting for deployment %q rollout to finish: %d of %d updated replicas are available...", d.Name, st.AvailableReplicas, st.UpdatedReplicas), false, nil
-	}
-	return fmt.Sprintf("deployment %q successfully rolled out", d.Name), true, nil
 }
