@@ -60,10 +60,10 @@ func (h *header) buildRolloutsLine() {
 	}
 	for i := 0; i < len(h.rollouts) && used <= h.width; i++ {
 		r := &h.rollouts[i]
-		name := rolloutIcon(string(r.Verdict)) + " " + r.Name
+		name := rolloutIcon(r.Verdict) + " " + r.Name
 		counts := fmt.Sprintf(" %d/%d/%d", r.Updated, r.Ready, r.Desired)
 		b.WriteString("  ")
-		b.WriteString(st.rollout[string(r.Verdict)].Render(name))
+		b.WriteString(st.rollout[r.Verdict].Render(name))
 		b.WriteString(counts)
 		used += 2 + ansi.StringWidth(name) + len(counts)
 	}

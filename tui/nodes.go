@@ -79,6 +79,7 @@ func whyLines(nd *model.Node, width int) []string {
 
 // rowLines is how many lines node nd takes given its wrapped why: its row, the why and, when
 // there is one, the dominant runtime message (on one line, clipped: the detail pane has it whole).
+// View draws exactly this many; the cursor, and so mouse clicks, measures rows with it.
 func rowLines(nd *model.Node, why []string) int {
 	if !nd.Suspect {
 		return 1
@@ -89,10 +90,6 @@ func rowLines(nd *model.Node, why []string) int {
 	}
 	return lines
 }
-
-// nodeLines is how many lines node nd takes in a panel width cells wide. View draws exactly this
-// many; the cursor and mouse clicks measure rows with the same functions, through whys.
-func nodeLines(nd *model.Node, width int) int { return rowLines(nd, whyLines(nd, width)) }
 
 // rewrap remakes whys and lines after the nodes or the width changed.
 func (n *nodesPanel) rewrap() {

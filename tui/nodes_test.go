@@ -52,7 +52,7 @@ func manySuspects(t *testing.T, width int) *dashboard {
 	if suspects != 6 {
 		t.Fatalf("%d suspect nodes, want 6", suspects)
 	}
-	if lines := nodeLines(&d.nodes.nodes[0], width); width <= 80 && lines != 4 {
+	if lines := d.nodes.cur.lines(0); width <= 80 && lines != 4 {
 		t.Fatalf("at %d columns the first suspect takes %d lines, want 4 (its why wrapped)", width, lines)
 	}
 	if 3*suspects <= d.nodes.cur.height {
@@ -132,7 +132,7 @@ func clickEveryLine(t *testing.T, d *dashboard) {
 	clicked := 0
 	for i := range d.nodes.nodes {
 		name := d.nodes.nodes[i].Name
-		for dy := range nodeLines(&d.nodes.nodes[i], d.nodes.width) {
+		for dy := range d.nodes.cur.lines(i) {
 			y := nodeLineY(d, name)
 			if y < 0 || y+dy >= listEnd {
 				break // not on screen, or this line of it is below the panel
@@ -142,7 +142,7 @@ func clickEveryLine(t *testing.T, d *dashboard) {
 				t.Fatalf("click on line %d of %s selected %v:\n%s", dy, name, got, screen(d))
 			}
 			// A node cut off at the bottom scrolls into full view; one shown whole stays put.
-			if ny := nodeLineY(d, name); ny < 0 || (y+nodeLines(&d.nodes.nodes[i], d.nodes.width) <= listEnd && ny != y) {
+			if ny := nodeLineY(d, name); ny < 0 || (y+d.nodes.cur.lines(i) <= listEnd && ny != y) {
 				t.Fatalf("clicking %s moved it from line %d to %d:\n%s", name, y, ny, screen(d))
 			}
 			clicked++

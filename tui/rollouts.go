@@ -101,10 +101,9 @@ func (r *rolloutList) View(focused bool) string {
 		if sel {
 			mark = "▶ "
 		}
-		v := string(ro.Verdict)
-		badge := fit(rolloutIcon(v)+" "+v, 13)
+		badge := fit(rolloutIcon(ro.Verdict)+" "+string(ro.Verdict), 13)
 		if !sel {
-			badge = st.rollout[v].Render(badge)
+			badge = st.rollout[ro.Verdict].Render(badge)
 		}
 		row := fmt.Sprintf("%s%-16s %-28s %s %10s %7s %9d  %s", mark, clip(ro.Namespace, 16),
 			clip(ro.Name, 28), badge, fmt.Sprintf("%d/%d", ro.Updated, ro.Desired),

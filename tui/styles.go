@@ -6,18 +6,17 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"doomwatch/classify"
+	"doomwatch/model"
 )
 
 // styles holds every style the dashboard draws with. With colour off the styles keep only
 // attributes that NO_COLOR allows (bold, reverse), and every badge still carries its text
 // ("✖ doomed"), so nothing depends on colour to be read.
 type styles struct {
-	noColor bool
-
 	title, dim, bold, warn, danger, ok lipgloss.Style
 	colHeader, selected, focusTitle    lipgloss.Style
 	badge                              [5]lipgloss.Style // indexed by classify.Kind
-	rollout                            map[string]lipgloss.Style
+	rollout                            map[model.RolloutVerdict]lipgloss.Style
 }
 
 var (
@@ -31,7 +30,7 @@ var (
 )
 
 func newStyles(noColor bool) *styles {
-	s := &styles{noColor: noColor}
+	s := &styles{}
 	fg := func(c color.Color) lipgloss.Style {
 		if noColor {
 			return lipgloss.NewStyle()
@@ -56,10 +55,10 @@ func newStyles(noColor bool) *styles {
 	s.badge[classify.Progressing] = fg(colBlue)
 	s.badge[classify.Transient] = fg(colAmber)
 	s.badge[classify.Doomed] = fg(colRed).Bold(true)
-	s.rollout = map[string]lipgloss.Style{
-		"complete":    s.badge[classify.Healthy],
-		"progressing": s.badge[classify.Progressing],
-		"doomed":      s.badge[classify.Doomed],
+	s.rollout = map[model.RolloutVerdict]lipgloss.Style{
+		model.RolloutComplete:    s.badge[classify.Healthy],
+		model.RolloutProgressing: s.badge[classify.Progressing],
+		model.RolloutDoomed:      s.badge[classify.Doomed],
 	}
 	return s
 }
@@ -84,11 +83,11 @@ func (s *styles) badgeFor(k classify.Kind, text string) string {
 }
 
 // rolloutIcon maps a rollout verdict onto the badge glyph of the pod kind it resembles.
-func rolloutIcon(v string) string {
+func rolloutIcon(v model.RolloutVerdict) string {
 	switch v {
-	case "complete":
+	case model.RolloutComplete:
 		return badgeIcons[classify.Healthy]
-	case "doomed":
+	case model.RolloutDoomed:
 		return badgeIcons[classify.Doomed]
 	default:
 		return badgeIcons[classify.Progressing]
