@@ -493,23 +493,29 @@ func TestEnterOnRolloutShowsExactlyItsPods(t *testing.T) {
 // Deployment turns doomed the rows move; the selection stays on the chosen Deployment, and enter
 // shows its pods, not those of whichever rollout now has its row.
 func TestRolloutSelectionFollowsTheDeployment(t *testing.T) {
+	for _, how := range []string{"keys", "click"} {
+		t.Run(how, func(t *testing.T) { testRolloutSelectionFollows(t, how) })
+	}
+}
+
+func testRolloutSelectionFollows(t *testing.T, how string) {
 	d := newTestDashboard(t, 160, 40)
 	// zeta rolls out and sorts after checkout while it progresses.
 	zeta, zetaRS := deployment("zeta", 2, 2, 0)
 	d.Update(batchMsg{batch: model.Batch{Deployments: []*appsv1.Deployment{zeta}, ReplicaSets: []*appsv1.ReplicaSet{zetaRS}}})
 	press(d, "tab", "tab")
-	selectRollout := func(name string) {
-		t.Helper()
-		for d.rollouts.selected().Name != name {
-			before := d.rollouts.cur.sel
+	idx := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" })
+	switch how {
+	case "keys":
+		for d.rollouts.cur.sel < idx {
 			press(d, "j")
-			if d.rollouts.cur.sel == before {
-				t.Fatalf("no %s rollout:\n%s", name, screen(d))
-			}
 		}
+	case "click":
+		d.Update(tea.MouseClickMsg{X: 10, Y: d.computeFrame().bodyTop + 2 + idx, Button: tea.MouseLeft})
 	}
-	selectRollout("checkout")
-	idx := d.rollouts.cur.sel
+	if got := d.rollouts.selected(); got == nil || got.Name != "checkout" {
+		t.Fatalf("selecting checkout by %s selected %v:\n%s", how, got, screen(d))
+	}
 
 	// zeta exceeds its progress deadline: doomed, so it sorts ahead of checkout, onto its row.
 	dep := zeta.DeepCopy()

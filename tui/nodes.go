@@ -127,6 +127,19 @@ func (n *nodesPanel) setNodes(nodes []model.Node) {
 	n.remember()
 }
 
+// scroll moves the panel by delta rows for the mouse wheel; the selection moves with it.
+func (n *nodesPanel) scroll(delta int) {
+	n.cur.scroll(delta)
+	n.remember()
+}
+
+// click selects the node drawn on the line'th line under the column header (its row, why or msg).
+func (n *nodesPanel) click(line int) {
+	if n.cur.clickLine(line) {
+		n.remember()
+	}
+}
+
 func (n *nodesPanel) remember() {
 	if p := n.selected(); p != nil {
 		n.sel = p.Name

@@ -107,13 +107,10 @@ func (t *podTable) scroll(delta int) { t.untouched = false; t.cur.scroll(delta);
 
 // clickRow selects the row'th visible row.
 func (t *podTable) clickRow(row int) {
-	if row < 0 || t.cur.offset+row >= len(t.rows) {
-		return
+	if t.cur.clickLine(row) {
+		t.untouched = false
+		t.remember()
 	}
-	t.untouched = false
-	t.cur.sel = t.cur.offset + row
-	t.cur.clamp()
-	t.remember()
 }
 
 // View renders the status line, the column header and the visible rows.

@@ -450,8 +450,7 @@ func (d *dashboard) handleWheel(msg tea.MouseWheelMsg) {
 	case d.focus == FocusPods:
 		d.pods.scroll(delta)
 	case d.focus == FocusNodes:
-		d.nodes.cur.scroll(delta)
-		d.nodes.remember()
+		d.nodes.scroll(delta)
 	case d.focus == FocusRollouts:
 		d.rollouts.scroll(delta)
 	}
@@ -469,9 +468,7 @@ func (d *dashboard) handleClick(msg tea.MouseClickMsg) {
 			d.pods.clickRow(row)
 		}
 	case FocusNodes:
-		if d.nodes.cur.clickLine(row) {
-			d.nodes.remember()
-		}
+		d.nodes.click(row)
 	case FocusRollouts:
 		d.rollouts.click(row)
 	}
