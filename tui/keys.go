@@ -66,6 +66,18 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
+// forFocus is the key map with enter's help saying what enter does on the focused panel, as
+// README's key table has it: the pod's detail, the node's pods, the rollout's pods.
+func (k KeyMap) forFocus(f Focus) KeyMap {
+	switch f {
+	case FocusNodes:
+		k.Enter.SetHelp(k.Enter.Help().Key, "node's pods")
+	case FocusRollouts:
+		k.Enter.SetHelp(k.Enter.Help().Key, "rollout's pods")
+	}
+	return k
+}
+
 // rankedBinding is a footer binding with its rank: when the footer is too narrow for all of
 // them, the highest ranks are left out first; rank 0 is always shown.
 type rankedBinding struct {

@@ -536,3 +536,19 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 		t.Errorf("enter filtered owner %q, want checkout's", d.query.Owner)
 	}
 }
+
+// TestEnterHelpSaysWhatEnterDoes: enter opens a pod's detail but, on a node or a rollout, shows
+// its pods; the footer and the full help say which, as README's key table does.
+func TestEnterHelpSaysWhatEnterDoes(t *testing.T) {
+	d := newTestDashboard(t, 160, 40)
+	for _, want := range []string{"enter detail", "enter node's pods", "enter rollout's pods"} {
+		if footer := lastLine(screen(d)); !strings.Contains(footer, want) {
+			t.Errorf("focus %d: footer lacks %q: %q", d.focus, want, footer)
+		}
+		press(d, "?")
+		if s := screen(d); !strings.Contains(s, want) {
+			t.Errorf("focus %d: full help lacks %q:\n%s", d.focus, want, s)
+		}
+		press(d, "?", "tab")
+	}
+}

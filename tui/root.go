@@ -249,7 +249,7 @@ func (d *dashboard) computeFrame() frame {
 // helpKeys is the key map the footer shows: the keys that work in the current mode, and on the
 // one-line footer only those that fit the width (see fitShort).
 func (d *dashboard) helpKeys() help.KeyMap {
-	var km rankedHelp = d.c.keys
+	var km rankedHelp = d.c.keys.forFocus(d.focus)
 	switch {
 	case d.filtering:
 		km = d.c.keys.filterHelp()
