@@ -1,5 +1,6 @@
-// Package tui is doomwatch's bubbletea v2 dashboard over the live model. It imports model/ (and
-// classify/ for badge names), never client-go.
+// Package tui is doomwatch's bubbletea v2 dashboard over the live model. It imports model/ and
+// classify/ (verdict kinds for badges, verdict types for the detail pane, and Columns for
+// kubectl's READY/STATUS/RESTARTS), never client-go.
 package tui
 
 import (
