@@ -81,20 +81,12 @@ func rowCells(p *model.Pod, c *common, out *[numCols]string) {
 // decidingStatus is the status of the container that decided the pod's verdict, or of the first
 // container when the pod itself decided.
 func decidingStatus(p *model.Pod) *corev1.ContainerStatus {
-	st := &p.Object.Status
-	name := p.Verdict.Container
-	if name != "" {
-		list := st.ContainerStatuses
-		if p.Verdict.Init {
-			list = st.InitContainerStatuses
-		}
-		for i := range list {
-			if list[i].Name == name {
-				return &list[i]
-			}
+	if name := p.Verdict.Container; name != "" {
+		if cs := p.ContainerStatus(name, p.Verdict.Init); cs != nil {
+			return cs
 		}
 	}
-	if len(st.ContainerStatuses) > 0 {
+	if st := &p.Object.Status; len(st.ContainerStatuses) > 0 {
 		return &st.ContainerStatuses[0]
 	}
 	return nil

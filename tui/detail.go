@@ -183,21 +183,16 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 		}
 		return nil
 	}
-	containers := func(specs []corev1.Container, statuses []corev1.ContainerStatus, init bool) {
+	containers := func(specs []corev1.Container, init bool) {
 		for _, spec := range specs {
 			kind := ""
 			if init {
 				kind = " (init)"
-				if spec.RestartPolicy != nil && *spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+				if classify.IsSidecar(obj, spec.Name) {
 					kind = " (sidecar)"
 				}
 			}
-			var cs *corev1.ContainerStatus
-			for i := range statuses {
-				if statuses[i].Name == spec.Name {
-					cs = &statuses[i]
-				}
-			}
+			cs := p.ContainerStatus(model.Sanitize(spec.Name), init)
 			head := "  " + st.bold.Render(model.Sanitize(spec.Name)) + st.dim.Render(kind)
 			if v := findVerdict(spec.Name, init); v != nil {
 				head += "  " + st.badgeFor(v.Kind, badgeText(v.Kind))
@@ -217,8 +212,8 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 				fmt.Sprint(cs.RestartCount))
 		}
 	}
-	containers(obj.Spec.InitContainers, obj.Status.InitContainerStatuses, true)
-	containers(obj.Spec.Containers, obj.Status.ContainerStatuses, false)
+	containers(obj.Spec.InitContainers, true)
+	containers(obj.Spec.Containers, false)
 	return dst
 }
 
