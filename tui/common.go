@@ -38,6 +38,7 @@ func navigate(c *cursor, msg tea.KeyPressMsg, k KeyMap) bool {
 	default:
 		return false
 	}
+	c.chosen = true
 	return true
 }
 

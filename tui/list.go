@@ -11,6 +11,11 @@ type cursor struct {
 	// scrollOnly makes the keys move the window instead of a selection (the detail pane has
 	// nothing to select); sel then stays on the first visible row.
 	scrollOnly bool
+	// chosen is set once the user moves the selection (keys, wheel or click). Until then a list
+	// keeps its top row selected as updates re-sort it, so a dashboard opened mid-incident shows
+	// the worst pod, the suspect node and the doomed rollout first; afterwards the selection
+	// follows the chosen item by key.
+	chosen bool
 }
 
 func (c *cursor) setLen(n int) {
@@ -133,6 +138,7 @@ func (c *cursor) clickLine(line int) bool {
 	i, ok := c.rowAt(line)
 	if ok {
 		c.sel = i
+		c.chosen = true
 		c.clamp()
 	}
 	return ok
@@ -140,6 +146,7 @@ func (c *cursor) clickLine(line int) bool {
 
 // scroll moves the view (and the selection with it) by delta rows, for the mouse wheel.
 func (c *cursor) scroll(delta int) {
+	c.chosen = true
 	c.offset += delta
 	if c.n > 0 {
 		c.offset = min(c.offset, c.firstFitting(c.n-1))

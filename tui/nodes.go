@@ -118,7 +118,7 @@ func (n *nodesPanel) setNodes(nodes []model.Node) {
 	}
 	n.cur.setLen(len(nodes))
 	for i := range nodes {
-		if nodes[i].Name == n.sel {
+		if n.cur.chosen && nodes[i].Name == n.sel {
 			n.cur.sel = i
 			break
 		}

@@ -329,3 +329,39 @@ func TestNodesPanelSaysNodesAreForbidden(t *testing.T) {
 		}
 	}
 }
+
+// TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves: on-call opens the nodes panel during an
+// incident; the node that turned suspect after the dashboard started must be the one selected.
+func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
+	m := model.New(model.DefaultConfig())
+	var b model.Batch
+	for _, name := range []string{"node-1", "node-2", "node-3"} {
+		b.Nodes = append(b.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}})
+	}
+	m.Apply(&b, t0)
+	d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
+	d.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	if got := d.nodes.selected(); got == nil || got.Name != "node-1" {
+		t.Fatalf("before any failure the first node should be selected, got %v", got)
+	}
+	// Three pods fail to start with a transient exit 128 on node-3: it turns suspect and sorts first.
+	var fail model.Batch
+	for i := range 3 {
+		cs := corev1.ContainerStatus{Name: "app", Image: "registry.example.com/app:v1", RestartCount: 1,
+			State: corev1.ContainerState{Terminated: terminated("ContainerCannotRun", runtime128, 128, time.Minute)}}
+		fail.Pods = append(fail.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("web-%d", i), node: "node-3",
+			rs: "web-rs", created: 5 * time.Minute, status: []corev1.ContainerStatus{cs}}))
+	}
+	d.Update(batchMsg{batch: fail})
+	if got := d.nodes.selected(); got == nil || got.Name != "node-3" || !got.Suspect {
+		t.Fatalf("the untouched selection should be on the suspect node-3 now, got %+v", got)
+	}
+	// Once the user picks a node, updates that re-sort the panel no longer move the selection.
+	press(d, "tab", "j")
+	picked := d.nodes.selected().Name
+	d.Update(batchMsg{batch: fail})
+	if got := d.nodes.selected(); got == nil || got.Name != picked {
+		t.Fatalf("after the user moved, the selection should stay on %s, got %v", picked, got)
+	}
+}

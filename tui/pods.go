@@ -15,17 +15,13 @@ type podTable struct {
 	rows   []*model.Pod
 	cur    cursor
 	selKey string
-	// untouched is true until the user first moves the selection: until then the selection stays
-	// on the top row, so a dashboard opened during a rollout keeps the worst pods in view while
-	// the first updates re-sort it; afterwards it follows the chosen pod by key.
-	untouched bool
-	width     int
-	total     int // pods in the model, for "12 of 5,000"
-	status    string
-	cells     [][numCols]string // reused per frame: at most a screenful
+	width  int
+	total  int // pods in the model, for "12 of 5,000"
+	status string
+	cells  [][numCols]string // reused per frame: at most a screenful
 }
 
-func newPodTable(c *common) *podTable { return &podTable{c: c, untouched: true} }
+func newPodTable(c *common) *podTable { return &podTable{c: c} }
 
 // SetSize sets the table's size including its status line and column header.
 func (t *podTable) SetSize(w, h int) {
@@ -45,7 +41,7 @@ func (t *podTable) setRows(rows []*model.Pod) {
 // follow moves the cursor back onto selKey. Cheap in the common case (the pod did not move); a
 // linear search otherwise, done in Update only, never per frame.
 func (t *podTable) follow() {
-	if t.untouched {
+	if !t.cur.chosen {
 		t.cur.sel = 0
 		t.cur.clamp()
 		t.remember()
@@ -89,7 +85,7 @@ func (t *podTable) selected() *model.Pod {
 
 // selectKey puts the cursor on the pod with key, if it is shown.
 func (t *podTable) selectKey(key string) {
-	t.untouched = false
+	t.cur.chosen = true
 	t.selKey = key
 	t.follow()
 }
@@ -97,18 +93,16 @@ func (t *podTable) selectKey(key string) {
 // Update handles the list keys.
 func (t *podTable) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyPressMsg); ok && navigate(&t.cur, k, t.c.keys) {
-		t.untouched = false
 		t.remember()
 	}
 	return nil
 }
 
-func (t *podTable) scroll(delta int) { t.untouched = false; t.cur.scroll(delta); t.remember() }
+func (t *podTable) scroll(delta int) { t.cur.scroll(delta); t.remember() }
 
 // clickRow selects the row'th visible row.
 func (t *podTable) clickRow(row int) {
 	if t.cur.clickLine(row) {
-		t.untouched = false
 		t.remember()
 	}
 }

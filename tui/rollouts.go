@@ -35,7 +35,7 @@ func (r *rolloutList) setRollouts(rs []model.Rollout) {
 	r.rollouts = rs
 	r.cur.setLen(len(rs))
 	for i := range rs {
-		if rs[i].Namespace == r.selNS && rs[i].Name == r.selName {
+		if r.cur.chosen && rs[i].Namespace == r.selNS && rs[i].Name == r.selName {
 			r.cur.sel = i
 			break
 		}
