@@ -81,17 +81,7 @@ func TestUnreachableClusterExitsOneWithHint(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	content := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://%s"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: dev, context: {cluster: c, user: u}}]
-current-context: dev
-`, addr)
-	if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := writeKubeconfig(t, "https://"+addr)
 	code, stdout, stderr := runCLI("--once", "--kubeconfig", kubeconfig, "--request-timeout", "1s")
 	if code != exitError {
 		t.Errorf("exit code %d, want %d", code, exitError)
@@ -109,17 +99,7 @@ current-context: dev
 }
 
 func TestUnknownContextExitsOne(t *testing.T) {
-	kubeconfig := filepath.Join(t.TempDir(), "config")
-	content := `apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: dev, context: {cluster: c, user: u}}]
-current-context: dev
-`
-	if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := writeKubeconfig(t, "https://127.0.0.1:1")
 	code, _, stderr := runCLI("--once", "--kubeconfig", kubeconfig, "--context", "prod")
 	if code != exitError || !strings.Contains(oneErrorLine(t, stderr), `context "prod" does not exist`) {
 		t.Errorf("code %d, stderr %q; want exit 1 naming the unknown context", code, stderr)
@@ -198,17 +178,7 @@ func TestOnceRequestTimeoutIsOneBound(t *testing.T) {
 		{"silent server", "https://" + silent.Addr().String(), "did not answer within 2s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kubeconfig := filepath.Join(t.TempDir(), "config")
-			content := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: dev, context: {cluster: c, user: u}}]
-current-context: dev
-`, tc.server)
-			if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			kubeconfig := writeKubeconfig(t, tc.server)
 			type result struct {
 				code           int
 				stdout, stderr string
@@ -261,17 +231,7 @@ func TestRefusalsGetTheirOwnHint(t *testing.T) {
 		{"unknown context", "https://127.0.0.1:1", "prod", `context "prod" does not exist`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			kubeconfig := filepath.Join(t.TempDir(), "config")
-			content := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters: [{name: c, cluster: {server: %q}}]
-users: [{name: u, user: {token: t}}]
-contexts: [{name: dev, context: {cluster: c, user: u}}]
-current-context: dev
-`, tc.server)
-			if err := os.WriteFile(kubeconfig, []byte(content), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			kubeconfig := writeKubeconfig(t, tc.server)
 			args := []string{"--once", "--kubeconfig", kubeconfig, "--request-timeout", "5s"}
 			if tc.context != "" {
 				args = append(args, "--context", tc.context)
@@ -292,4 +252,21 @@ current-context: dev
 			}
 		})
 	}
+}
+
+// writeKubeconfig writes a kubeconfig whose current context "dev" points at server with a token.
+func writeKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config")
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: %q}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: dev, context: {cluster: c, user: u}}]
+current-context: dev
+`, server)
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
