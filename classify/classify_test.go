@@ -199,8 +199,8 @@ func TestKindAndRuleNames(t *testing.T) {
 	if Rule(200).String() != "rule(200)" || RuleStartFailure128.String() != "start-failure-128" {
 		t.Error("Rule names")
 	}
-	if len(ruleNames) != int(RulePodUnknown)+1 {
-		t.Errorf("ruleNames has %d names for %d rules", len(ruleNames), RulePodUnknown+1)
+	if len(ruleNames) != int(lastRule)+1 {
+		t.Errorf("ruleNames has %d names for %d rules", len(ruleNames), lastRule+1)
 	}
 }
 

@@ -35,9 +35,11 @@ func startFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
 	}
 	v = Verdict{Message: t.Message, ExitCode: t.ExitCode, HasExitCode: true}
 	switch {
-	case t.ExitCode == 128 && deterministic(t.Message):
+	case t.ExitCode == 128 && commandError(t.Message):
 		// containerd reports a missing executable as StartError 128
 		// (kubernetes/kubernetes#120331), so Krane's literal "128 is transient" would hide it.
+		// Only an error about the container's own command or working directory counts: runc's
+		// cgroup and mount errors on a sick node carry the same errno texts in their paths.
 		v.Kind, v.Rule = Doomed, RuleStartFailureConfig
 		v.Reason = withDetail("Failed to start (exit 128)", t.Message)
 	case t.ExitCode == 128:
@@ -75,7 +77,7 @@ func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, 
 		}
 		return waitingFallback(st.Waiting)
 	case st.Terminated != nil:
-		return judgeTerminated(pod, spec, st.Terminated)
+		return judgeTerminated(pod, spec, st.Terminated, init)
 	case st.Running != nil:
 		// A start failure only in lastState while the container now runs is history: the
 		// runtime has since started the process. The model counts it as node evidence.
@@ -129,23 +131,20 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 		v.Reason = head
 	case reasonErrImagePull:
 		// Krane pod.rb: ErrImagePull whose message matches /not found/i is doomed (the image was
-		// never pushed); anything else is registry or network trouble the kubelet retries.
-		if containsFold(w.Message, "not found") {
-			v.Kind, v.Rule = Doomed, RuleImageNotFound
-			v.Reason = "Image not found: " + oneLine(image(spec, cs))
-		} else {
+		// never pushed); anything else is registry or network trouble the kubelet retries. Beyond
+		// Krane: a refused pull (no such repository, no credentials) is doomed too, and a "not
+		// found" about a layer in the node's own content store is not (pullError).
+		if !pullDoom(&v, pullError(w.Message), spec, cs) {
 			v.Kind, v.Rule = Transient, RuleImagePull
 			v.Reason = withDetail("Image pull failed, will retry", w.Message)
 		}
 	case reasonImagePullBackOff:
 		// kubelet 1.30+ appends the previous pull error to the back-off message
 		// (pkg/kubelet/images/image_manager.go: `Back-off pulling image "x": ErrImagePull: ...`).
-		// When that error is Krane's "not found", the back-off is as doomed as the pull was, even in
-		// a single snapshot. Otherwise it is transient on its own, and the model makes it sticky
-		// after an ErrImagePull "not found" it saw earlier.
-		if prev := trimBackOff(w.Message); strings.HasPrefix(prev, reasonErrImagePull+":") && containsFold(prev, "not found") {
-			v.Kind, v.Rule = Doomed, RuleImageNotFound
-			v.Reason = "Image not found: " + oneLine(image(spec, cs))
+		// When that error dooms a pull, the back-off is as doomed as the pull was, even in a single
+		// snapshot. Otherwise it is transient on its own, and the model makes it sticky after a
+		// dooming ErrImagePull it saw earlier.
+		if prev := trimBackOff(w.Message); strings.HasPrefix(prev, reasonErrImagePull+":") && pullDoom(&v, pullError(prev), spec, cs) {
 			break
 		}
 		v.Kind, v.Rule = Transient, RuleImagePullBackOff
@@ -160,22 +159,24 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 		}
 	case reasonConfigError:
 		// Krane pod.rb: a missing secret/configmap key is doomed, except kubelet's
-		// "failed to sync %s cache", which clears (kubernetes/kubernetes#74755, #75260).
-		if cacheSyncFailure(w.Message) {
+		// "failed to sync %s cache", which clears (kubernetes/kubernetes#74755, #75260). Beyond
+		// Krane: the kubelet's other catch-up errors after a restart clear too (kubeletCatchUp).
+		if kubeletCatchUp(w.Message) {
 			v.Kind, v.Rule = Transient, RuleConfigCacheSync
-			v.Reason = withDetail("Waiting for kubelet cache sync", w.Message)
+			v.Reason = withDetail("Waiting for the kubelet to catch up", w.Message)
 		} else {
 			v.Kind, v.Rule = Doomed, RuleConfigError
 			v.Reason = withDetail("Failed to generate container configuration", w.Message)
 		}
 	case reasonCreateError, reasonRunError:
-		// CRI-O reports a missing executable at create time as CreateContainerError; a
-		// deterministic message is a configuration error, anything else a runtime hiccup.
+		// CRI-O reports a missing executable at create time as CreateContainerError; an error
+		// about the container's own command or working directory is a configuration error,
+		// anything else (name reservation races, cgroup, storage) a runtime hiccup.
 		head := "Failed to create container"
 		if w.Reason == reasonRunError {
 			head = "Failed to run container"
 		}
-		if deterministic(w.Message) {
+		if commandError(w.Message) {
 			v.Kind, v.Rule = Doomed, RuleCreateError
 			v.Reason = withDetail(head, w.Message)
 		} else {
@@ -208,13 +209,20 @@ func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
 }
 
 // judgeTerminated judges a container whose current state is terminated.
-func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated) Verdict {
+func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated, init bool) Verdict {
 	if v, ok := startFailure(t); ok {
 		v.Source = FromState
 		return v
 	}
 	v := Verdict{Message: t.Message, ExitCode: t.ExitCode, HasExitCode: true, Source: FromState}
 	if t.ExitCode == 0 {
+		if restartsOnSuccess(pod, spec, init) {
+			// restartPolicy Always restarts a container that exited 0 as well (kubelet
+			// pkg/kubelet/kuberuntime ShouldContainerBeRestarted); a service that keeps exiting
+			// 0 ends in CrashLoopBackOff. Not done, then: trouble until the next state decides.
+			v.Kind, v.Rule, v.Reason = Transient, RuleRestarting, "Exited with code 0, restarting"
+			return v
+		}
 		v.Kind, v.Rule, v.Reason = Completed, RuleCompleted, "Completed"
 		return v
 	}
@@ -238,7 +246,7 @@ func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.Containe
 // container's own restartPolicy (sidecars, KEP-5307 restart rules) or else the pod's, whose
 // default is Always; never once the pod phase is terminal.
 func willRestart(pod *corev1.Pod, spec *corev1.Container) bool {
-	if pod.Status.Phase == corev1.PodFailed || pod.Status.Phase == corev1.PodSucceeded {
+	if !restartable(pod) {
 		return false
 	}
 	if spec != nil && spec.RestartPolicy != nil {
@@ -246,6 +254,41 @@ func willRestart(pod *corev1.Pod, spec *corev1.Container) bool {
 		return p == corev1.ContainerRestartPolicyAlways || p == corev1.ContainerRestartPolicyOnFailure
 	}
 	return pod.Spec.RestartPolicy != corev1.RestartPolicyNever
+}
+
+// restartsOnSuccess reports whether the kubelet restarts a container that exited 0: a sidecar
+// (container restartPolicy Always), or a regular container of a restartPolicy Always pod. Plain
+// init containers run to completion once.
+func restartsOnSuccess(pod *corev1.Pod, spec *corev1.Container, init bool) bool {
+	if !restartable(pod) {
+		return false
+	}
+	if spec != nil && spec.RestartPolicy != nil {
+		return *spec.RestartPolicy == corev1.ContainerRestartPolicyAlways
+	}
+	return !init && (pod.Spec.RestartPolicy == corev1.RestartPolicyAlways || pod.Spec.RestartPolicy == "")
+}
+
+// restartable reports whether the kubelet still restarts the pod's containers: not once the phase
+// is terminal, nor while the pod is being deleted (its containers are being stopped).
+func restartable(pod *corev1.Pod) bool {
+	return pod.Status.Phase != corev1.PodFailed && pod.Status.Phase != corev1.PodSucceeded && pod.DeletionTimestamp == nil
+}
+
+// pullDoom sets v to the doomed verdict of a pull error that waiting will not fix and reports
+// whether it did.
+func pullDoom(v *Verdict, o pullOutcome, spec *corev1.Container, cs *corev1.ContainerStatus) bool {
+	switch o {
+	case pullNotFound:
+		v.Kind, v.Rule = Doomed, RuleImageNotFound
+		v.Reason = "Image not found: " + oneLine(image(spec, cs))
+	case pullAccessDenied:
+		v.Kind, v.Rule = Doomed, RuleImageAccessDenied
+		v.Reason = "Image pull access denied (no such repository, or no credentials): " + oneLine(image(spec, cs))
+	default:
+		return false
+	}
+	return true
 }
 
 // judgeRunning judges a running container.

@@ -2,38 +2,193 @@ package classify
 
 import "strings"
 
-// deterministicMarkers are runtime error fragments that mean the container's configuration is
-// wrong (a missing or non-executable entrypoint, a bad working directory) rather than that the
-// node's runtime had a bad moment. They are the errno texts Go's os/exec and runc print: runc
-// reports `exec: "x": executable file not found in $PATH`, `stat /x: no such file or directory`,
-// `permission denied`, `not a directory` and `exec format error` when it cannot exec the entrypoint
-// (opencontainers/runc libcontainer/standard_init_linux.go). containerd passes these through as
-// StartError with exit code 128 (containerd internal/cri/server/helpers.go errorStartExitCode),
-// CRI-O as CreateContainerError, dockershim as ContainerCannotRun with 126/127.
-var deterministicMarkers = [...]string{
+// execErrnos are the errno texts that, said of the container's own command or working directory,
+// mean the workload is misconfigured: retrying on this or any node gives the same answer. Go's
+// os/exec and syscall print them in lower case; crun prints strerror's capitalised form ("No such
+// file or directory"), so they are matched with ASCII case folding.
+var execErrnos = [...]string{
 	"executable file not found",
 	"no such file or directory",
 	"permission denied",
 	"not a directory",
+	"is a directory",
 	"exec format error",
 }
 
-// deterministic reports whether a runtime message shows a configuration error that retrying on
-// the same or another node will not fix.
-func deterministic(msg string) bool {
-	for _, m := range deterministicMarkers {
-		// Folded: CRI-O capitalises errno texts ("... not found in $PATH: No such file or directory").
-		if containsFold(msg, m) {
+// execMarkers introduce an error about the container's own command or working directory: open is
+// the text before the operand (the command or directory), close the text after it; the errno text
+// follows close. The same errno texts inside a cgroup, mount or namespace error (`openat2
+// /sys/fs/cgroup/...: no such file or directory`) are node trouble and must not match, so the errno
+// is only looked for right after one of these.
+//
+//   - runc libcontainer (standard_init_linux.go): `exec: "serve": executable file not found in
+//     $PATH`, `exec: "/app": permission denied`, `exec: "/app": stat /app: no such file or
+//     directory`; Docker quotes it once more: `exec: \"serve\": ...`.
+//   - runc 1.2+ (standard_init_linux.go returns an os.PathError): `unable to start container
+//     process: exec /app: exec format error`.
+//   - runc (init_linux.go finalizeNamespace): `chdir to cwd ("/srv") set in config.json failed:
+//     no such file or directory`.
+//   - crun (src/libcrun): "executable file `serve` not found in $PATH: No such file or directory",
+//     "chdir to `/srv`: No such file or directory", "open executable: Permission denied".
+var execMarkers = [...]struct{ open, close string }{
+	{`exec: "`, `": `},
+	{`exec: \"`, `\": `},
+	{"unable to start container process: exec ", ": "},
+	{"chdir to cwd (", ") set in config.json failed: "},
+	{"executable file `", "` not found in $path"},
+	{"chdir to `", "`: "},
+	{"open executable", ": "},
+}
+
+// commandError reports whether a runtime message is an error about executing the container's own
+// command or changing to its working directory.
+func commandError(msg string) bool {
+	for _, m := range execMarkers {
+		rest := msg
+		for {
+			i := indexFold(rest, m.open)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(m.open):]
+			j := indexFold(rest, m.close)
+			if j < 0 {
+				break
+			}
+			operand, tail := rest[:j], rest[j+len(m.close):]
+			if m.close == ": " && strings.ContainsAny(operand, " \t") {
+				continue // a bare path has no spaces: this is another clause, not the operand
+			}
+			if m.close == "` not found in $path" || errnoFollows(tail) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errnoFollows reports whether s starts with one of execErrnos, allowing for runc's one extra
+// `stat /x: ` clause between the command and the errno.
+func errnoFollows(s string) bool {
+	for clause := 0; clause < 2; clause++ {
+		for _, e := range execErrnos {
+			if hasPrefixFold(s, e) {
+				return true
+			}
+		}
+		if !strings.HasPrefix(s, "stat ") && !strings.HasPrefix(s, "lstat ") {
+			return false
+		}
+		j := strings.Index(s, ": ")
+		if j < 0 {
+			return false
+		}
+		s = s[j+2:]
+	}
+	return false
+}
+
+func hasPrefixFold(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		if toLower(s[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold is strings.Index under ASCII case folding; lower must be lower-case ASCII.
+func indexFold(s, lower string) int {
+	n := len(lower)
+	if n == 0 {
+		return 0
+	}
+	for i := 0; i+n <= len(s); i++ {
+		if hasPrefixFold(s[i:], lower) {
+			return i
+		}
+	}
+	return -1
+}
+
+// pullOutcome is what an image pull error says about the image.
+type pullOutcome uint8
+
+const (
+	pullRetry        pullOutcome = iota // network, registry or node trouble: the kubelet retries it
+	pullNotFound                        // the registry says the image or tag does not exist
+	pullAccessDenied                    // the registry refuses: no such repository, or no credentials
+)
+
+// Registry answers that waiting will not fix. Rate limits (429, "toomanyrequests") are checked
+// first: Docker Hub's rate-limit text says "unauthenticated" and would otherwise look like a
+// refusal. Sources: distribution/distribution registry/api/errcode (MANIFEST_UNKNOWN "manifest
+// unknown", DENIED, UNAUTHORIZED "authentication required"), containerd core/remotes/docker
+// (resolver.go `%v: not found`, authorizer.go `failed to fetch anonymous token: unexpected status
+// from GET request to ...: 401 Unauthorized`), moby distribution/errors.go ("pull access denied for
+// %s, repository does not exist or may require 'docker login'"), containerd's "pull access
+// denied, repository does not exist or may require authorization".
+var (
+	pullRateLimitMarkers = [...]string{"429 too many requests", "toomanyrequests"}
+	pullDeniedMarkers    = [...]string{
+		"pull access denied",
+		"repository does not exist or may require",
+		"insufficient_scope",
+		"401 unauthorized",
+		"403 forbidden",
+		"requested access to the resource is denied",
+		"unauthorized: authentication required",
+	}
+	pullNotFoundMarkers = [...]string{"not found", "manifest unknown"}
+	// Node-local content-store errors: containerd says "not found" of a layer or blob digest it
+	// expected in its own store (containerd core/content, core/unpack), although the image exists.
+	pullLocalMarkers = [...]string{"failed to extract layer", "content digest", "failed to get reader from content store", "failed to unpack image"}
+)
+
+// pullError judges an image pull error message (ErrImagePull's, or the one kubelet 1.30+ appends
+// to ImagePullBackOff).
+func pullError(msg string) pullOutcome {
+	if anyFold(msg, pullRateLimitMarkers[:]) {
+		return pullRetry
+	}
+	if anyFold(msg, pullDeniedMarkers[:]) {
+		return pullAccessDenied
+	}
+	if anyFold(msg, pullNotFoundMarkers[:]) && !anyFold(msg, pullLocalMarkers[:]) {
+		return pullNotFound
+	}
+	return pullRetry
+}
+
+func anyFold(s string, lowers []string) bool {
+	for _, m := range lowers {
+		if containsFold(s, m) {
 			return true
 		}
 	}
 	return false
 }
 
-// cacheSyncFailure matches kubelet's `failed to sync %s cache` (kubernetes/kubernetes#75260),
-// the transient CreateContainerConfigError a pod sees while the kubelet's secret or configmap
-// watch catches up (kubernetes/kubernetes#74755). Krane matches /failed to sync (.*?) cache/;
-// two index checks do the same without a regexp.
+// kubeletCatchUp reports whether a CreateContainerConfigError message is one of the kubelet's own
+// catch-up errors, which clear once its informers have synced after a (re)start rather than a
+// missing secret or configmap:
+//   - `failed to sync %s cache: ...` (pkg/kubelet/util/manager/watch_based_manager.go;
+//     kubernetes/kubernetes#74755, #75260). Krane matches /failed to sync (.*?) cache/.
+//   - `services have not yet been read at least once, cannot construct envvars`
+//     (pkg/kubelet/kubelet_pods.go getServiceEnvVarMap).
+//   - `object "ns"/"name" not registered` (pkg/kubelet/util/manager/watch_based_manager.go):
+//     the pod's secret or configmap is not yet registered with the kubelet's object cache.
+func kubeletCatchUp(msg string) bool {
+	return cacheSyncFailure(msg) ||
+		strings.Contains(msg, "services have not yet been read at least once") ||
+		strings.Contains(msg, `object "`) && strings.Contains(msg, `" not registered`)
+}
+
+// cacheSyncFailure matches kubelet's `failed to sync %s cache`. Two index checks do what Krane's
+// regexp does.
 func cacheSyncFailure(msg string) bool {
 	const head, tail = "failed to sync ", " cache"
 	i := strings.Index(msg, head)

@@ -1,6 +1,10 @@
 package classify
 
-import corev1 "k8s.io/api/core/v1"
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
 
 // Pod-level reasons (kubernetes pkg/kubelet/eviction, pkg/scheduler, pkg/util/node).
 const (
@@ -9,7 +13,65 @@ const (
 	reasonNodeLost      = "NodeLost"
 	reasonUnschedulable = "Unschedulable"
 	reasonGated         = "SchedulingGated"
+	// Graceful node shutdown (pkg/kubelet/nodeshutdown): kubelets before v1.26 fail the pod with
+	// reason Shutdown/NodeShutdown, newer ones with reason Terminated plus a DisruptionTarget
+	// condition; both mean the node went away, not the workload.
+	reasonNodeShutdown = "NodeShutdown"
+	reasonShutdown     = "Shutdown"
 )
+
+// admissionRejections are the pod reasons the kubelet sets when it refuses to run a pod it was
+// assigned (pkg/kubelet/lifecycle/predicate.go generalFilter and the admit handlers in
+// pkg/kubelet): the node changed between scheduling and admission (resources, labels, taints,
+// ports), or a device/topology manager could not serve it there. "OutOf<resource>" is matched as a
+// prefix (OutOfcpu, OutOfmemory, OutOfpods, OutOfnvidia.com/gpu). A controller replaces such a pod
+// on another node.
+var admissionRejections = map[string]bool{
+	"NodeAffinity":                       true,
+	"NodeName":                           true,
+	"NodePorts":                          true,
+	"TaintToleration":                    true,
+	"InvalidNodeInfo":                    true,
+	"UnexpectedAdmissionError":           true,
+	"UnexpectedPredicateFailureType":     true,
+	"PodOSNotSupported":                  true,
+	"PodOSSelectorNodeLabelDoesNotMatch": true,
+	"TopologyAffinityError":              true,
+	"SysctlForbidden":                    true,
+	reasonNodeShutdown:                   true, // "Pod was rejected as the node is shutting down."
+}
+
+// nodeRejected reports whether a pod's Failed reason is a kubelet admission rejection.
+func nodeRejected(reason string) bool {
+	return strings.HasPrefix(reason, "OutOf") || admissionRejections[reason]
+}
+
+// disrupted reports whether a failed pod was taken down for the node's or the cluster's sake, not
+// its own: evicted, preempted, or stopped by a graceful node shutdown (Krane
+// TRANSIENT_FAILURE_REASONS, extended with the DisruptionTarget condition the kubelet, the
+// eviction API, the scheduler and the taint manager set since v1.26).
+func disrupted(pod *corev1.Pod) bool {
+	switch pod.Status.Reason {
+	case reasonEvicted, reasonPreempting, reasonNodeShutdown, reasonShutdown:
+		return true
+	}
+	return conditionTrue(pod, corev1.DisruptionTarget)
+}
+
+// conditionTrue reports whether the pod has condition t with status True.
+func conditionTrue(pod *corev1.Pod, t corev1.PodConditionType) bool {
+	c := condition(pod, t)
+	return c != nil && c.Status == corev1.ConditionTrue
+}
+
+func condition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}
 
 // podPrelude returns the pod-level verdict and how it combines with the containers' verdicts:
 // decided means it alone is the pod's verdict; otherwise it is considered before the containers
@@ -168,11 +230,23 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 		return v, true
 	case corev1.PodFailed:
 		// Krane TRANSIENT_FAILURE_REASONS: an evicted or preempted pod with a controller is
-		// replaced; an unmanaged one is gone for good.
-		if (st.Reason == reasonEvicted || st.Reason == reasonPreempting) && managed(pod) {
-			v.Kind, v.Rule = Transient, RulePodEvicted
-			v.Reason = withDetail(st.Reason+", controller will replace it", st.Message)
-			return v, true
+		// replaced; an unmanaged one is gone for good. The same holds for a pod the node shut
+		// down under it, or refused at admission: neither says anything about the workload.
+		if managed(pod) {
+			switch {
+			case nodeRejected(st.Reason):
+				v.Kind, v.Rule = Transient, RulePodRejected
+				v.Reason = withDetail("Rejected by node ("+oneLine(st.Reason)+"), controller will replace it", st.Message)
+				return v, true
+			case disrupted(pod):
+				head := "Disrupted"
+				if st.Reason != "" {
+					head = oneLine(st.Reason)
+				}
+				v.Kind, v.Rule = Transient, RulePodEvicted
+				v.Reason = withDetail(head+", controller will replace it", st.Message)
+				return v, true
+			}
 		}
 		v.Kind, v.Rule = Doomed, RulePodFailed
 		head := "Pod status: Failed"
@@ -183,17 +257,13 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 		return v, true
 	}
 	if pod.DeletionTimestamp != nil {
-		// Krane: an unmanaged pod that is terminating will not come back; a managed one is
-		// being replaced. kubectl prints Unknown for a NodeLost pod being deleted.
-		v.Rule = RuleTerminating
-		head := "Terminating"
+		// A pod being deleted is on its way out on purpose: progressing. Krane dooms an unmanaged
+		// pod that is terminating, which fits a deploy (the pod it deployed will not come back)
+		// but not a dashboard, where deleting a bare pod is an operator's deliberate act. kubectl
+		// prints Unknown for a NodeLost pod being deleted.
+		v.Kind, v.Rule, v.Reason = Progressing, RuleTerminating, "Terminating"
 		if st.Reason == reasonNodeLost {
-			head = "Terminating (node lost)"
-		}
-		if managed(pod) {
-			v.Kind, v.Reason = Progressing, head
-		} else {
-			v.Kind, v.Reason = Doomed, "Pod status: "+head
+			v.Reason = "Terminating (node lost)"
 		}
 		return v, true
 	}
@@ -201,6 +271,9 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 		v.Kind, v.Rule = Transient, RulePodUnknown
 		v.Reason = withDetail("Pod status: Unknown (node not reporting)", st.Message)
 		return v, true
+	}
+	if st.Phase == corev1.PodRunning {
+		return podReadiness(pod)
 	}
 	if st.Phase == corev1.PodPending || st.Phase == "" {
 		for i := range st.Conditions {
@@ -221,4 +294,50 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 		}
 	}
 	return Verdict{}, false
+}
+
+// podReadiness judges a running pod whose containers are all ready but whose Ready condition is
+// not True. Krane's deploy_succeeded? reads the pod's Ready condition, not the containers':
+//   - a readiness gate (pod.spec.readinessGates) that its controller has not set True yet: the
+//     kubelet writes Ready=False with "corresponding condition of pod readiness gate %q does not
+//     exist." or "the status of pod readiness gate %q is not \"True\", but %v"
+//     (pkg/kubelet/status/generate.go GeneratePodReadyCondition);
+//   - a node that stopped reporting: the node lifecycle controller sets only the pod's Ready
+//     condition to False (pkg/controller/util/node MarkPodsNotReady); containers stay ready and
+//     the phase stays Running. The model names the node when it knows it is NotReady.
+//
+// When a container is not ready its own verdict says why, so this returns nothing.
+func podReadiness(pod *corev1.Pod) (Verdict, bool) {
+	ready := condition(pod, corev1.PodReady)
+	if ready == nil || ready.Status == corev1.ConditionTrue || !containersReady(pod) {
+		return Verdict{}, false
+	}
+	v := Verdict{Source: FromPod, Message: ready.Message}
+	for _, g := range pod.Spec.ReadinessGates {
+		if !conditionTrue(pod, g.ConditionType) {
+			v.Kind, v.Rule = Progressing, RuleReadinessGate
+			v.Reason = "Readiness gate " + oneLine(string(g.ConditionType)) + " not met"
+			return v, true
+		}
+	}
+	v.Kind, v.Rule = Transient, RulePodNotReady
+	v.Reason = withDetail("Pod not ready although its containers are (node not reporting?)", ready.Message)
+	return v, true
+}
+
+// containersReady reports whether every regular container and every sidecar is running and
+// ready.
+func containersReady(pod *corev1.Pod) bool {
+	for i := range pod.Spec.Containers {
+		if !runningReady(statusFor(pod.Status.ContainerStatuses, i, pod.Spec.Containers[i].Name)) {
+			return false
+		}
+	}
+	for i := range pod.Spec.InitContainers {
+		c := &pod.Spec.InitContainers[i]
+		if isSidecar(c) && !runningReady(statusFor(pod.Status.InitContainerStatuses, i, c.Name)) {
+			return false
+		}
+	}
+	return true
 }

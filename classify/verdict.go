@@ -102,7 +102,18 @@ const (
 	RuleStickyImageNotFound       // set by the model: ImagePullBackOff after "not found"
 	RuleRestarting                // terminated non-zero in a pod that will restart it
 	RulePodUnknown                // phase Unknown: the node stopped reporting
+	RuleImageAccessDenied         // ErrImagePull: access denied / no such repository / 401
+	RulePodRejected               // phase Failed by a kubelet admission rejection, controller owner
+	RulePodNotReady               // containers ready, pod Ready=False (node not reporting)
+	RuleReadinessGate             // containers ready, a readiness gate not yet True
+	RuleNodeNotReady              // set by the model: pod-not-ready on a node that is NotReady
+	RuleJobRetrying               // set by the model: a failed Job attempt with retries left
+	RuleJobFailed                 // set by the model: a failed attempt of a Job that failed
+	RuleJobSucceeded              // set by the model: a failed attempt of a Job that succeeded
 )
+
+// lastRule is the highest Rule; ruleNames has one name per rule up to it.
+const lastRule = RuleJobSucceeded
 
 var ruleNames = [...]string{
 	"none", "running-ready", "running-not-ready", "starting", "completed", "crash-loop",
@@ -110,7 +121,8 @@ var ruleNames = [...]string{
 	"config-cache-sync", "create-error", "create-error-transient", "start-failure-128",
 	"start-failure-config", "start-failure", "terminated-error", "waiting-other", "pod-failed",
 	"pod-evicted", "unschedulable", "terminating", "escalated", "sticky-image-not-found",
-	"restarting", "pod-unknown",
+	"restarting", "pod-unknown", "image-access-denied", "pod-rejected", "pod-not-ready",
+	"readiness-gate", "node-not-ready", "job-retrying", "job-failed", "job-succeeded",
 }
 
 // String returns the rule's kebab-case name ("start-failure-128"), as RULES.md lists it.

@@ -20,6 +20,14 @@ type Model struct {
 	nodes  map[string]*nodeState
 	// podsByRS indexes pods by their controlling ReplicaSet, for the rollouts' new-RS pod rule.
 	podsByRS map[podKey]map[podKey]*Pod
+	// podsByJob indexes pods by their controlling Job, re-judged when the Job changes.
+	podsByJob map[podKey]map[*Pod]struct{}
+	// notReady holds the known nodes whose Ready condition is not True; nodeNotReadyPods the pods
+	// whose verdict names such a node and how long (context.go).
+	notReady         map[string]nodeReadiness
+	nodeNotReadyPods map[*Pod]struct{}
+	// now is the time of the last Apply or Expire, for reasons that say how long.
+	now time.Time
 
 	replicaSets map[podKey]*appsv1.ReplicaSet
 	deployments map[podKey]*appsv1.Deployment
@@ -63,16 +71,19 @@ func New(cfg Config) *Model {
 		cfg.SuspectShare = def.SuspectShare
 	}
 	return &Model{
-		cfg:         cfg,
-		pods:        make(map[podKey]*Pod),
-		nodes:       make(map[string]*nodeState),
-		podsByRS:    make(map[podKey]map[podKey]*Pod),
-		replicaSets: make(map[podKey]*appsv1.ReplicaSet),
-		deployments: make(map[podKey]*appsv1.Deployment),
-		jobs:        make(map[podKey]*batchv1.Job),
-		owners:      make(map[ownerKey]string),
-		ledger:      newLedger(),
-		esc:         newEscalation(),
+		cfg:              cfg,
+		pods:             make(map[podKey]*Pod),
+		nodes:            make(map[string]*nodeState),
+		podsByRS:         make(map[podKey]map[podKey]*Pod),
+		podsByJob:        make(map[podKey]map[*Pod]struct{}),
+		notReady:         make(map[string]nodeReadiness),
+		nodeNotReadyPods: make(map[*Pod]struct{}),
+		replicaSets:      make(map[podKey]*appsv1.ReplicaSet),
+		deployments:      make(map[podKey]*appsv1.Deployment),
+		jobs:             make(map[podKey]*batchv1.Job),
+		owners:           make(map[ownerKey]string),
+		ledger:           newLedger(),
+		esc:              newEscalation(),
 	}
 }
 
@@ -86,6 +97,9 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 		return
 	}
 	changed := b.Len() > 0
+	if m.refreshNodeNotReady(now) {
+		changed = true
+	}
 	if b.Health != nil {
 		m.health = sanitizeHealth(*b.Health)
 		changed = true
@@ -103,6 +117,13 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 	if len(changedOwners) > 0 {
 		m.reresolveOwners(changedOwners)
 	}
+	if len(b.Jobs) > 0 {
+		jobs := make([]podKey, len(b.Jobs))
+		for i, j := range b.Jobs {
+			jobs[i] = podKey{j.Namespace, j.Name}
+		}
+		m.rejudgeJobs(jobs)
+	}
 	if m.expire(now) {
 		changed = true
 	}
@@ -114,6 +135,9 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 
 // Expire drops evidence older than the window at now and re-evaluates what depended on it.
 func (m *Model) Expire(now time.Time) {
+	if m.refreshNodeNotReady(now) {
+		m.version++
+	}
 	if m.expire(now) {
 		m.reconcileEscalation()
 		m.version++

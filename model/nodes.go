@@ -45,6 +45,7 @@ func (m *Model) upsertNode(obj *corev1.Node) {
 		}
 	}
 	m.nodeView.valid = false
+	m.noteNodeReadiness(obj)
 }
 
 // nodeCache keeps the last Nodes result: the TUI asks again on every batch, tick and query change,

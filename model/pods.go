@@ -59,6 +59,7 @@ func (m *Model) delete(r Ref) {
 			// Ledger entries stay: a deleted pod's failures remain evidence for the window.
 		}
 	case KindNode:
+		m.forgetNodeReadiness(Sanitize(r.Name))
 		if n := m.nodes[r.Name]; n != nil {
 			n.known, n.ready, n.cordoned = false, false, false
 			m.dropNodeIfEmpty(n)
@@ -72,6 +73,7 @@ func (m *Model) delete(r Ref) {
 		m.rollouts.valid = false
 	case KindJob:
 		delete(m.jobs, k)
+		m.rejudgeJobs([]podKey{k})
 	}
 	// Owner strings cached for deleted controllers are kept, so pods still terminating stay
 	// grouped under their Deployment.
@@ -103,7 +105,7 @@ func (m *Model) judge(p *Pod) {
 			v = c.Verdict // carries the container's name and init flag (classify.ContainerVerdict)
 		}
 	}
-	p.Verdict = v
+	p.Verdict = m.withContext(p, v)
 }
 
 // rejudge re-evaluates a pod whose evidence changed, keeping its counts right.
@@ -122,6 +124,7 @@ func sanitizeVerdict(v *classify.Verdict) {
 // count adds a pod to the counts, its node and its ReplicaSet index; uncount takes it out.
 func (m *Model) count(p *Pod) {
 	m.counts.add(p.Verdict.Kind, 1)
+	m.indexJobPod(p, 1)
 	if p.Node != "" {
 		n := m.node(p.Node)
 		n.pods++
@@ -143,6 +146,7 @@ func (m *Model) count(p *Pod) {
 
 func (m *Model) uncount(p *Pod) {
 	m.counts.add(p.Verdict.Kind, -1)
+	m.indexJobPod(p, -1)
 	if p.Node != "" {
 		if n := m.nodes[p.Node]; n != nil {
 			n.pods--
