@@ -13,6 +13,7 @@ var execErrnos = [...]string{
 	"not a directory",
 	"is a directory",
 	"exec format error",
+	"operation not permitted",
 }
 
 // execMarkers introduce an error about the container's own command or working directory: open is
@@ -28,15 +29,20 @@ var execErrnos = [...]string{
 //     process: exec /app: exec format error`.
 //   - runc (init_linux.go finalizeNamespace): `chdir to cwd ("/srv") set in config.json failed:
 //     no such file or directory`.
-//   - crun (src/libcrun): "executable file `serve` not found in $PATH: No such file or directory",
-//     "chdir to `/srv`: No such file or directory", "open executable: Permission denied".
+//   - crun (src/libcrun/container.c, crun_make_error appends ": " and strerror): "executable file
+//     `serve` not found in $PATH: No such file or directory", "open executable: Permission denied"
+//     (or "Operation not permitted", containers/crun#1694), and for the working directory "chdir
+//     `/srv`: No such file or directory" or, in older crun, a bare "chdir: No such file or
+//     directory" (woodpecker-ci/woodpecker#2510). crun's "chdir to `<rootfs>`" is its own move
+//     into the root filesystem on the node, not the working directory, so it is not a marker.
 var execMarkers = [...]struct{ open, close string }{
 	{`exec: "`, `": `},
 	{`exec: \"`, `\": `},
 	{"unable to start container process: exec ", ": "},
 	{"chdir to cwd (", ") set in config.json failed: "},
 	{"executable file `", "` not found in $path"},
-	{"chdir to `", "`: "},
+	{"chdir `", "`: "},
+	{"chdir", ": "},
 	{"open executable", ": "},
 }
 
@@ -124,13 +130,22 @@ const (
 )
 
 // Registry answers that waiting will not fix. Rate limits (429, "toomanyrequests") are checked
-// first: Docker Hub's rate-limit text says "unauthenticated" and would otherwise look like a
-// refusal. Sources: distribution/distribution registry/api/errcode (MANIFEST_UNKNOWN "manifest
-// unknown", DENIED, UNAUTHORIZED "authentication required"), containerd core/remotes/docker
-// (resolver.go `%v: not found`, authorizer.go `failed to fetch anonymous token: unexpected status
-// from GET request to ...: 401 Unauthorized`), moby distribution/errors.go ("pull access denied for
-// %s, repository does not exist or may require 'docker login'"), containerd's "pull access
-// denied, repository does not exist or may require authorization".
+// first: Docker Hub's rate-limit text asks the user to authenticate and would otherwise look like a
+// refusal; CRI-O and Docker carry only "toomanyrequests" (cri-o/cri-o#5282, ceph/ceph-csi#2029).
+// Refusals (each seen verbatim in a fixture under testdata/pull-*):
+//   - containerd: "pull access denied, repository does not exist or may require authorization:
+//     server message: insufficient_scope" (appscode/charts#1069), "401 Unauthorized" and "403
+//     Forbidden" statuses (kubernetes/kubernetes#110675), and a token endpoint's bare status at the
+//     end, "unexpected status from GET request to ...: 401 " (jfrog/jfrog-credentials-provider#41);
+//   - Docker: "pull access denied for X, repository does not exist or may require 'docker login'",
+//     "no basic auth credentials" (kubernetes/minikube#20613, #9161);
+//   - CRI-O: "requested access to the resource is denied", quay's "unauthorized: access to the
+//     requested resource is not authorized" (stolostron/deploy#270).
+//
+// "failed to fetch anonymous token" alone is no refusal: with a network error after it, it is
+// transient (ciiiii/cloudflare-docker-proxy#79). Not found: containerd's "<ref>: not found" after
+// "failed to resolve reference" (Krane's /not found/i), CRI-O's and Docker's "manifest unknown".
+// gRPC's "code = NotFound" is not used: containerd sets it for node-local snapshot errors too.
 var (
 	pullRateLimitMarkers = [...]string{"429 too many requests", "toomanyrequests"}
 	pullDeniedMarkers    = [...]string{
@@ -140,12 +155,23 @@ var (
 		"401 unauthorized",
 		"403 forbidden",
 		"requested access to the resource is denied",
+		"access to the requested resource is not authorized",
 		"unauthorized: authentication required",
+		"no basic auth credentials",
 	}
 	pullNotFoundMarkers = [...]string{"not found", "manifest unknown"}
-	// Node-local content-store errors: containerd says "not found" of a layer or blob digest it
-	// expected in its own store (containerd core/content, core/unpack), although the image exists.
-	pullLocalMarkers = [...]string{"failed to extract layer", "content digest", "failed to get reader from content store", "failed to unpack image"}
+	// Node-local content-store and snapshotter errors: containerd says "not found" of a layer, blob
+	// or snapshot it expected in its own store, although the image exists in the registry
+	// (containerd/containerd#3604, #8173, moby/moby#52411).
+	pullLocalMarkers = [...]string{
+		"failed to extract layer",
+		"content digest",
+		"failed to get reader from content store",
+		"failed to unpack image",
+		"extraction snapshot",
+		"parent snapshot",
+		"failed commit on ref",
+	}
 )
 
 // pullError judges an image pull error message (ErrImagePull's, or the one kubelet 1.30+ appends
@@ -154,13 +180,20 @@ func pullError(msg string) pullOutcome {
 	if anyFold(msg, pullRateLimitMarkers[:]) {
 		return pullRetry
 	}
-	if anyFold(msg, pullDeniedMarkers[:]) {
+	if anyFold(msg, pullDeniedMarkers[:]) || bareAuthStatus(msg) {
 		return pullAccessDenied
 	}
 	if anyFold(msg, pullNotFoundMarkers[:]) && !anyFold(msg, pullLocalMarkers[:]) {
 		return pullNotFound
 	}
 	return pullRetry
+}
+
+// bareAuthStatus reports a registry request that ended in a bare 401 or 403 status, as
+// containerd's "unexpected status from GET request to <url>: 401 " prints an empty status text.
+func bareAuthStatus(msg string) bool {
+	m := strings.TrimRight(msg, " ")
+	return strings.Contains(m, "unexpected status") && (strings.HasSuffix(m, ": 401") || strings.HasSuffix(m, ": 403"))
 }
 
 func anyFold(s string, lowers []string) bool {

@@ -13,32 +13,44 @@ const (
 	reasonNodeLost      = "NodeLost"
 	reasonUnschedulable = "Unschedulable"
 	reasonGated         = "SchedulingGated"
-	// Graceful node shutdown (pkg/kubelet/nodeshutdown): kubelets before v1.26 fail the pod with
-	// reason Shutdown/NodeShutdown, newer ones with reason Terminated plus a DisruptionTarget
-	// condition; both mean the node went away, not the workload.
+	// Graceful node shutdown (pkg/kubelet/nodeshutdown): v1.20-1.21 kubelets failed the pods they
+	// killed with reason Shutdown ("Node is shutting, evicting pods"); since kubernetes#102840
+	// the reason is Terminated plus a DisruptionTarget condition. NodeShutdown is the admission
+	// rejection of a pod that arrives while the node shuts down ("Pod was rejected as the node is
+	// shutting down."). All mean the node went away, not the workload.
 	reasonNodeShutdown = "NodeShutdown"
 	reasonShutdown     = "Shutdown"
 )
 
 // admissionRejections are the pod reasons the kubelet sets when it refuses to run a pod it was
-// assigned (pkg/kubelet/lifecycle/predicate.go generalFilter and the admit handlers in
-// pkg/kubelet): the node changed between scheduling and admission (resources, labels, taints,
-// ports), or a device/topology manager could not serve it there. "OutOf<resource>" is matched as a
-// prefix (OutOfcpu, OutOfmemory, OutOfpods, OutOfnvidia.com/gpu). A controller replaces such a pod
-// on another node.
+// assigned (pkg/kubelet/kubelet.go rejectPod: phase Failed, message "Pod was rejected: ..."; the
+// reasons come from pkg/kubelet/lifecycle/predicate.go and handlers.go, pkg/kubelet/cm/admission,
+// pkg/kubelet/sysctl and pkg/kubelet/nodeshutdown): the node changed between scheduling and
+// admission (resources, labels, taints, ports), or a device, CPU or topology manager could not
+// serve the pod there. "OutOf<resource>" is matched as a prefix (OutOfcpu, OutOfmemory, OutOfpods,
+// OutOfnvidia.com/gpu). A controller replaces such a pod, usually on another node. Evicted at
+// admission ("The node had condition: [DiskPressure].") is judged as an eviction.
 var admissionRejections = map[string]bool{
-	"NodeAffinity":                       true,
-	"NodeName":                           true,
-	"NodePorts":                          true,
-	"TaintToleration":                    true,
-	"InvalidNodeInfo":                    true,
-	"UnexpectedAdmissionError":           true,
-	"UnexpectedPredicateFailureType":     true,
-	"PodOSNotSupported":                  true,
-	"PodOSSelectorNodeLabelDoesNotMatch": true,
-	"TopologyAffinityError":              true,
-	"SysctlForbidden":                    true,
-	reasonNodeShutdown:                   true, // "Pod was rejected as the node is shutting down."
+	"NodeAffinity":                         true,
+	"NodeName":                             true,
+	"NodePorts":                            true,
+	"TaintToleration":                      true,
+	"InvalidNodeInfo":                      true,
+	"UnexpectedAdmissionError":             true,
+	"UnexpectedPredicateFailureType":       true,
+	"PodOSNotSupported":                    true,
+	"PodOSSelectorNodeLabelDoesNotMatch":   true,
+	"TopologyAffinityError":                true,
+	"SysctlForbidden":                      true,
+	"UnknownReason":                        true,
+	"SupplementalGroupsPolicyNotSupported": true,
+	"InitContainerRestartPolicyForbidden":  true,
+	"AppArmor":                             true,
+	"PodLevelResourcesNotSupported":        true,
+	"PodLevelResourcesIncompatible":        true,
+	"PodFeatureUnsupported":                true,
+	"SMTAlignmentError":                    true,
+	reasonNodeShutdown:                     true, // "Pod was rejected as the node is shutting down."
 }
 
 // nodeRejected reports whether a pod's Failed reason is a kubelet admission rejection.
