@@ -1,0 +1,40 @@
+package classify
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestRulesDocumented keeps RULES.md true to the code: every rule has a row, and the README's
+// copy of the table is the same table.
+func TestRulesDocumented(t *testing.T) {
+	rules := rulesTable(t, "RULES.md")
+	for r := RuleNone + 1; r <= lastRule; r++ {
+		if !strings.Contains(rules, "`"+r.String()+"`") {
+			t.Errorf("RULES.md has no row for rule %s", r)
+		}
+	}
+	if readme := rulesTable(t, "../README.md"); readme != rules {
+		t.Error("README.md's verdict table differs from classify/RULES.md's; copy it over")
+	}
+}
+
+// rulesTable returns the markdown table that starts with the "Rule (`Verdict.Rule`)" header.
+func rulesTable(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	i := strings.Index(s, "| Rule (`Verdict.Rule`)")
+	if i < 0 {
+		t.Fatalf("%s has no verdict table", path)
+	}
+	s = s[i:]
+	if j := strings.Index(s, "\n\n"); j >= 0 {
+		s = s[:j]
+	}
+	return s
+}
