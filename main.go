@@ -76,10 +76,9 @@ func newFlags() (*pflag.FlagSet, *kube.Flags, *options) {
 	fs.Int64Var(&o.seed, "seed", 1, "With --demo: seed for names and jitter (the story is the same).")
 	fs.Float64Var(&o.speed, "speed", 1, "With --demo: simulated seconds per real second.")
 	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
-	fs.DurationVar(&o.model.Window, "window", o.model.Window, "How long exit-128 start failures count as evidence.")
-	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, "A node is suspect when at least this many pods failed to start with exit 128 on it within the window ...")
-	fs.Float64Var(&o.model.SuspectShare, "suspect-share", o.model.SuspectShare, "... and it holds at least this share (0-1] of the cluster's such failures.")
-	fs.IntVar(&o.model.EscalateNodes, "escalate-nodes", o.model.EscalateNodes, "A workload whose container failed to start with exit 128 on this many nodes is doomed (not node-local).")
+	fs.DurationVar(&o.model.Window, "window", o.model.Window, "How long start failures (exit 128, CRI-O create errors) count as evidence.")
+	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, fmt.Sprintf("A node is suspect when at least this many distinct pods failed to start on it within the window and it stands out: at least %dx the median of the other nodes.", model.SuspectRatio))
+	fs.IntVar(&o.model.EscalateNodes, "escalate-nodes", o.model.EscalateNodes, "A workload whose containers failed to start on this many nodes is doomed (not node-local).")
 	fs.StringVar(&o.logFile, "log-file", "", "Write klog/client-go logs and API server warnings to this file (default: discard them).")
 	fs.BoolVar(&o.noColor, "no-color", false, "Disable colour (also NO_COLOR=1).")
 	fs.BoolVarP(&o.help, "help", "h", false, "Show this help.")
@@ -217,8 +216,6 @@ func validate(fs *pflag.FlagSet, o *options) error {
 		return fmt.Errorf("--window must be positive, got %s", o.model.Window)
 	case o.model.SuspectPods < 1:
 		return fmt.Errorf("--suspect-pods must be at least 1, got %d", o.model.SuspectPods)
-	case o.model.SuspectShare <= 0 || o.model.SuspectShare > 1:
-		return fmt.Errorf("--suspect-share must be in (0, 1], got %g", o.model.SuspectShare)
 	case o.model.EscalateNodes < 2:
 		return fmt.Errorf("--escalate-nodes must be at least 2, got %d", o.model.EscalateNodes)
 	}

@@ -41,7 +41,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--once", "-o", "yaml"}, "must be table or json"},
 		{[]string{"-o", "json"}, "needs --once"},
 		{[]string{"--demo", "--speed", "0"}, "--speed must be positive"},
-		{[]string{"--suspect-share", "1.5"}, "--suspect-share"},
+		{[]string{"--suspect-pods", "0"}, "--suspect-pods must be at least 1"},
 		{[]string{"--window", "0s"}, "--window must be positive"},
 		{[]string{"--request-timeout", "soon"}, "invalid --request-timeout"},
 		{[]string{"pods"}, `unexpected argument "pods"`},
@@ -66,7 +66,7 @@ func TestHelpListsOurFlagsAndKubectls(t *testing.T) {
 	if code != exitOK || stderr != "" {
 		t.Fatalf("--help: code %d, stderr %q", code, stderr)
 	}
-	for _, flag := range []string{"-A, --all-namespaces", "-l, --selector", "--once", "-o, --output", "--demo", "--at",
+	for _, flag := range []string{"-A, --all-namespaces", "-l, --selector", "--once", "-o, --output", "--demo", "--at", "--suspect-pods",
 		"--kubeconfig", "--context", "-n, --namespace", "--request-timeout", `(default "10s")`} {
 		if !strings.Contains(stdout, flag) {
 			t.Errorf("help does not mention %q", flag)

@@ -187,6 +187,8 @@ func derivePod(p *corev1.Pod, at time.Duration) {
 		setPodCondition(p, corev1.PodReady, corev1.ConditionTrue, "", "", at)
 		return
 	}
+	// kubernetes/kubernetes pkg/kubelet/status/generate.go GenerateContainersReadyCondition:
+	// "containers with unready status: %s" of a []string, which prints as [a b].
 	msg := fmt.Sprintf("containers with unready status: [%s]", strings.Join(unready, " "))
 	setPodCondition(p, corev1.ContainersReady, corev1.ConditionFalse, "ContainersNotReady", msg, at)
 	setPodCondition(p, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", msg, at)
@@ -229,6 +231,8 @@ func (w *demoWorld) deriveDeployment(key string, at time.Duration) {
 	if prev.UpdatedReplicas < st.UpdatedReplicas || prev.ReadyReplicas < st.ReadyReplicas || prev.AvailableReplicas < st.AvailableReplicas {
 		w.progress[key] = at
 	}
+	// Condition reasons and messages: sync.go calculateStatus (Available) and progress.go
+	// syncRolloutStatus (Progressing), with the new ReplicaSet's name.
 	maxUnavailable, _ := intstr.GetScaledValueFromIntOrPercent(d.Spec.Strategy.RollingUpdate.MaxUnavailable, int(want), false)
 	if available >= want-int32(maxUnavailable) {
 		setDeployCondition(&st, appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", at)

@@ -75,7 +75,9 @@ func ownerRef(kind string, obj metav1.Object) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID(), Controller: &t, BlockOwnerDeletion: &t}
 }
 
-// demoNode is a Ready worker node as a kubelet on containerd reports it.
+// demoNode is a Ready worker node as a kubelet on containerd reports it. The condition reasons
+// and messages are the kubelet's (kubernetes/kubernetes pkg/kubelet/nodestatus/setters.go:
+// MemoryPressureCondition, DiskPressureCondition, PIDPressureCondition, ReadyCondition).
 func demoNode(g *demoIDs, i int, created time.Duration) *corev1.Node {
 	name := fmt.Sprintf("node-%d", i)
 	ip := fmt.Sprintf("10.0.1.%d", 10+i)

@@ -3,6 +3,7 @@ package kube
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -18,9 +19,11 @@ import (
 //   - 5 Ready nodes with a DaemonSet on each, a StatefulSet and a few settled Deployments.
 //   - 0s:  Deployment shop/checkout rolls 12 replicas from v1.8.2 to v1.9.0. node-3's container
 //     runtime is flaky: every new pod placed there fails to start with exit 128, then starts on the
-//     kubelet's next attempt a few seconds later. Most report containerd's StartError (a shim
-//     timeout); one reports dockershim/cri-dockerd's ContainerCannotRun, so both spellings of the
-//     rule are on screen. node-3 turns suspect; no other node sees an exit-128 failure.
+//     kubelet's next attempt a few seconds later. Most report containerd's StartError: a shim that
+//     does not answer in time, or runc unable to open the pod's cgroup (an errno in a path under
+//     /sys/fs/cgroup, node trouble although it reads "no such file or directory"). One reports
+//     dockershim/cri-dockerd's ContainerCannotRun, so both spellings of the rule are on screen.
+//     node-3 turns suspect; no other node sees an exit-128 failure.
 //   - 1s:  Job shop/db-migrate-v2 runs and completes.
 //   - 5s:  Deployment ml/recommender asks for more memory than any node has: Unschedulable.
 //   - 8s:  Deployment search/search rolls out v3.2.0, which runs out of memory: OOMKilled 137,
@@ -32,49 +35,96 @@ import (
 //   - ~80s: checkout's rollout completes. From then on the back-offs of payments and search tick
 //     on, and every 5 minutes from 3m a CronJob run on node-3 fails once with exit 128 and then
 //     completes: the story stays on screen, node-3 stays suspect.
+//
+// Every runtime, kubelet and controller message below is verbatim from the upstream code that
+// formats it or from an upstream report of it; only the names, UIDs and IDs are the demo's own.
+// Each cites its source.
 
 // demoHorizon is how far the scenario plans back-off cycles in live mode.
 const demoHorizon = time.Hour
 
-// Flaky-runtime messages as containerd 2 reports a shim that does not answer in time
-// (containerd internal/cri/server/container_start.go wraps task creation errors; errorStartExitCode
-// is 128). Neither names a configuration error, so classify calls them transient (Krane's rule).
-var demoShimErrors = [...]string{
-	"failed to create containerd task: failed to create shim task: context deadline exceeded: unknown",
-	"failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: " +
-		"unable to start container process: error during container init: error setting cgroup config for procHooks process: " +
-		"context deadline exceeded: unknown",
+// demoStartFailure is how a runtime reports a container that failed to start: the terminated
+// state's reason and message (exit code 128). message gets the pod and the ID of the container
+// that failed, for the runtime errors that name them.
+type demoStartFailure struct {
+	reason  string
+	message func(p *corev1.Pod, containerID string) string
 }
+
+// containerd's CRI plugin records a failed start as reason StartError, exit code 128, with the
+// error as the message: "failed to create containerd task: %w" around the shim's or runc's error
+// (containerd internal/cri/server/container_start.go StartContainer; errorStartReason and
+// errorStartExitCode in internal/cri/server/helpers.go). None of node-3's errors is about the
+// container's own command or working directory, so classify calls them transient (Krane's rule,
+// Shopify/krane#656) and they count as evidence against node-3.
+var (
+	// A shim that does not answer in time, verbatim from GKE's CrashLoopBackOff troubleshooting
+	// page, which shows it as a StartError with exit code 128 and a 1970 start time
+	// (https://docs.cloud.google.com/kubernetes-engine/docs/troubleshooting/crashloopbackoff-events).
+	demoShimTimeout = demoStartFailure{reason: "StartError", message: func(*corev1.Pod, string) string {
+		return "failed to create containerd task: failed to create shim task: context deadline exceeded: unknown"
+	}}
+
+	// runc failing to open the new container's cgroup: an errno in a path under /sys/fs/cgroup,
+	// about the node, not about the container's command. Verbatim from apecloud/kubeblocks#8063
+	// (kubelet event "Error: ..." on containerd with the systemd cgroup driver, cgroup v2; the pod
+	// started on a later attempt); runc formats it in libcontainer/process_linux.go ("error setting
+	// cgroup config for procHooks process: %w") around the cgroup manager's openat2 error. The pod
+	// UID and container ID in the path are this pod's, as runc's systemd driver names them
+	// (kubepods-<qos>-pod<uid>.slice/cri-containerd-<id>.scope).
+	demoCgroupENOENT = demoStartFailure{reason: "StartError", message: func(p *corev1.Pod, containerID string) string {
+		return "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: " +
+			"unable to start container process: error during container init: error setting cgroup config for procHooks process: " +
+			"openat2 /sys/fs/cgroup/" + podCgroupSlice(p) + "/cri-containerd-" + strings.TrimPrefix(containerID, "containerd://") +
+			".scope/cgroup.controllers: no such file or directory: unknown"
+	}}
+
+	// demoStartErrors is the turn node-3's containerd StartErrors take: shim timeouts dominate, and
+	// every third is the cgroup error.
+	demoStartErrors = [...]demoStartFailure{demoShimTimeout, demoCgroupENOENT, demoShimTimeout}
+)
 
 // demoCannotRun is the same flakiness as a node running cri-dockerd (or an old kubelet's
-// dockershim) reports it: a Docker start error becomes reason ContainerCannotRun with Docker's exit
-// code, which moby daemon/start.go sets to 128 for any start error it has not mapped to 126/127.
-// "read init-p: connection reset by peer" is runc losing its init process mid-handshake, a
-// node-side hiccup after which the pod starts on a later attempt (moby/moby#40835,
-// kubermatic/kubermatic#6847); it names no configuration error, so classify calls it transient.
-var demoCannotRun = demoStartFailure{
-	reason: "ContainerCannotRun",
-	message: "OCI runtime create failed: container_linux.go:380: starting container process caused: " +
-		"process_linux.go:545: container init caused: read init-p: connection reset by peer: unknown",
+// dockershim) reports it: a Docker start error becomes reason ContainerCannotRun with Docker's
+// State.Error as the message and start and finish times set to the creation time
+// (kubernetes/kubernetes pkg/kubelet/dockershim/docker_container.go ContainerStatus, now
+// Mirantis/cri-dockerd). Docker's exit code is 128 for any start error it has not mapped to
+// 126/127 (moby/moby daemon/start.go, exitUnknown). "read init-p: connection reset by peer" is
+// runc losing its init process mid-handshake; verbatim from kubermatic/kubermatic#6847, where pods
+// hit it "for some time ... before eventually being able to start correctly" (also
+// moby/moby#40835). It names no configuration error, so classify calls it transient.
+var demoCannotRun = demoStartFailure{reason: "ContainerCannotRun", message: func(*corev1.Pod, string) string {
+	return "OCI runtime create failed: container_linux.go:370: starting container process caused: process_linux.go:338: " +
+		"getting the final child's pid from pipe caused: read init-p: connection reset by peer: unknown"
+}}
+
+// podCgroupSlice is the pod's cgroup under the kubelet's systemd cgroup driver:
+// kubepods.slice[/kubepods-<qos>.slice]/kubepods[-<qos>]-pod<uid, dashes as underscores>.slice
+// (kubernetes/kubernetes pkg/kubelet/cm/cgroup_manager_linux.go, ToSystemd).
+func podCgroupSlice(p *corev1.Pod) string {
+	uid := strings.ReplaceAll(string(p.UID), "-", "_")
+	switch p.Status.QOSClass {
+	case corev1.PodQOSBurstable, corev1.PodQOSBestEffort:
+		qos := strings.ToLower(string(p.Status.QOSClass))
+		return "kubepods.slice/kubepods-" + qos + ".slice/kubepods-" + qos + "-pod" + uid + ".slice"
+	default:
+		return "kubepods.slice/kubepods-pod" + uid + ".slice"
+	}
 }
 
-// demoStartFailure is how a runtime reports a container that failed to start: the terminated
-// state's reason and message (exit code 128).
-type demoStartFailure struct{ reason, message string }
-
 // nextStartFailure returns node-3's next containerd StartError, taking turns through
-// demoShimErrors.
+// demoStartErrors.
 func (b *demoBuilder) nextStartFailure() demoStartFailure {
-	msg := demoShimErrors[b.shim%len(demoShimErrors)]
-	b.shim++
-	return demoStartFailure{reason: "StartError", message: msg}
+	f := demoStartErrors[b.starts%len(demoStartErrors)]
+	b.starts++
+	return f
 }
 
 type demoBuilder struct {
 	g      *demoIDs
 	events []demoEvent
 	nodes  []string
-	shim   int // next demoShimErrors message
+	starts int // next demoStartErrors message
 }
 
 func (b *demoBuilder) at(t time.Duration, do func(w *demoWorld, at time.Duration)) {
@@ -119,9 +169,9 @@ func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
 		func(d *appsv1.Deployment) { d.Spec.ProgressDeadlineSeconds = int32p(60) })
 	search := b.settled(demoApp{namespace: "search", name: "search", image: "registry.example.com/search:v3.1.0", port: 9200, memory: "2Gi", probe: true}, 4, -4*day, 4)
 
-	// 0s: checkout v1.9.0. New pods go to these nodes in turn; node-3 gets three of them, and the
-	// last of those fails as ContainerCannotRun rather than StartError, so the shim timeout stays the
-	// dominant message.
+	// 0s: checkout v1.9.0. New pods go to these nodes in turn; node-3 gets three of them: a shim
+	// timeout, the cgroup error, and a ContainerCannotRun in place of the third StartError. With the
+	// inventory pod's shim timeout at 24s, the shim timeout stays node-3's dominant message.
 	placement := []string{"node-1", "node-3", "node-2", "node-4", "node-5", "node-1", "node-3", "node-2", "node-4", "node-5", "node-3", "node-1"}
 	onNode3 := 0
 	b.rollout(checkout, 0, "registry.example.com/checkout:v1.9.0", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
@@ -242,7 +292,13 @@ func (b *demoBuilder) flakyPod(p *corev1.Pod, node string, at time.Duration, f d
 	b.at(fail, func(w *demoWorld, at time.Duration) {
 		pod := w.pods[k]
 		containerStatus(pod).ImageID = img
-		podTerminate(pod, failedID, f.reason, f.message, 128, nil, at)
+		// containerd reports a container that never started with the Unix epoch as its start
+		// time; dockershim/cri-dockerd report the creation time as start and finish.
+		var started *time.Duration
+		if f.reason == demoCannotRun.reason {
+			started = &at
+		}
+		podTerminate(pod, failedID, f.reason, f.message(pod, failedID), 128, started, at)
 	})
 	run := fail + 6*time.Second
 	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
@@ -251,13 +307,21 @@ func (b *demoBuilder) flakyPod(p *corev1.Pod, node string, at time.Duration, f d
 
 // imageNotFoundPod pulls an image tag that does not exist: ErrImagePull, then ImagePullBackOff
 // with kubelet's doubling back-off (10s, 20s, ... capped at 300s), retrying until the horizon.
-// The back-off message carries the previous pull error, as kubelet reports it since v1.30
-// (pkg/kubelet/images/image_manager.go prevPullErrMsg). The pod is never available.
+// The pod is never available.
 func (b *demoBuilder) imageNotFoundPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
 	k := b.addPod(p, node, at)
 	image := p.Spec.Containers[0].Image
-	pullErr := fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found",
-		image, image, image)
+	// containerd 2.1 pulls through its transfer service by default (containerd/containerd#8515):
+	// the CRI plugin wraps "failed to pull and unpack image %q: %w"
+	// (internal/cri/server/images/image_pull.go pullImageWithTransferService), the transfer service
+	// "failed to resolve image: %w" (core/transfer/local/pull.go), the registry's 404 "%s: %w" with
+	// errdefs.ErrNotFound (core/remotes/docker/resolver.go), which gRPC carries as NotFound. The
+	// kubelet puts the CRI error's text in the waiting message (kubernetes/kubernetes
+	// pkg/kubelet/images/image_manager.go evalCRIPullErr).
+	pullErr := fmt.Sprintf("rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve image: %s: not found",
+		image, image)
+	// Since v1.30 the back-off message carries the previous pull error as "%s: %s" of the
+	// ErrImagePull reason and that message (image_manager.go prevPullErrMsg).
 	backOffMsg := fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", image, pullErr)
 	t, backoff := at+2*time.Second, 10*time.Second
 	for t < demoHorizon {
@@ -282,8 +346,12 @@ func (b *demoBuilder) oomPod(p *corev1.Pod, node string, at time.Duration) time.
 		died := start + lifetime
 		b.at(died, func(w *demoWorld, at time.Duration) {
 			pod := w.pods[k]
+			// containerd sets reason OOMKilled on the task's OOM event and leaves the message empty
+			// (internal/cri/server/events.go, oomExitReason in helpers.go).
 			podTerminate(pod, cid, "OOMKilled", "", 137, &started, at)
 			if bo > 0 {
+				// kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go doBackOff,
+				// with format.Pod's "name_namespace(uid)".
 				podWaiting(pod, "CrashLoopBackOff", fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)",
 					bo, pod.Spec.Containers[0].Name, pod.Name, pod.Namespace, pod.UID))
 			}
@@ -460,6 +528,10 @@ func (b *demoBuilder) unschedulable(at time.Duration) {
 	b.at(at, func(w *demoWorld, at time.Duration) {
 		w.deploys[dk], w.rss[rk], w.pods[pk] = d, rs, p
 		w.progress[dk] = at
+		// Verbatim from aws/karpenter-provider-aws#4450 (4 nodes there, 5 here): kube-scheduler's
+		// FitError with NodeResourcesFit's "Insufficient memory", then the preemption postfilter's
+		// summary; no pod on any node has a lower priority, so SelectVictimsOnNode finds no victims
+		// (kubernetes/kubernetes pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go).
 		podUnschedulable(p, "0/5 nodes are available: 5 Insufficient memory. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod.", at)
 	})
 }
@@ -469,6 +541,8 @@ func (b *demoBuilder) unschedulable(at time.Duration) {
 // node, puts the replacement on node-3. The pressure clears half a minute later.
 func (b *demoBuilder) eviction(wl *demoWorkload, node string, t time.Duration) {
 	taint := corev1.Taint{Key: "node.kubernetes.io/memory-pressure", Effect: corev1.TaintEffectNoSchedule, TimeAdded: demoTimePtr(t)}
+	// Node condition reasons and messages: kubernetes/kubernetes pkg/kubelet/nodestatus/setters.go
+	// MemoryPressureCondition.
 	b.at(t, func(w *demoWorld, at time.Duration) {
 		n := w.nodes[node]
 		n.Spec.Taints = append(n.Spec.Taints, taint)
@@ -486,20 +560,27 @@ func (b *demoBuilder) eviction(wl *demoWorkload, node string, t time.Duration) {
 		}
 	}
 	evictAt := t + 2*time.Second
-	msg := fmt.Sprintf("The node was low on resource: memory. Threshold quantity: 100Mi, available: 87412Ki. Container %s was using 1843620Ki, request is %s, has larger consumption of memory. ",
-		wl.app.name, wl.app.memory)
+	// The kubelet's eviction message (kubernetes/kubernetes pkg/kubelet/eviction/helpers.go
+	// evictionMessage): nodeLowMessageFmt and thresholdMetMessageFmt, for the default hard
+	// threshold memory.available<100Mi. A "Container %s was using %s, request is %s, has larger
+	// consumption of %v. " sentence follows only for containers using more than their request,
+	// which this one cannot: its memory limit equals its request.
+	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 87412Ki. "
 	b.at(evictAt, func(w *demoWorld, at time.Duration) {
 		p := w.pods[victim]
-		cid := containerStatus(p).ContainerID
+		// Status reason Evicted and the DisruptionTarget condition, both with the message
+		// (pkg/kubelet/eviction/eviction_manager.go evictPods); the conditions the kubelet
+		// generates for a failed pod (pkg/kubelet/status/generate.go, reason PodFailed).
 		p.Status.Phase, p.Status.Reason, p.Status.Message = corev1.PodFailed, "Evicted", msg
 		setPodCondition(p, corev1.DisruptionTarget, corev1.ConditionTrue, "TerminationByKubelet", msg, at)
 		setPodCondition(p, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
 		setPodCondition(p, corev1.ContainersReady, corev1.ConditionFalse, "PodFailed", "", at)
 		setPodCondition(p, corev1.PodReady, corev1.ConditionFalse, "PodFailed", "", at)
+		// The container is gone before the kubelet reads its exit: TerminatePod writes this state,
+		// with no times (pkg/kubelet/status/status_manager.go TerminatePod).
 		cs := containerStatus(p)
-		started := cs.State.Running.StartedAt
 		cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "ContainerStatusUnknown",
-			Message: "The container could not be located when the pod was terminated", StartedAt: started, FinishedAt: demoTime(at), ContainerID: cid}}
+			Message: "The container could not be located when the pod was terminated"}}
 		cs.Ready, cs.Started = false, boolp(false)
 		p.Status.PodIP, p.Status.PodIPs = "", nil
 	})
@@ -567,7 +648,9 @@ func (b *demoBuilder) cronTail(first, period time.Duration) {
 }
 
 // completeJob writes what the Job controller does when the last pod succeeds (k8s 1.31+:
-// SuccessCriteriaMet, then Complete).
+// SuccessCriteriaMet, then Complete, both with reason CompletionsReached and the message
+// "Reached expected number of succeeded pods"; kubernetes/kubernetes
+// pkg/controller/job/job_controller.go).
 func completeJob(j *batchv1.Job, at time.Duration) {
 	j.Status.CompletionTime = demoTimePtr(at)
 	j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}

@@ -103,16 +103,25 @@ func TestDemoStory(t *testing.T) {
 
 		// node-3's runtime trouble shows in both spellings the kubelet uses for an exit-128 start
 		// failure: containerd's StartError and dockershim/cri-dockerd's ContainerCannotRun. Both
-		// are node evidence, and all of it is on node-3.
+		// are node evidence, and all of it is on node-3. So is runc's "no such file or directory"
+		// for the pod's cgroup: an errno in a /sys/fs/cgroup path is node trouble, not a missing
+		// entrypoint (issue 8).
 		reasons := map[string]int{}
+		cgroupErrno := 0
 		for _, f := range m.Failures(DemoEpoch.Add(90 * time.Second)) {
 			if f.Node != "node-3" || f.ExitCode != 128 {
 				t.Errorf("seed %d: ledger holds %s/%s exit %d on %s, want exit 128 on node-3 only", seed, f.Pod, f.Container, f.ExitCode, f.Node)
 			}
 			reasons[f.Reason]++
+			if strings.Contains(f.Message, "/sys/fs/cgroup/") && strings.Contains(f.Message, "no such file or directory") {
+				cgroupErrno++
+			}
 		}
 		if reasons["StartError"] == 0 || reasons["ContainerCannotRun"] != 1 {
 			t.Errorf("seed %d: node-3 failure reasons %v, want StartError and one ContainerCannotRun", seed, reasons)
+		}
+		if cgroupErrno == 0 {
+			t.Errorf("seed %d: no start failure with an errno in a cgroup path counts as node-3's evidence", seed)
 		}
 
 		// node-3 is suspect, and only node-3; it holds every exit-128 start failure.

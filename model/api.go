@@ -6,6 +6,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
 )
 
 // Model is doomwatch's state. It is not safe for concurrent use: one goroutine (the bubbletea
@@ -37,6 +39,10 @@ type Model struct {
 
 	ledger ledger
 	esc    escalation
+	// starting holds, per pod with a container waiting in a create error, those containers and
+	// since when (evidence.go); scratch is recordCreateErrors' buffer for classify's verdicts.
+	starting map[*Pod][]startEpisode
+	scratch  []classify.ContainerVerdict
 
 	// order holds every pod by namespace/name, maintained incrementally (new pods are sorted
 	// and merged in, deleted ones skipped), so the default views need no full sort per batch.
@@ -67,9 +73,6 @@ func New(cfg Config) *Model {
 	if cfg.SuspectPods <= 0 {
 		cfg.SuspectPods = def.SuspectPods
 	}
-	if cfg.SuspectShare <= 0 {
-		cfg.SuspectShare = def.SuspectShare
-	}
 	return &Model{
 		cfg:              cfg,
 		pods:             make(map[podKey]*Pod),
@@ -84,6 +87,7 @@ func New(cfg Config) *Model {
 		owners:           make(map[ownerKey]string),
 		ledger:           newLedger(),
 		esc:              newEscalation(),
+		starting:         make(map[*Pod][]startEpisode),
 	}
 }
 
@@ -144,9 +148,12 @@ func (m *Model) Expire(now time.Time) {
 	}
 }
 
-// expire drops ledger entries that left the window; it reports whether any did.
+// expire drops ledger entries that left the window and renews the create errors that go on; it
+// reports whether the ledger changed.
 func (m *Model) expire(now time.Time) bool {
-	return m.ledger.expire(now.Add(-m.cfg.Window), &m.esc)
+	dropped := m.ledger.expire(now.Add(-m.cfg.Window), &m.esc)
+	renewed := m.renewCreateErrors(now)
+	return dropped || renewed
 }
 
 // Version changes whenever the model's content changes.

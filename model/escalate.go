@@ -1,18 +1,23 @@
 package model
 
-import "strconv"
+import (
+	"strconv"
+
+	"doomwatch/classify"
+)
 
 // escalation indexes the ledger by workload and node, for cross-node escalation: a workload whose
-// containers failed to start with a transient exit 128 on at least EscalateNodes distinct nodes
-// within the window is not suffering node-local trouble (the premise of Krane's exit-128 rule,
-// Shopify/krane#656), so its start-failing pods are doomed.
+// containers failed to start (a transient exit 128, or CRI-O's transient create error) on at least
+// EscalateNodes distinct nodes within the window is not suffering node-local trouble (the premise
+// of Krane's exit-128 rule, Shopify/krane#656), so its start-failing pods are doomed.
 //
 // Precisely: in a pod of an escalated workload, every container whose classify verdict is
 // transient with RuleStartFailure128 (the exit-128 failure is its current state, or its lastState
-// while it waits to be recreated) becomes doomed with RuleEscalated, and the pod's verdict follows.
-// Containers that run again (the 128 is only history) and verdicts classify already doomed
-// (CrashLoopBackOff) are left alone. The distinct-node count is over the workload's live ledger
-// entries, so escalation clears as failures leave the window.
+// while it waits to be recreated) or RuleCreateErrorTransient becomes doomed with RuleEscalated,
+// and the pod's verdict follows. Containers that run again (the failure is only history) and
+// verdicts classify already doomed (CrashLoopBackOff) are left alone. The distinct-node count is
+// over the workload's live ledger entries, so escalation clears as failures leave the window.
+// Nodes are counted by name: a node registered again under its old name is the same place.
 type escalation struct {
 	// nodes counts live ledger entries per workload and node.
 	nodes map[string]map[string]int
@@ -64,9 +69,18 @@ func (m *Model) escalatedNodes(w string) int {
 	return 0
 }
 
-// escalatedReason is the doom reason of an escalated pod.
-func escalatedReason(nodes int) string {
-	return "failed to start with exit 128 on " + strconv.Itoa(nodes) + " nodes: not node-local"
+// escalates reports whether a container verdict with rule r is a start failure that escalation
+// dooms.
+func escalates(r classify.Rule) bool {
+	return r == classify.RuleStartFailure128 || r == classify.RuleCreateErrorTransient
+}
+
+// escalatedReason is the doom reason of an escalated container whose own failure has rule r.
+func escalatedReason(nodes int, r classify.Rule) string {
+	if r == classify.RuleStartFailure128 {
+		return "failed to start with exit 128 on " + strconv.Itoa(nodes) + " nodes: not node-local"
+	}
+	return "failed to start on " + strconv.Itoa(nodes) + " nodes: not node-local"
 }
 
 // reconcileEscalation re-judges the pods of workloads whose escalation changed (escalated,

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -8,57 +9,100 @@ import (
 	"doomwatch/classify"
 )
 
-// recordFailures adds the pod's transient exit-128 start failures to the ledger. Both state and
-// lastState of every container, init containers included, are read, so a pod seen for the first
-// time (the dashboard opened mid-incident, or --once) seeds the ledger with the failures whose
-// finishedAt is still inside the window.
+// The kubelet's waiting reasons for a container the runtime failed to create or start (kubernetes
+// pkg/kubelet/kuberuntime/kuberuntime_container.go, ErrCreateContainer;
+// pkg/kubelet/container/sync_result.go, ErrRunContainer).
+const (
+	reasonCreateContainerError = "CreateContainerError"
+	reasonRunContainerError    = "RunContainerError"
+)
+
+// recordFailures adds the pod's transient start failures to the ledger: exit-128 terminations
+// (recorder.terminated) and create errors (recordCreateErrors). Both state and lastState of every
+// container, init containers included, are read.
 //
-// Only classify's RuleStartFailure128 is node evidence: a start failure classify calls
-// deterministic (a missing executable reported as StartError 128) is the workload's fault, not
-// the node's.
-func (m *Model) recordFailures(p *Pod, now time.Time) {
+// When a failure counts (Failure.At). The window is measured on doomwatch's clock, not the
+// node's: a node whose clock is behind by more than the window would otherwise never count, and
+// one ahead would count for longer. So a failure that appears on a pod the model already knew
+// (prev, the pod's previous object, is not nil) is dated now, the batch it arrived in; its
+// finishedAt only identifies it. A failure already present when the pod is first seen (the
+// dashboard opened mid-incident, --once, or a pod that failed before its first batch) can only be
+// dated by its finishedAt, no later than now: the node's skew then shifts it, which nothing on the
+// pod can measure. A failure the previous object already showed was judged then and is not judged
+// again, so one that was too old, or expired, is never re-dated.
+//
+// Only classify's RuleStartFailure128 and RuleCreateErrorTransient are node evidence: a start
+// failure classify calls deterministic (a missing executable) is the workload's fault, not the
+// node's.
+func (m *Model) recordFailures(p *Pod, prev *corev1.Pod, nodeUID string, now time.Time) {
 	st := &p.Object.Status
 	if len(st.InitContainerStatuses) == 0 && len(st.ContainerStatuses) == 0 {
 		return
 	}
 	since := now.Add(-m.cfg.Window)
+	r := recorder{m: m, p: p, nodeUID: nodeUID, first: prev == nil, since: since, now: now}
+	if prev != nil {
+		r.prevInit, r.prev = prev.Status.InitContainerStatuses, prev.Status.ContainerStatuses
+	}
 	for i := range st.InitContainerStatuses {
-		m.recordStatus(p, &st.InitContainerStatuses[i], since)
+		r.status(&st.InitContainerStatuses[i], r.prevInit)
 	}
 	for i := range st.ContainerStatuses {
-		m.recordStatus(p, &st.ContainerStatuses[i], since)
+		r.status(&st.ContainerStatuses[i], r.prev)
 	}
+	m.recordCreateErrors(p, nodeUID, since, now)
 }
 
-func (m *Model) recordStatus(p *Pod, cs *corev1.ContainerStatus, since time.Time) {
+// recorder carries one pod update's context through its container statuses.
+type recorder struct {
+	m              *Model
+	p              *Pod
+	nodeUID        string
+	first          bool // the pod is seen for the first time: its failures are seeded
+	prevInit, prev []corev1.ContainerStatus
+	since, now     time.Time
+}
+
+func (r *recorder) status(cs *corev1.ContainerStatus, prev []corev1.ContainerStatus) {
 	if t := cs.State.Terminated; t != nil {
-		m.recordTerminated(p, cs, t, since)
+		r.terminated(cs, t, prev)
 	}
 	if t := cs.LastTerminationState.Terminated; t != nil {
-		m.recordTerminated(p, cs, t, since)
+		r.terminated(cs, t, prev)
 	}
 }
 
-// recordTerminated records one terminated state. A failure without finishedAt is not evidence:
-// the kubelet copies the runtime's finishedAt into every terminated state (kubernetes
+// terminated records one terminated state. A failure without finishedAt is not evidence: the
+// kubelet copies the runtime's finishedAt into every terminated state (kubernetes
 // pkg/kubelet/kubelet_pods.go, convertToAPIContainerStatuses), and containerd sets it when a start
 // fails (containerd internal/cri/server/container_start.go, StartContainer), so only a hand-made
-// object lacks it. Without a time such a failure could not be placed in the
-// window nor matched between state and lastState: dated "now" it would be re-added after every
-// window expiry, and counted again when the same termination showed up with a time.
-func (m *Model) recordTerminated(p *Pod, cs *corev1.ContainerStatus, t *corev1.ContainerStateTerminated, since time.Time) {
-	at := t.FinishedAt.Time
-	if at.IsZero() {
+// object lacks it. Without a time such a failure could not be matched between state and
+// lastState, nor between one update and the next: it would be counted again and again.
+func (r *recorder) terminated(cs *corev1.ContainerStatus, t *corev1.ContainerStateTerminated, prev []corev1.ContainerStatus) {
+	finished := t.FinishedAt.Time
+	if finished.IsZero() {
 		return
 	}
+	p := r.p
 	id := p.UID
 	if id == "" {
 		id = p.Key // objects without a UID (hand-made fixtures) still deduplicate per pod
 	}
-	k := failureKey{uid: id, container: cs.Name, at: at.UnixNano()}
-	// Dedup and window checks come first: they are map lookups, and an update repeating a known
+	k := failureKey{uid: id, container: cs.Name, at: finished.UnixNano()}
+	// Dedup and window checks come first: they are lookups, and an update repeating a known
 	// failure costs no classification.
-	if at.Before(since) || m.ledger.has(k) {
+	if r.m.ledger.has(k) {
+		return
+	}
+	at := r.now
+	if r.first {
+		if finished.Before(r.now) {
+			at = finished
+		}
+	} else if showedTermination(prev, cs.Name, finished) {
+		return
+	}
+	if at.Before(r.since) {
 		return
 	}
 	v, ok := classify.StartFailure(t)
@@ -70,14 +114,198 @@ func (m *Model) recordTerminated(p *Pod, cs *corev1.ContainerStatus, t *corev1.C
 		Pod:          p.Key,
 		Container:    Sanitize(cs.Name),
 		Node:         p.Node,
+		NodeUID:      r.nodeUID,
 		Workload:     p.workload,
 		RestartCount: cs.RestartCount,
-		FinishedAt:   at,
+		At:           at,
+		FinishedAt:   finished,
 		ExitCode:     t.ExitCode,
 		Reason:       Sanitize(t.Reason),
 		Message:      normalizeMessage(Sanitize(t.Message)),
 	}
+	if r.m.ledger.add(f, k, r.since, r.m.cfg.LedgerMax, &r.m.esc) {
+		r.m.nodeView.valid = false
+	}
+}
+
+// showedTermination reports whether the previous statuses showed container name terminated at
+// finished, in state or lastState.
+func showedTermination(prev []corev1.ContainerStatus, name string, finished time.Time) bool {
+	for i := range prev {
+		cs := &prev[i]
+		if cs.Name != name {
+			continue
+		}
+		for _, t := range [...]*corev1.ContainerStateTerminated{cs.State.Terminated, cs.LastTerminationState.Terminated} {
+			if t != nil && t.FinishedAt.Time.Equal(finished) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
+}
+
+// startEpisode is a container waiting in a transient create error, and the moment its failure is
+// dated: when the model first saw it there, or last renewed it (renewCreateErrors). A pod's
+// episodes are kept in Model.starting.
+type startEpisode struct {
+	container string // the raw name, as in the status
+	init      bool
+	at        time.Time
+}
+
+func createErrorReason(reason string) bool {
+	return reason == reasonCreateContainerError || reason == reasonRunContainerError
+}
+
+// recordCreateErrors records CRI-O's runtime start failures. CRI-O reports what containerd reports
+// as a terminated exit 128 as a waiting CreateContainerError or RunContainerError (the kubelet's
+// reasons when the runtime's CreateContainer or StartContainer call fails); there is no
+// terminated state and no finishedAt. A container waiting in one that classify calls transient
+// (RuleCreateErrorTransient) is one failure, dated and identified by the moment the model first
+// saw it there: it stays one failure however many updates repeat it, and a new one starts when
+// the container has left that state and comes back. While it stays, it is renewed once per window
+// (renewCreateErrors), since the kubelet keeps retrying it without the status changing.
+//
+// The episodes live in m.starting, not on Pod: few pods ever have one, and every pod would pay
+// for the field.
+func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time) {
+	st := &p.Object.Status
+	eps := m.starting[p]
+	changed := false
+	verdicts, judged := m.scratch[:0], false
+	for _, list := range [...]struct {
+		statuses []corev1.ContainerStatus
+		init     bool
+	}{{st.InitContainerStatuses, true}, {st.ContainerStatuses, false}} {
+		for i := range list.statuses {
+			cs := &list.statuses[i]
+			failing := false
+			if w := cs.State.Waiting; w != nil && createErrorReason(w.Reason) {
+				// Only now is a classification worth its cost: few pods are ever in these states.
+				if !judged {
+					verdicts, judged = classify.Containers(p.Object, verdicts), true
+				}
+				failing = ruleOf(verdicts, cs.Name, list.init) == classify.RuleCreateErrorTransient
+			}
+			j := findStart(eps, cs.Name, list.init)
+			switch {
+			case failing && j < 0:
+				eps = append(eps, startEpisode{container: cs.Name, init: list.init, at: now})
+				changed = true
+				m.addCreateError(p, cs, nodeUID, now, since)
+			case !failing && j >= 0:
+				eps = append(eps[:j], eps[j+1:]...)
+				changed = true
+			}
+		}
+	}
+	if judged {
+		m.scratch = verdicts[:0]
+	}
+	switch {
+	case !changed:
+	case len(eps) == 0:
+		delete(m.starting, p)
+	default:
+		m.starting[p] = eps
+	}
+}
+
+// addCreateError records the create error container cs is waiting in, dated at.
+func (m *Model) addCreateError(p *Pod, cs *corev1.ContainerStatus, nodeUID string, at, since time.Time) {
+	w := cs.State.Waiting
+	id := p.UID
+	if id == "" {
+		id = p.Key
+	}
+	f := Failure{
+		PodUID:       p.UID,
+		Pod:          p.Key,
+		Container:    Sanitize(cs.Name),
+		Node:         p.Node,
+		NodeUID:      nodeUID,
+		Workload:     p.workload,
+		RestartCount: cs.RestartCount,
+		At:           at,
+		Reason:       Sanitize(w.Reason),
+		Message:      normalizeMessage(Sanitize(w.Message)),
+	}
+	k := failureKey{uid: id, container: cs.Name, at: at.UnixNano(), createError: true}
 	if m.ledger.add(f, k, since, m.cfg.LedgerMax, &m.esc) {
 		m.nodeView.valid = false
 	}
+}
+
+// renewCreateErrors records again, at now, every container still waiting in a create error whose
+// failure has left the window: it has kept failing to start all along (the kubelet retries it on
+// every sync), but its status did not change, so no update said so. Pods are taken in name order,
+// so the ledger's order does not depend on map order. It reports whether it renewed any.
+func (m *Model) renewCreateErrors(now time.Time) bool {
+	if len(m.starting) == 0 {
+		return false
+	}
+	since := now.Add(-m.cfg.Window)
+	var due []*Pod
+	for p, eps := range m.starting {
+		for i := range eps {
+			if eps[i].at.Before(since) {
+				due = append(due, p)
+				break
+			}
+		}
+	}
+	sort.Slice(due, func(i, j int) bool { return due[i].Key < due[j].Key })
+	renewed := false
+	for _, p := range due {
+		eps := m.starting[p]
+		for i := range eps {
+			ep := &eps[i]
+			cs := rawStatus(p.Object, ep.container, ep.init)
+			if ep.at.Before(since) && cs != nil && cs.State.Waiting != nil && createErrorReason(cs.State.Waiting.Reason) {
+				ep.at = now
+				m.addCreateError(p, cs, m.nodeUID(p.Node), now, since)
+				renewed = true
+			}
+		}
+	}
+	return renewed
+}
+
+// endStarts forgets the pod's create errors (the pod is gone, or another pod took its name).
+func (m *Model) endStarts(p *Pod) { delete(m.starting, p) }
+
+// findStart is the index of container name's episode in eps, or -1.
+func findStart(eps []startEpisode, name string, init bool) int {
+	for i := range eps {
+		if eps[i].container == name && eps[i].init == init {
+			return i
+		}
+	}
+	return -1
+}
+
+// ruleOf is classify's rule for the container named name (raw), RuleNone when it has none.
+func ruleOf(vs []classify.ContainerVerdict, name string, init bool) classify.Rule {
+	for i := range vs {
+		if vs[i].Name == name && vs[i].Init == init {
+			return vs[i].Rule
+		}
+	}
+	return classify.RuleNone
+}
+
+// rawStatus finds a container's status by its raw name.
+func rawStatus(pod *corev1.Pod, name string, init bool) *corev1.ContainerStatus {
+	ss := pod.Status.ContainerStatuses
+	if init {
+		ss = pod.Status.InitContainerStatuses
+	}
+	for i := range ss {
+		if ss[i].Name == name {
+			return &ss[i]
+		}
+	}
+	return nil
 }

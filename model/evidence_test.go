@@ -252,3 +252,192 @@ func TestLedgerIgnoresFailuresWithoutFinishedAt(t *testing.T) {
 		}
 	})
 }
+
+// Sticky doom ends when the container leaves the pull states or its image is pulled, whether or
+// not the model ever saw it running: batches coalesce (issue 8, item 11).
+func TestStickyEndsWithoutSeeingTheContainerRun(t *testing.T) {
+	img := image("registry.example/app:v9")
+	tests := []struct {
+		name  string
+		after podOpt // the update after the "not found"
+	}{
+		{"creating", waiting("ContainerCreating", "")},
+		{"crash-looping", crashLoop()},
+		{"completed", app(func(cs *corev1.ContainerStatus) {
+			cs.State.Terminated = &corev1.ContainerStateTerminated{Reason: "Completed", FinishedAt: metav1.NewTime(t0)}
+		})},
+		{"back-off with the image pulled", app(func(cs *corev1.ContainerStatus) {
+			cs.ImageID = "registry.example/app@sha256:4f1c8b7e2a9d6f3c5b8e1a4d7f0c3b6e9a2d5f8c1b4e7a0d3f6c9b2e5a8d1f4c"
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "ImagePullBackOff", Message: `Back-off pulling image "registry.example/app:v9"`}
+		})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(DefaultConfig())
+			apply(m, t0, pod("shop", "pay-1", img, imageNotFound()))
+			apply(m, t0.Add(time.Second), pod("shop", "pay-1", img, tc.after))
+			// A later pull fails again (imagePullPolicy Always, a restart): back-off alone says
+			// nothing about the image, so it is transient.
+			apply(m, t0.Add(time.Minute), pod("shop", "pay-1", img, imageBackOff()))
+			if v := m.Pod("shop/pay-1").Verdict; v.Kind != classify.Transient {
+				t.Errorf("after %s: ImagePullBackOff = %v %v %q, want transient", tc.name, v.Kind, v.Rule, v.Reason)
+			}
+		})
+	}
+}
+
+// A registry that refuses access is sticky like one that does not have the image.
+func TestStickyAccessDenied(t *testing.T) {
+	m := New(DefaultConfig())
+	img := image("docker.io/library/privateapp:v1")
+	// containerd's message (appscode/charts#1069, as classify/match.go cites it).
+	denied := waiting("ErrImagePull", `rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/library/privateapp:v1": `+
+		`failed to resolve reference "docker.io/library/privateapp:v1": pull access denied, repository does not exist or may require authorization: `+
+		`server message: insufficient_scope: authorization failed`)
+	apply(m, t0, pod("shop", "pay-1", img, denied))
+	p := m.Pod("shop/pay-1")
+	if p.Verdict.Rule != classify.RuleImageAccessDenied {
+		t.Fatalf("ErrImagePull access denied: %v %q", p.Verdict.Rule, p.Verdict.Reason)
+	}
+	reason := p.Verdict.Reason
+	apply(m, t0.Add(time.Second), pod("shop", "pay-1", img, waiting("ImagePullBackOff", `Back-off pulling image "docker.io/library/privateapp:v1"`)))
+	if v := m.Pod("shop/pay-1").Verdict; v.Kind != classify.Doomed || v.Rule != classify.RuleStickyImageNotFound || v.Reason != reason {
+		t.Errorf("back-off after access denied: %v %v %q, want doomed %q", v.Kind, v.Rule, v.Reason, reason)
+	}
+}
+
+// CRI-O's transient create errors are start failures in the ledger, one per stay in the state,
+// dated when the model first saw it (issue 8, item 13).
+func TestLedgerRecordsCreateErrors(t *testing.T) {
+	m := New(DefaultConfig())
+	web := func(opts ...podOpt) *corev1.Pod {
+		return pod("shop", "web-1", append([]podOpt{onNode("node-2")}, opts...)...)
+	}
+	apply(m, t0, web(createError(crioRuntimeMsg)))
+	apply(m, t0.Add(10*time.Second), web(createError(crioRuntimeMsg)))
+	apply(m, t0.Add(20*time.Second), web(waiting("RunContainerError", crioRuntimeMsg)))
+	fs := m.Failures(t0.Add(20 * time.Second))
+	if len(fs) != 1 {
+		t.Fatalf("one stay in the create errors, %d failures: %+v", len(fs), fs)
+	}
+	f := fs[0]
+	if !f.At.Equal(t0) || !f.FinishedAt.IsZero() || f.ExitCode != 0 || f.Reason != "CreateContainerError" ||
+		f.Node != "node-2" || f.Container != "app" || !strings.Contains(f.Message, "lstat /proc/<n>/ns/ipc") {
+		t.Errorf("failure = %+v", f)
+	}
+	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Transient || v.Rule != classify.RuleCreateErrorTransient {
+		t.Errorf("verdict = %v %v", v.Kind, v.Rule)
+	}
+
+	// It leaves the state and comes back: a second failure, dated when it came back.
+	apply(m, t0.Add(30*time.Second), web(waiting("ContainerCreating", "")))
+	apply(m, t0.Add(40*time.Second), web(createError(crioRuntimeMsg)))
+	if fs = m.Failures(t0.Add(40 * time.Second)); len(fs) != 2 || !fs[1].At.Equal(t0.Add(40*time.Second)) {
+		t.Fatalf("came back: failures = %+v", fs)
+	}
+
+	// A missing executable is the workload's fault, not the node's.
+	apply(m, t0, pod("shop", "bad-1", onNode("node-2"), createError(crioExecMsg)))
+	for _, f := range m.Failures(t0.Add(40 * time.Second)) {
+		if f.Pod == "shop/bad-1" {
+			t.Errorf("a deterministic create error was recorded: %+v", f)
+		}
+	}
+}
+
+// A container that stays in a create error keeps failing (the kubelet retries it on every sync)
+// though its status does not change: when its failure leaves the window it is recorded again.
+// When the pod is gone or recovers, nothing is renewed.
+func TestCreateErrorRenewedWhileItLasts(t *testing.T) {
+	m := New(DefaultConfig())
+	apply(m, t0,
+		pod("shop", "stuck", onNode("node-2"), createError(crioRuntimeMsg)),
+		pod("shop", "gone", onNode("node-2"), createError(crioRuntimeMsg)),
+		pod("shop", "healed", onNode("node-2"), createError(crioRuntimeMsg)))
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "gone"}}}, t0.Add(time.Minute))
+	apply(m, t0.Add(time.Minute), pod("shop", "healed", onNode("node-2")))
+
+	later := t0.Add(16 * time.Minute)
+	m.Expire(later)
+	fs := m.Failures(later)
+	if len(fs) != 1 || fs[0].Pod != "shop/stuck" || !fs[0].At.Equal(later) {
+		t.Fatalf("after the window: failures = %+v, want shop/stuck renewed at %v", fs, later)
+	}
+	m.Expire(later.Add(time.Minute))
+	if fs = m.Failures(later.Add(time.Minute)); len(fs) != 1 {
+		t.Errorf("renewed once per window, got %+v", fs)
+	}
+}
+
+// The window is measured on doomwatch's clock: a failure that shows up on a pod the model already
+// knew is dated when the model saw it; its finishedAt only identifies it (issue 8, item 14).
+func TestLiveFailuresAreDatedWhenSeen(t *testing.T) {
+	tests := []struct {
+		name string
+		skew time.Duration // the node's clock minus doomwatch's
+	}{
+		{"node clock 20m behind", -20 * time.Minute},
+		{"node clock 1h ahead", time.Hour},
+		{"clocks agree", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(DefaultConfig())
+			seen := t0.Add(time.Minute)
+			apply(m, t0, pod("shop", "web-1", onNode("node-3")))
+			// The start failed a second before the batch; the node stamped it with its own clock.
+			finished := seen.Add(-time.Second + tc.skew)
+			apply(m, seen, pod("shop", "web-1", onNode("node-3"), startFailed128(finished, 1)))
+			fs := m.Failures(seen)
+			if len(fs) != 1 || !fs[0].At.Equal(seen) || !fs[0].FinishedAt.Equal(finished) {
+				t.Fatalf("failures = %+v, want one dated %v with finishedAt %v", fs, seen, finished)
+			}
+			// It counts for exactly the window after it was seen.
+			m.Expire(seen.Add(14 * time.Minute))
+			if n := len(m.Failures(seen.Add(14 * time.Minute))); n != 1 {
+				t.Errorf("14m after it was seen: %d failures, want 1", n)
+			}
+			m.Expire(seen.Add(16 * time.Minute))
+			if n := len(m.Failures(seen.Add(16 * time.Minute))); n != 0 {
+				t.Errorf("16m after it was seen: %d failures, want 0", n)
+			}
+			// The pod repeats it (recovered, the failure in lastState): not re-dated.
+			apply(m, seen.Add(17*time.Minute), pod("shop", "web-1", onNode("node-3"), recoveredAfter128(finished, 1)))
+			if n := len(m.Failures(seen.Add(17 * time.Minute))); n != 0 {
+				t.Errorf("an expired failure repeated by the pod came back: %d", n)
+			}
+		})
+	}
+}
+
+// Failures already present when a pod is first seen (startup, --once) can only be dated by their
+// finishedAt, but never later than the moment they were seen.
+func TestSeededFailuresAreNotInTheFuture(t *testing.T) {
+	m := New(DefaultConfig())
+	ahead := t0.Add(time.Hour) // the node's clock is an hour ahead
+	apply(m, t0,
+		pod("shop", "ahead", onNode("node-3"), recoveredAfter128(ahead, 1)),
+		pod("shop", "past", onNode("node-3"), recoveredAfter128(t0.Add(-5*time.Minute), 1)))
+	fs := m.Failures(t0)
+	if len(fs) != 2 || fs[0].Pod != "shop/past" || !fs[0].At.Equal(t0.Add(-5*time.Minute)) ||
+		fs[1].Pod != "shop/ahead" || !fs[1].At.Equal(t0) || !fs[1].FinishedAt.Equal(ahead) {
+		t.Fatalf("seeded failures = %+v", fs)
+	}
+	m.Expire(t0.Add(16 * time.Minute))
+	if fs = m.Failures(t0.Add(16 * time.Minute)); len(fs) != 0 {
+		t.Errorf("a failure from the node's future outlived the window: %+v", fs)
+	}
+}
+
+// Escalation covers CRI-O's create errors too, and its reason does not claim exit 128 for them.
+func TestCreateErrorsEscalate(t *testing.T) {
+	m := New(DefaultConfig())
+	web := func(name, nodeName string) *corev1.Pod {
+		return pod("shop", name, onNode(nodeName), ownedBy("StatefulSet", "web"), createError(crioRuntimeMsg))
+	}
+	apply(m, t0, web("web-0", "node-1"), web("web-1", "node-2"), web("web-2", "node-3"))
+	v := m.Pod("shop/web-0").Verdict
+	if v.Kind != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != "failed to start on 3 nodes: not node-local" {
+		t.Errorf("got %v %v %q", v.Kind, v.Rule, v.Reason)
+	}
+}

@@ -171,3 +171,22 @@ func deployment(ns, name string, replicas int32, revision string, opts ...deploy
 func apply(m *Model, now time.Time, pods ...*corev1.Pod) {
 	m.Apply(&Batch{Pods: pods}, now)
 }
+
+// withUID gives a Node object its UID, as the API server does; node() leaves it empty, like a
+// hand-made object.
+func withUID(n *corev1.Node, uid string) *corev1.Node {
+	n.UID = types.UID(uid)
+	return n
+}
+
+// CRI-O reports runtime start failures as waiting create errors. Both messages are verbatim from
+// classify/testdata: crioRuntimeMsg (rt-crio-runc-ns-lstat-enoent.yaml, opencontainers/runc#4111)
+// is node trouble, create-error-transient; crioExecMsg (rt-crio-runc-exec-not-found.yaml,
+// opencontainers/runc#4713) is a missing executable, create-error (doomed).
+const (
+	crioRuntimeMsg = `container create failed: container_linux.go:338: creating new parent process caused "container_linux.go:1897: running lstat on namespace path \"/proc/63538/ns/ipc\" caused \"lstat /proc/63538/ns/ipc: no such file or directory\""`
+	crioExecMsg    = `container create failed: runc create failed: unable to start container process: exec: "/cluster/kube-apiserver-operator": executable file not found in $PATH`
+)
+
+// createError: container "app" waits in CreateContainerError with msg, as CRI-O reports it.
+func createError(msg string) podOpt { return waiting("CreateContainerError", msg) }

@@ -6,15 +6,18 @@ import (
 	"time"
 )
 
-// ledger is the exit-128 failure ledger: every transient start failure (classify's
-// RuleStartFailure128) seen within the window, recorded once, oldest first.
+// ledger is the start failure ledger: every transient start failure (classify's
+// RuleStartFailure128 and RuleCreateErrorTransient) seen within the window, recorded once, oldest
+// first by Failure.At.
 //
-// Deduplication: a failure is identified by pod UID, container and the time it finished. The same
-// termination first shows in state.terminated and, after the restart, in lastState.terminated with
-// an unchanged finishedAt, so the pair is counted once however many updates repeat it. Failures
-// without finishedAt are not recorded at all (see recordTerminated).
+// Deduplication: an exit-128 failure is identified by pod UID, container and the time it finished.
+// The same termination first shows in state.terminated and, after the restart, in
+// lastState.terminated with an unchanged finishedAt, so the pair is counted once however many
+// updates repeat it. Failures without finishedAt are not recorded at all (see
+// recorder.terminated). A create error has no finishedAt; it is identified by the moment the model
+// first saw the container waiting in it (see recordCreateErrors).
 type ledger struct {
-	entries []ledgerEntry // sorted by FinishedAt; entries[head:] are live
+	entries []ledgerEntry // sorted by At; entries[head:] are live
 	head    int
 	seen    map[failureKey]struct{}
 	// horizon: entries at or before it were dropped for capacity; they are not re-admitted when
@@ -29,7 +32,8 @@ type ledgerEntry struct {
 
 type failureKey struct {
 	uid, container string
-	at             int64 // finishedAt in Unix nanoseconds
+	at             int64 // finishedAt (exit 128) or first seen (create error), in Unix nanoseconds
+	createError    bool
 }
 
 func newLedger() ledger { return ledger{seen: make(map[failureKey]struct{})} }
@@ -41,18 +45,18 @@ func (l *ledger) has(k failureKey) bool {
 	return ok
 }
 
-// add inserts f in time order unless it is a duplicate, older than since, or older than what
-// capacity already dropped, and indexes it in esc. The oldest entries are dropped to stay within
-// max. It reports whether f was added.
+// add inserts f in time order (f.At) unless it is a duplicate, older than since, or older than
+// what capacity already dropped, and indexes it in esc. The oldest entries are dropped to stay
+// within max. It reports whether f was added.
 func (l *ledger) add(f Failure, k failureKey, since time.Time, max int, esc *escalation) bool {
-	if l.has(k) || f.FinishedAt.Before(since) {
+	if l.has(k) || f.At.Before(since) {
 		return false
 	}
-	if !l.horizon.IsZero() && !f.FinishedAt.After(l.horizon) {
+	if !l.horizon.IsZero() && !f.At.After(l.horizon) {
 		return false
 	}
 	live := l.live()
-	i := sort.Search(len(live), func(i int) bool { return live[i].FinishedAt.After(f.FinishedAt) })
+	i := sort.Search(len(live), func(i int) bool { return live[i].At.After(f.At) })
 	e := ledgerEntry{Failure: f, key: k}
 	if i == len(live) {
 		l.entries = append(l.entries, e)
@@ -64,7 +68,7 @@ func (l *ledger) add(f Failure, k failureKey, since time.Time, max int, esc *esc
 	l.seen[k] = struct{}{}
 	esc.add(&f)
 	for len(l.entries)-l.head > max {
-		l.horizon = l.entries[l.head].FinishedAt
+		l.horizon = l.entries[l.head].At
 		l.drop(esc)
 	}
 	return true
@@ -85,10 +89,10 @@ func (l *ledger) drop(esc *escalation) {
 	}
 }
 
-// expire drops entries that finished before since and reports whether any did.
+// expire drops entries dated (At) before since and reports whether any did.
 func (l *ledger) expire(since time.Time, esc *escalation) bool {
 	dropped := false
-	for l.head < len(l.entries) && l.entries[l.head].FinishedAt.Before(since) {
+	for l.head < len(l.entries) && l.entries[l.head].At.Before(since) {
 		l.drop(esc)
 		dropped = true
 	}
@@ -109,11 +113,23 @@ func (l *ledger) rewriteWorkloads(moved map[string]string, esc *escalation) {
 	}
 }
 
-// Failures returns the ledger within the window at now, oldest first.
+// nameNodeUID sets uid on the entries recorded on node name while no UID was known for it (before
+// its Node object arrived): they happened on that node as far as anyone can tell, and must count
+// with its later failures, not as a second node of the same name.
+func (l *ledger) nameNodeUID(name, uid string) {
+	live := l.live()
+	for i := range live {
+		if live[i].NodeUID == "" && live[i].Node == name {
+			live[i].NodeUID = uid
+		}
+	}
+}
+
+// Failures returns the ledger within the window at now, oldest first (by Failure.At).
 func (m *Model) Failures(now time.Time) []Failure {
 	since := now.Add(-m.cfg.Window)
 	live := m.ledger.live()
-	i := sort.Search(len(live), func(i int) bool { return !live[i].FinishedAt.Before(since) })
+	i := sort.Search(len(live), func(i int) bool { return !live[i].At.Before(since) })
 	out := make([]Failure, 0, len(live)-i)
 	for _, e := range live[i:] {
 		out = append(out, e.Failure)

@@ -9,10 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// nodeState is what the model keeps per node between batches: the Node object's state and the
-// pod counts, maintained incrementally as pods change.
+// nodeState is what the model keeps per node name between batches: the current Node object's
+// state (its UID identifies it) and the pod counts, maintained incrementally as pods change. Pods
+// name their node, not its UID, so the counts belong to whichever node holds the name now.
 type nodeState struct {
-	name                   string
+	name, uid              string
 	known, ready, cordoned bool
 	pods, failing          int
 }
@@ -28,6 +29,14 @@ func (m *Model) node(name string) *nodeState {
 	return n
 }
 
+// nodeUID is the UID of the node now named name, "" when no Node object of that name is known.
+func (m *Model) nodeUID(name string) string {
+	if n := m.nodes[name]; n != nil {
+		return n.uid
+	}
+	return ""
+}
+
 func (m *Model) dropNodeIfEmpty(n *nodeState) {
 	if !n.known && n.pods <= 0 {
 		delete(m.nodes, n.name)
@@ -35,7 +44,18 @@ func (m *Model) dropNodeIfEmpty(n *nodeState) {
 }
 
 func (m *Model) upsertNode(obj *corev1.Node) {
-	n := m.node(Sanitize(obj.Name))
+	name := Sanitize(obj.Name)
+	n := m.node(name)
+	if uid := Sanitize(string(obj.UID)); uid != n.uid {
+		// A UID for a name that had none: failures recorded before the Node object arrived
+		// happened on this node. A different UID is a new node under the old name (deleted and
+		// registered again, whether or not the delete was seen): the old node's failures keep the
+		// old UID and stay its own.
+		if n.uid == "" && uid != "" {
+			m.ledger.nameNodeUID(name, uid)
+		}
+		n.uid = uid
+	}
 	n.known = true
 	n.cordoned = obj.Spec.Unschedulable
 	n.ready = false
@@ -73,71 +93,126 @@ func (m *Model) Nodes(now time.Time) []Node {
 // failureIdentity tells pods apart in the ledger, also when a fixture has no UID.
 type failureIdentity struct{ uid, pod string }
 
+// nodeID identifies a node's row: its UID, or its name when no UID is known (nodes forbidden by
+// RBAC, or failures of a node whose Node object the model never saw).
+type nodeID struct{ uid, name string }
+
+func idOf(uid, name string) nodeID {
+	if uid != "" {
+		return nodeID{uid: uid}
+	}
+	return nodeID{name: name}
+}
+
 type nodeAgg struct {
 	Node
 	pods      map[failureIdentity]struct{}
 	workloads map[string]struct{}
 	messages  map[string]int
+	// local* count only the failures of node-local workloads, the ones the suspect rule compares.
+	localPods      map[failureIdentity]struct{}
+	localWorkloads map[string]struct{}
+	localNot128    bool // a counted failure was a create error, not an exit 128
 }
+
+// SuspectRatio is how far a node must stand out: its count of distinct failing pods must be at
+// least this multiple of the median count over the other nodes. The median (the lower middle
+// value for an even number of nodes) is the typical node, and one bad node cannot move it: up to
+// half of the other nodes may be bad too, so two or three bad nodes among five or more are all
+// suspect. Every node counts, with 0 for a node without failures, so an idle node pulls the
+// median down as a healthy one would. When start failures are spread over most nodes the median
+// rises with them and no node stands out: that is a cluster-wide problem, not a node's.
+//
+// Put another way: a node with d failing pods is suspect when at least half of the other nodes
+// had at most d/3. A ratio rather than a difference, so a busy node in a noisy cluster (median 2)
+// needs 6 pods, not 5. On a single-node cluster there is nothing to compare with and the count
+// alone decides.
+const SuspectRatio = 3
 
 func (m *Model) buildNodes(now time.Time) []Node {
 	since := now.Add(-m.cfg.Window)
-	aggs := make(map[string]*nodeAgg, len(m.nodes))
-	get := func(name string) *nodeAgg {
-		a := aggs[name]
+	aggs := make(map[nodeID]*nodeAgg, len(m.nodes))
+	get := func(id nodeID, name string) *nodeAgg {
+		a := aggs[id]
 		if a == nil {
-			a = &nodeAgg{Node: Node{Name: name, Histogram: make([]int, HistogramBuckets)}}
-			aggs[name] = a
+			a = &nodeAgg{Node: Node{Name: name, UID: id.uid, Histogram: make([]int, HistogramBuckets)}}
+			aggs[id] = a
 		}
 		return a
 	}
 	for name, n := range m.nodes {
-		a := get(name)
+		a := get(idOf(n.uid, name), name)
 		a.Known, a.Ready, a.Cordoned = n.known, n.ready, n.cordoned
 		a.Pods, a.FailingPods = n.pods, n.failing
 	}
 	bucket := m.cfg.Window / HistogramBuckets
-	total := 0
-	allPods := make(map[failureIdentity]struct{})
+	allLocal := make(map[failureIdentity]struct{})
 	for _, e := range m.ledger.live() {
 		f := &e.Failure
-		if f.FinishedAt.Before(since) || f.Node == "" {
+		if f.At.Before(since) || f.Node == "" {
 			continue
 		}
-		total++
-		a := get(f.Node)
+		a := get(idOf(f.NodeUID, f.Node), f.Node)
 		if a.pods == nil {
 			a.pods = make(map[failureIdentity]struct{})
 			a.workloads = make(map[string]struct{})
 			a.messages = make(map[string]int)
+			a.localPods = make(map[failureIdentity]struct{})
+			a.localWorkloads = make(map[string]struct{})
 		}
 		a.Failures++
+		if f.ExitCode == 128 {
+			a.Failures128++
+		}
 		id := failureIdentity{f.PodUID, f.Pod}
 		a.pods[id] = struct{}{}
-		allPods[id] = struct{}{}
 		a.workloads[f.Workload] = struct{}{}
 		a.messages[f.Message]++
-		if a.First.IsZero() || f.FinishedAt.Before(a.First) {
-			a.First = f.FinishedAt
+		// Workloads escalated as not node-local fail wherever they run: they say nothing about
+		// this node, nor about the others, so they are left out of both sides of the comparison.
+		if m.escalatedNodes(f.Workload) == 0 {
+			a.localPods[id] = struct{}{}
+			a.localWorkloads[f.Workload] = struct{}{}
+			a.localNot128 = a.localNot128 || f.ExitCode != 128
+			allLocal[id] = struct{}{}
 		}
-		if f.FinishedAt.After(a.Last) {
-			a.Last = f.FinishedAt
+		if a.First.IsZero() || f.At.Before(a.First) {
+			a.First = f.At
+		}
+		if f.At.After(a.Last) {
+			a.Last = f.At
 		}
 		b := 0
 		if bucket > 0 {
-			b = int(f.FinishedAt.Sub(since) / bucket)
+			b = int(f.At.Sub(since) / bucket)
 		}
 		a.Histogram[min(max(b, 0), HistogramBuckets-1)]++
 	}
+	counts := make([]int, 0, len(aggs))
+	for _, a := range aggs {
+		counts = append(counts, len(a.localPods))
+	}
+	sort.Ints(counts)
 	out := make([]Node, 0, len(aggs))
 	for _, a := range aggs {
 		a.FailedPods, a.Workloads = len(a.pods), len(a.workloads)
 		a.DominantMessage = dominant(a.messages)
-		// Suspect: enough distinct pods failed here, and this node holds a large share of the
-		// cluster's transient exit-128 failures (node-local trouble, Shopify/krane#656).
-		if a.FailedPods >= m.cfg.SuspectPods && float64(a.Failures) >= m.cfg.SuspectShare*float64(total) {
-			a.Suspect = true
-			a.Why = whySentence(a.FailedPods, a.Workloads, len(allPods)-a.FailedPods, m.cfg.Window)
+		// Suspect: enough distinct pods failed to start here, and this node stands out from the
+		// rest of the cluster (SuspectRatio): node-local trouble, Shopify/krane#656. Distinct pods,
+		// not failures: one pod restarting five times elsewhere is one pod. A node that is gone (a
+		// UID no Node object holds any more) keeps its failures for the window, and they count
+		// among the other nodes', but it is not suspect: there is nothing left to cordon, and the
+		// flag would be read as the node now under its name.
+		gone := a.UID != "" && !a.Known
+		if d := len(a.localPods); d >= m.cfg.SuspectPods && !gone {
+			if typical := medianWithout(counts, d); d >= SuspectRatio*typical {
+				a.Suspect = true
+				a.Why = whySentence(why{
+					pods: d, workloads: len(a.localWorkloads), exit128: !a.localNot128,
+					elsewhere: len(allLocal) - d, typical: typical, left: len(a.pods) - d,
+					window: m.cfg.Window,
+				})
+			}
 		}
 		out = append(out, a.Node)
 	}
@@ -149,9 +224,30 @@ func (m *Model) buildNodes(now time.Time) []Node {
 		if a.Failures != b.Failures {
 			return a.Failures > b.Failures
 		}
-		return a.Name < b.Name
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		// The same name twice: the node registered now first, then an old one by UID.
+		if a.Known != b.Known {
+			return a.Known
+		}
+		return a.UID < b.UID
 	})
 	return out
+}
+
+// medianWithout is the median of sorted (ascending) without one occurrence of v, which it must
+// hold: the lower of the two middle values for an even count, 0 for no values.
+func medianWithout(sorted []int, v int) int {
+	n := len(sorted) - 1
+	if n <= 0 {
+		return 0
+	}
+	i := (n - 1) / 2
+	if i >= sort.SearchInts(sorted, v) {
+		i++ // v's first occurrence is at or before i: skip it
+	}
+	return sorted[i]
 }
 
 // dominant returns the most frequent message; ties go to the alphabetically first, so the
@@ -166,12 +262,35 @@ func dominant(msgs map[string]int) string {
 	return best
 }
 
+// why is what a suspect node's sentence says.
+type why struct {
+	pods, workloads int  // distinct pods and workloads of node-local workloads that failed here
+	exit128         bool // every one of those failures was an exit 128
+	elsewhere       int  // distinct pods of node-local workloads that failed on other nodes
+	typical         int  // the median over the other nodes (SuspectRatio)
+	left            int  // pods that failed here of workloads escalated as not node-local
+	window          time.Duration
+}
+
 // whySentence explains a suspect node: "4 pods of 3 workloads failed to start with exit 128 here
-// in the last 15m; 0 elsewhere". elsewhere counts the distinct pods that failed on other nodes.
-func whySentence(pods, workloads, elsewhere int, window time.Duration) string {
-	return plural(pods, "pod") + " of " + plural(workloads, "workload") +
-		" failed to start with exit 128 here in the last " + shortDuration(window) +
-		"; " + strconv.Itoa(elsewhere) + " elsewhere"
+// in the last 15m; 0 elsewhere". When another node had failures too it gives the median it was
+// compared with, and it says how many pods of not-node-local workloads it left out. "with exit
+// 128" is said only when it is true of every failure it counts: CRI-O reports the same runtime
+// trouble as a create error.
+func whySentence(w why) string {
+	how := " failed to start here in the last "
+	if w.exit128 {
+		how = " failed to start with exit 128 here in the last "
+	}
+	s := plural(w.pods, "pod") + " of " + plural(w.workloads, "workload") + how +
+		shortDuration(w.window) + "; " + strconv.Itoa(w.elsewhere) + " elsewhere"
+	if w.elsewhere > 0 {
+		s += " (median " + strconv.Itoa(w.typical) + " per other node)"
+	}
+	if w.left > 0 {
+		s += "; " + plural(w.left, "pod") + " of not-node-local workloads left out"
+	}
+	return s
 }
 
 func plural(n int, noun string) string {

@@ -13,6 +13,10 @@ import (
 func (m *Model) upsertPod(obj *corev1.Pod, now time.Time) {
 	k := podKey{obj.Namespace, obj.Name}
 	p := m.pods[k]
+	// The node's UID is looked up before uncount, which forgets a deleted node with its last pod.
+	// Node names are DNS subdomains, which Sanitize leaves as they are, so the raw name is the key.
+	nodeUID := m.nodeUID(obj.Spec.NodeName)
+	var prev *corev1.Pod // the pod's previous object; nil when it is seen for the first time
 	if p == nil {
 		p = &Pod{Key: Sanitize(obj.Namespace + "/" + obj.Name)}
 		m.pods[k] = p
@@ -21,6 +25,9 @@ func (m *Model) upsertPod(obj *corev1.Pod, now time.Time) {
 		m.uncount(p)
 		if p.UID != string(obj.UID) {
 			p.sticky = nil // a new pod under the same name starts with a clean slate
+			m.endStarts(p)
+		} else {
+			prev = p.Object
 		}
 	}
 	p.Object = obj
@@ -37,7 +44,7 @@ func (m *Model) upsertPod(obj *corev1.Pod, now time.Time) {
 	} else if p.workload == "" || !hasOwnerPrefix(p.workload, p.Namespace, p.Owner) {
 		p.workload = workloadOf(p.Namespace, p.Owner, p.Key)
 	}
-	m.recordFailures(p, now)
+	m.recordFailures(p, prev, nodeUID, now)
 	m.judge(p)
 	m.count(p)
 }
@@ -54,6 +61,7 @@ func (m *Model) delete(r Ref) {
 		if p := m.pods[k]; p != nil {
 			m.uncount(p)
 			delete(m.pods, k)
+			m.endStarts(p)
 			p.gone = true
 			m.removed++
 			// Ledger entries stay: a deleted pod's failures remain evidence for the window.
@@ -97,8 +105,8 @@ func (m *Model) judge(p *Pod) {
 	for i := range p.Containers {
 		c := &p.Containers[i]
 		promoted := m.applySticky(p, c)
-		if escalated > 0 && c.Kind == classify.Transient && c.Rule == classify.RuleStartFailure128 {
-			c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated)
+		if escalated > 0 && c.Kind == classify.Transient && escalates(c.Rule) {
+			c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, c.Rule)
 			promoted = true
 		}
 		if promoted && (v.Container == c.Name && v.Init == c.Init || classify.MoreSevere(c.Verdict, v)) {

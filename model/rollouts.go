@@ -91,7 +91,13 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	sort.Strings(r.OldReplicaSets)
 
 	var doom newPodDoom
-	if newRS != nil {
+	// Until the controllers have observed the latest spec, the status and the new ReplicaSet may
+	// be the previous rollout's and say nothing about this one. `kubectl rollout status`
+	// (DeploymentStatus) waits for the Deployment's status.observedGeneration >=
+	// metadata.generation first, and Krane's ReplicaSet#deploy_failed? (replica_set.rb) refuses a
+	// stale status (observed_generation != current_generation); both are required here.
+	if newRS != nil && current(d.Generation, d.Status.ObservedGeneration) &&
+		current(newRS.Generation, newRS.Status.ObservedGeneration) {
 		doom = m.newPodsDoom(newRS)
 		if doom.total > 0 && doom.doomed == doom.total {
 			// Krane's ReplicaSet rule (lib/krane/kubernetes_resource/replica_set.rb, deploy_failed?):
@@ -115,6 +121,9 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	}
 	return r
 }
+
+// current reports whether a controller's status has caught up with its object's generation.
+func current(generation, observed int64) bool { return observed >= generation }
 
 // newPodDoom is what the new ReplicaSet's pods say: how many there are, how many are doomed and
 // the doomed pods' distinct reasons, sorted.

@@ -194,3 +194,39 @@ func TestNewPodDoomReasonsAreCapped(t *testing.T) {
 		t.Errorf("String modified the reasons: %v", d.reasons)
 	}
 }
+
+// Krane's every-new-pod-doomed rule waits for the controllers to observe the latest spec: until
+// then the status and the new ReplicaSet may be the previous rollout's (issue 8, item 12).
+func TestRolloutNotDoomedBeforeStatusIsCurrent(t *testing.T) {
+	tests := []struct {
+		name    string
+		deploy  func(*appsv1.Deployment)
+		rs      func(*appsv1.ReplicaSet)
+		verdict RolloutVerdict
+		reason  string
+	}{
+		{"current", nil, nil, RolloutDoomed, "1/1 new pods doomed: Image not found: registry.example/app:v9"},
+		{"deployment generation not observed", func(d *appsv1.Deployment) { d.Generation = 3 }, nil,
+			RolloutProgressing, "Waiting for deployment spec update to be observed..."},
+		{"new ReplicaSet generation not observed", nil, func(rs *appsv1.ReplicaSet) { rs.Generation, rs.Status.ObservedGeneration = 2, 1 },
+			RolloutProgressing, `Waiting for deployment "pay" rollout to finish: 0 of 1 updated replicas are available...`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := deployment("shop", "pay", 1, "3", func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 0 })
+			if tc.deploy != nil {
+				tc.deploy(d)
+			}
+			rs := replicaSet("shop", "pay-new", "pay", "3")
+			if tc.rs != nil {
+				tc.rs(rs)
+			}
+			m := New(DefaultConfig())
+			m.Apply(&Batch{Deployments: []*appsv1.Deployment{d}, ReplicaSets: []*appsv1.ReplicaSet{rs}}, t0)
+			apply(m, t0, pod("shop", "pay-new-1", ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9"), imageNotFound()))
+			if r := rolloutOf(t, m, "pay"); r.Verdict != tc.verdict || r.Reason != tc.reason {
+				t.Errorf("got %s %q, want %s %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
+			}
+		})
+	}
+}

@@ -88,14 +88,20 @@ type SnapshotState struct {
 	ExitCode *int32 `json:"exitCode"`
 }
 
-// SnapshotNode is one node's cluster of evidence.
+// SnapshotNode is one node's cluster of evidence. A node deleted and registered again under the
+// same name is two entries with the same name and different UIDs.
 type SnapshotNode struct {
-	Name             string `json:"name"`
-	Known            bool   `json:"known"`
-	Ready            bool   `json:"ready"`
-	Cordoned         bool   `json:"cordoned"`
-	Pods             int    `json:"pods"`
-	FailingPods      int    `json:"failingPods"`
+	Name        string `json:"name"`
+	UID         string `json:"uid"` // "" when no Node object is known (nodes forbidden by RBAC)
+	Known       bool   `json:"known"`
+	Ready       bool   `json:"ready"`
+	Cordoned    bool   `json:"cordoned"`
+	Pods        int    `json:"pods"`
+	FailingPods int    `json:"failingPods"`
+	// StartFailures counts every transient start failure in the window, whatever the runtime:
+	// exit 128 (containerd, cri-dockerd) and create errors (CRI-O). StartFailures128 counts the
+	// exit-128 ones only, as it always has.
+	StartFailures    int    `json:"startFailures"`
 	StartFailures128 int    `json:"startFailures128"`
 	FailedPods       int    `json:"failedPods"`
 	Workloads        int    `json:"workloads"`
@@ -120,7 +126,7 @@ type SnapshotRollout struct {
 }
 
 // Snapshot captures the model at now, in a deterministic order: pods by namespace/name, nodes by
-// name, rollouts by namespace/name.
+// name (the current node before an old one of the same name), rollouts by namespace/name.
 func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 	c := m.Counts()
 	s := Snapshot{
@@ -138,13 +144,22 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 	}
 	for _, n := range m.Nodes(now) {
 		s.Nodes = append(s.Nodes, SnapshotNode{
-			Name: n.Name, Known: n.Known, Ready: n.Ready, Cordoned: n.Cordoned,
-			Pods: n.Pods, FailingPods: n.FailingPods, StartFailures128: n.Failures,
+			Name: n.Name, UID: n.UID, Known: n.Known, Ready: n.Ready, Cordoned: n.Cordoned,
+			Pods: n.Pods, FailingPods: n.FailingPods, StartFailures: n.Failures, StartFailures128: n.Failures128,
 			FailedPods: n.FailedPods, Workloads: n.Workloads, DominantMessage: n.DominantMessage,
 			Suspect: n.Suspect, Why: n.Why,
 		})
 	}
-	sort.Slice(s.Nodes, func(i, j int) bool { return s.Nodes[i].Name < s.Nodes[j].Name })
+	sort.Slice(s.Nodes, func(i, j int) bool {
+		a, b := &s.Nodes[i], &s.Nodes[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		if a.Known != b.Known {
+			return a.Known // the node registered now first, then older ones of the same name
+		}
+		return a.UID < b.UID
+	})
 	for _, r := range m.Rollouts() {
 		old := r.OldReplicaSets
 		if old == nil {
@@ -238,14 +253,14 @@ func (s Snapshot) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "NODES")
-	fmt.Fprintln(tw, "NAME\tREADY\tCORDONED\tPODS\tFAILING\t128-FAILURES\tWORKLOADS\tSUSPECT\tWHY")
+	fmt.Fprintln(tw, "NAME\tREADY\tCORDONED\tPODS\tFAILING\tSTART-FAILURES\tWORKLOADS\tSUSPECT\tWHY")
 	for _, n := range s.Nodes {
 		ready := "unknown"
 		if n.Known {
 			ready = strconv.FormatBool(n.Ready)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%t\t%d\t%d\t%d\t%d\t%t\t%s\n",
-			n.Name, ready, n.Cordoned, n.Pods, n.FailingPods, n.StartFailures128, n.Workloads, n.Suspect, n.Why)
+			n.Name, ready, n.Cordoned, n.Pods, n.FailingPods, n.StartFailures, n.Workloads, n.Suspect, n.Why)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "ROLLOUTS")

@@ -85,7 +85,8 @@ func TestSnapshotJSONSchema(t *testing.T) {
 		t.Errorf("web-b container = %v", doc.Pods[3]["containers"])
 	}
 	if len(doc.Nodes) != 2 || doc.Nodes[0]["name"] != "node-1" || doc.Nodes[1]["suspect"] != true ||
-		doc.Nodes[1]["startFailures128"] != float64(3) || doc.Nodes[1]["workloads"] != float64(2) {
+		doc.Nodes[1]["startFailures128"] != float64(3) || doc.Nodes[1]["startFailures"] != float64(3) ||
+		doc.Nodes[1]["workloads"] != float64(2) || doc.Nodes[1]["uid"] != "" {
 		t.Errorf("nodes = %v", doc.Nodes)
 	}
 	if len(doc.Rollouts) != 1 || doc.Rollouts[0]["kind"] != "Deployment" || doc.Rollouts[0]["verdict"] != "complete" {
@@ -103,7 +104,7 @@ func TestSnapshotTable(t *testing.T) {
 		"NAMESPACE   NAME    READY   STATUS",
 		"VERDICT     REASON",
 		"\nNODES\n",
-		"128-FAILURES",
+		"START-FAILURES",
 		"3 pods of 2 workloads failed to start with exit 128 here in the last 15m; 0 elsewhere",
 		"\nROLLOUTS\n",
 		"Deployment/web",
@@ -172,5 +173,42 @@ func TestSnapshotHealth(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// CRI-O's create errors count in startFailures, beside startFailures128, which keeps its meaning
+// (issue 8, item 13); uid tells a node registered again under its old name from the old one.
+func TestSnapshotStartFailuresByRuntime(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("crio-1", true, false), "c1"), withUID(node("containerd-1", true, false), "d1")}}, t0)
+	apply(m, t0,
+		pod("shop", "a", onNode("crio-1"), createError(crioRuntimeMsg)),
+		pod("shop", "b", onNode("crio-1"), createError(crioRuntimeMsg)),
+		pod("shop", "c", onNode("containerd-1"), startFailed128(t0.Add(-time.Minute), 1)))
+	var buf bytes.Buffer
+	if err := m.Snapshot("demo", t0).WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Nodes []struct {
+			Name             string `json:"name"`
+			UID              string `json:"uid"`
+			StartFailures    *int   `json:"startFailures"`
+			StartFailures128 *int   `json:"startFailures128"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]int{}
+	for _, n := range doc.Nodes {
+		if n.StartFailures == nil || n.StartFailures128 == nil {
+			t.Fatalf("node %s lacks startFailures or startFailures128: %s", n.Name, buf.String())
+		}
+		got[n.Name+"/"+n.UID] = [2]int{*n.StartFailures, *n.StartFailures128}
+	}
+	want := map[string][2]int{"crio-1/c1": {2, 0}, "containerd-1/d1": {1, 1}}
+	if len(got) != len(want) || got["crio-1/c1"] != want["crio-1/c1"] || got["containerd-1/d1"] != want["containerd-1/d1"] {
+		t.Errorf("startFailures, startFailures128 per node = %v, want %v", got, want)
 	}
 }

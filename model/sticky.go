@@ -6,12 +6,19 @@ import (
 	"doomwatch/classify"
 )
 
-// stickyDoom remembers a container that classify doomed because its image was not found
-// (RuleImageNotFound). The kubelet alternates ErrImagePull ("... not found") with ImagePullBackOff,
-// whose message no longer says why; classify alone would flip the badge between doomed and
-// transient on every back-off. The model keeps the container doomed (RuleStickyImageNotFound)
-// through the ImagePullBackOff and ErrImagePull that follow, until the container runs, its image
-// changes, or the pod is gone.
+// stickyDoom remembers a container that classify doomed because the registry refused its image:
+// not found (RuleImageNotFound) or access denied (RuleImageAccessDenied). The kubelet alternates
+// ErrImagePull, whose message says why, with ImagePullBackOff, whose message no longer does;
+// classify alone would flip the badge between doomed and transient on every back-off. The model
+// keeps the container doomed (RuleStickyImageNotFound, for both causes: the reason it carries is
+// the original one) through the ImagePullBackOff and ErrImagePull that follow, until the
+// container leaves the pull states, its image is pulled, its image changes, or the pod is gone.
+//
+// Leaving is read from the status, not from seeing the container run: batches coalesce, so the
+// model may see the pull error and next a crash loop or a completed container, never the running
+// state in between. Any state other than waiting in ErrImagePull or ImagePullBackOff ends it, and
+// so does an imageID: the kubelet reports one only for a container the runtime created, from an
+// image it had pulled (kubernetes pkg/kubelet/kubelet_pods.go, convertToAPIContainerStatuses).
 type stickyDoom struct {
 	container string
 	init      bool
@@ -19,11 +26,18 @@ type stickyDoom struct {
 	verdict   classify.Verdict
 }
 
+// The kubelet's waiting reasons while it pulls an image (kubernetes pkg/kubelet/images/types.go,
+// ErrImagePull and ErrImagePullBackOff).
+const (
+	reasonErrImagePull     = "ErrImagePull"
+	reasonImagePullBackOff = "ImagePullBackOff"
+)
+
 // applySticky records or applies sticky doom for one container verdict and reports whether it
 // promoted the verdict.
 func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 	switch c.Rule {
-	case classify.RuleImageNotFound:
+	case classify.RuleImageNotFound, classify.RuleImageAccessDenied:
 		img := specImage(p.Object, c.Name, c.Init)
 		if s := p.findSticky(c.Name, c.Init); s != nil {
 			s.image, s.verdict = img, c.Verdict
@@ -31,30 +45,41 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 			p.sticky = append(p.sticky, stickyDoom{container: c.Name, init: c.Init, image: img, verdict: c.Verdict})
 		}
 		return false
-	case classify.RuleImagePullBackOff, classify.RuleImagePull:
-		s := p.findSticky(c.Name, c.Init)
-		if s == nil {
-			return false
-		}
-		if s.image != specImage(p.Object, c.Name, c.Init) {
-			p.dropSticky(c.Name, c.Init)
-			return false
-		}
-		c.Verdict = classify.Verdict{
-			Kind:      classify.Doomed,
-			Rule:      classify.RuleStickyImageNotFound,
-			Reason:    s.verdict.Reason,
-			Message:   s.verdict.Message,
-			Source:    classify.FromState,
-			Container: c.Name,
-			Init:      c.Init,
-		}
-		return true
 	}
-	if len(p.sticky) > 0 && running(p.Object, c.Name, c.Init) {
+	if len(p.sticky) == 0 {
+		return false
+	}
+	s := p.findSticky(c.Name, c.Init)
+	if s == nil {
+		return false
+	}
+	st := containerStatus(p.Object, c.Name, c.Init)
+	if st == nil {
+		return false // no status says anything new
+	}
+	if !pulling(st) || st.ImageID != "" || s.image != specImage(p.Object, c.Name, c.Init) {
 		p.dropSticky(c.Name, c.Init)
+		return false
 	}
-	return false
+	if c.Rule != classify.RuleImagePullBackOff && c.Rule != classify.RuleImagePull {
+		return false
+	}
+	c.Verdict = classify.Verdict{
+		Kind:      classify.Doomed,
+		Rule:      classify.RuleStickyImageNotFound,
+		Reason:    s.verdict.Reason,
+		Message:   s.verdict.Message,
+		Source:    classify.FromState,
+		Container: c.Name,
+		Init:      c.Init,
+	}
+	return true
+}
+
+// pulling reports whether the container waits in one of the kubelet's pull states.
+func pulling(st *corev1.ContainerStatus) bool {
+	w := st.State.Waiting
+	return w != nil && (w.Reason == reasonErrImagePull || w.Reason == reasonImagePullBackOff)
 }
 
 func (p *Pod) findSticky(name string, init bool) *stickyDoom {
@@ -91,12 +116,6 @@ func specImage(pod *corev1.Pod, name string, init bool) string {
 		}
 	}
 	return ""
-}
-
-// running reports whether the container's current state is running.
-func running(pod *corev1.Pod, name string, init bool) bool {
-	st := containerStatus(pod, name, init)
-	return st != nil && st.State.Running != nil
 }
 
 // containerStatus finds a container's status by (sanitised) name.

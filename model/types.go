@@ -1,5 +1,5 @@
 // Package model holds doomwatch's state: pods with their classify verdicts, the evidence gathered
-// across updates (exit-128 failure ledger, sticky doom, cross-node escalation), node clusters and
+// across updates (start failure ledger, sticky doom, cross-node escalation), node clusters and
 // rollouts. It is pure and deterministic: time is always passed in, nothing here reads a clock or
 // does I/O. kube/ feeds it Batches; tui/ and the --once printers read its views.
 package model
@@ -73,23 +73,23 @@ type Health struct {
 
 // Config holds the evidence thresholds. The zero value is not useful; start from DefaultConfig.
 type Config struct {
-	// Window is how long exit-128 start failures count as evidence (default 15m).
+	// Window is how long start failures count as evidence (default 15m).
 	Window time.Duration
 	// LedgerMax bounds the failure ledger; the oldest entries go first (default 50,000).
 	LedgerMax int
-	// EscalateNodes: a workload whose container failed to start with exit 128 on at least this
-	// many distinct nodes within the window is doomed, "not node-local" (default 3).
+	// EscalateNodes: a workload whose containers failed to start (a transient exit 128, or a
+	// transient create error) on at least this many distinct nodes within the window is doomed,
+	// "not node-local" (default 3).
 	EscalateNodes int
-	// SuspectPods: a node is suspect when at least this many distinct pods failed to start with a
-	// transient exit 128 on it within the window (default 3) ...
+	// SuspectPods: a node is suspect when at least this many distinct pods of node-local workloads
+	// failed to start on it within the window (default 3) and it stands out from the other nodes
+	// (SuspectRatio, nodes.go).
 	SuspectPods int
-	// SuspectShare: ... and it holds at least this share of the cluster's such failures (default 0.5).
-	SuspectShare float64
 }
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{Window: 15 * time.Minute, LedgerMax: 50000, EscalateNodes: 3, SuspectPods: 3, SuspectShare: 0.5}
+	return Config{Window: 15 * time.Minute, LedgerMax: 50000, EscalateNodes: 3, SuspectPods: 3}
 }
 
 // Pod is the model's view of one pod. Every string field is sanitised for the terminal.
@@ -159,36 +159,53 @@ type Query struct {
 	Owner string
 }
 
-// Failure is one exit-128 start failure in the ledger, recorded once.
+// Failure is one start failure in the ledger, recorded once: a transient exit 128
+// (RuleStartFailure128, containerd and cri-dockerd) or a transient CreateContainerError /
+// RunContainerError (RuleCreateErrorTransient, how CRI-O reports the same runtime trouble).
 type Failure struct {
-	PodUID       string
-	Pod          string // namespace/name
-	Container    string
-	Node         string
+	PodUID    string
+	Pod       string // namespace/name
+	Container string
+	Node      string // the node's name
+	// NodeUID is the UID of the Node object the pod ran on when the failure was recorded, so a
+	// node deleted and registered again under the same name does not inherit it. It is "" when
+	// the model knows no Node object of that name (nodes forbidden by RBAC): the name stands in.
+	NodeUID      string
 	Workload     string // namespace/Owner, or the pod key for an unmanaged pod
 	RestartCount int32
-	FinishedAt   time.Time
-	ExitCode     int32
-	Reason       string // ContainerCannotRun or StartError
-	Message      string // normalised: IDs, hashes and numbers replaced, so equal causes compare equal
+	// At is the time the window measures: when doomwatch saw the failure happen (the batch's now)
+	// for a pod it already knew, or, for a failure already present when the pod was first seen,
+	// its FinishedAt no later than the moment it was seen (see recordFailures).
+	At time.Time
+	// FinishedAt is the runtime's finishedAt, part of the failure's identity; zero for a create
+	// error, which has none (it is identified by the moment doomwatch first saw it, At).
+	FinishedAt time.Time
+	ExitCode   int32  // 128; 0 for a create error, which has no exit code
+	Reason     string // ContainerCannotRun, StartError, CreateContainerError or RunContainerError
+	Message    string // normalised: IDs, hashes and numbers replaced, so equal causes compare equal
 }
 
-// Node is one node's cluster of evidence.
+// Node is one node's cluster of evidence. A node is identified by its UID: a node deleted and
+// registered again under the same name is another Node, with the same Name.
 type Node struct {
-	Name     string
+	Name string
+	// UID is the Node object's UID, "" when none is known (nodes forbidden by RBAC).
+	UID      string
 	Known    bool // a Node object was seen (false when nodes are forbidden or the node is gone)
 	Ready    bool
 	Cordoned bool
 	// Pods on the node and how many of them are transient or doomed.
 	Pods, FailingPods int
-	// Failures is the number of transient exit-128 start failures here within the window,
-	// FailedPods the distinct pods they hit and Workloads the distinct workloads.
-	Failures, FailedPods, Workloads int
-	First, Last                     time.Time
-	DominantMessage                 string
+	// Failures is the number of transient start failures here within the window, Failures128 how
+	// many of them were exit 128 (the rest are create errors), FailedPods the distinct pods they
+	// hit and Workloads the distinct workloads.
+	Failures, Failures128, FailedPods, Workloads int
+	First, Last                                  time.Time
+	DominantMessage                              string
 	// Histogram counts failures per bucket over the window, oldest first (HistogramBuckets long).
 	Histogram []int
-	Suspect   bool
+	// Suspect: the node stands out (nodes.go, SuspectRatio). A node that is gone never is.
+	Suspect bool
 	// Why explains a suspect node: "4 pods of 3 workloads failed to start with exit 128 here in
 	// the last 15m; 0 elsewhere".
 	Why string

@@ -20,8 +20,8 @@ func benchModel(n int) *model.Model {
 		node := fmt.Sprintf("node-%d", i%50)
 		var cs corev1.ContainerStatus
 		if i%5 == 0 {
-			cs = waiting("app", "registry.example.com/app:v1", "CrashLoopBackOff", "back-off", 3,
-				terminated("Error", "", 1, 0))
+			cs = waiting("app", "registry.example.com/app:v1", "CrashLoopBackOff",
+				backOff("40s", "app", fmt.Sprintf("ns-%d", i%40), fmt.Sprintf("app-%07d", i)), 3, terminated("Error", "", 1, 0))
 		} else {
 			cs = running("app", "registry.example.com/app:v1", 0, nil)
 		}

@@ -40,7 +40,7 @@ const (
 )
 
 // colPriority lists the columns most useful first: when the terminal is narrow the columns at the
-// end go first. The verdict, its reason and the node (exit-128 failures cluster by node) answer
+// end go first. The verdict, its reason and the node (start failures cluster by node) answer
 // "is this rollout doomed, why and where", so at 80 columns they stay and kubectl's STATUS, which
 // the reason restates, goes; the raw container states repeat the reason too.
 var colPriority = [numCols]int{colName, colVerdict, colNode, colReason, colStatus, colReady,

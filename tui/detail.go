@@ -123,9 +123,9 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 	case node == nil:
 		nodeLine += st.dim.Render("  (no evidence)")
 	case node.Failures == 0:
-		nodeLine += "  " + nodeState(node) + st.dim.Render("  no exit-128 start failures here in the window")
+		nodeLine += "  " + nodeState(node) + st.dim.Render("  no start failures here in the window")
 	default:
-		nodeLine += "  " + nodeState(node) + fmt.Sprintf(st.dim.Render("  exit-128 failures ")+"%d"+
+		nodeLine += "  " + nodeState(node) + fmt.Sprintf(st.dim.Render("  start failures ")+"%d"+
 			st.dim.Render(" of ")+"%d"+st.dim.Render(" pods, ")+"%d"+st.dim.Render(" workloads"),
 			node.Failures, node.FailedPods, node.Workloads)
 		if node.Suspect {

@@ -19,16 +19,33 @@ func ago(d time.Duration) metav1.Time { return metav1.NewTime(t0.Add(-d)) }
 
 func ptr[T any](v T) *T { return &v }
 
-// runtime128 is a containerd start failure that is the node's fault, not the image's (Krane's
-// exit-128 rule calls it transient).
+// runtime128 is a containerd StartError 128 that is the node's fault, not the image's (Krane's
+// exit-128 rule calls it transient): runc could not freeze the cgroup. Verbatim from
+// kubernetes/kubernetes#131087 (fixture rt-containerd-procHooks-unable-to-freeze).
 const runtime128 = `failed to create containerd task: failed to create shim task: OCI runtime create failed: ` +
 	`runc create failed: unable to start container process: error during container init: ` +
 	`error setting cgroup config for procHooks process: unable to freeze: unknown`
 
-// config128 is a start failure that no retry fixes: the entrypoint does not exist.
+// config128 is a containerd StartError 128 that no retry fixes: the entrypoint does not exist.
+// Verbatim from aws/eks-pod-identity-agent#75 (fixture rt-containerd-runc12-exec-stat-enoent).
 const config128 = `failed to create containerd task: failed to create shim task: OCI runtime create failed: ` +
-	`runc create failed: unable to start container process: exec: "/bin/api-server": stat ` +
-	`/bin/api-server: no such file or directory: unknown`
+	`runc create failed: unable to start container process: error during container init: exec: "/go-runner": stat ` +
+	`/go-runner: no such file or directory: unknown`
+
+// pullNotFound is containerd 1.7's ErrImagePull for a tag that does not exist, as its CRI plugin
+// formats it (`failed to pull and unpack image %q: failed to resolve reference %q: %s: not found`,
+// the text of substratusai/runbooks#42 and fixture pull-containerd17-not-found) for ref.
+func pullNotFound(ref string) string {
+	return fmt.Sprintf(`rpc error: code = NotFound desc = failed to pull and unpack image %q: failed to resolve reference %q: %s: not found`,
+		ref, ref, ref)
+}
+
+// backOff is the kubelet's CrashLoopBackOff message (pkg/kubelet/kuberuntime/kuberuntime_manager.go
+// doBackOff, v1.37: `back-off %s restarting failed container=%s pod=%s`, the pod as
+// name_namespace(uid)) for a pod built by mkPod. The delay doubles from 10s per restart.
+func backOff(delay, container, ns, pod string) string {
+	return fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(uid-%s-%s)", delay, container, pod, ns, ns, pod)
+}
 
 type podSpec struct {
 	ns, name, node, deploy, rs string
@@ -147,13 +164,13 @@ func fixtureBatch() model.Batch {
 			conds:  readyConds(true)}))
 	}
 	// node-3's pods: two are between a failed start and the kubelet's retry (state terminated
-	// ContainerCannotRun 128: transient), two have recovered (running, lastState 128).
+	// StartError 128: transient), two have recovered (running, lastState 128).
 	for i := range 4 {
 		cs := corev1.ContainerStatus{Name: "checkout", Image: "registry.example.com/checkout:v2", RestartCount: 1,
-			State: corev1.ContainerState{Terminated: terminated("ContainerCannotRun", runtime128, 128, time.Duration(i+1)*time.Minute)}}
+			State: corev1.ContainerState{Terminated: terminated("StartError", runtime128, 128, time.Duration(i+1)*time.Minute)}}
 		if i >= 2 {
 			cs = running("checkout", "registry.example.com/checkout:v2", 1,
-				terminated("ContainerCannotRun", runtime128, 128, time.Duration(i+1)*time.Minute))
+				terminated("StartError", runtime128, 128, time.Duration(i+1)*time.Minute))
 		}
 		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("checkout-7d9f8b6c5-f%02d", i),
 			node: "node-3", rs: "checkout-7d9f8b6c5", created: 6 * time.Minute,
@@ -163,14 +180,14 @@ func fixtureBatch() model.Batch {
 		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("payments-7d9f8b6c5-p%02d", i),
 			node: healthyNodes[i], rs: "payments-7d9f8b6c5", created: 4 * time.Minute,
 			status: []corev1.ContainerStatus{waiting("payments", "registry.example.com/payments:v2.1.0-typo", "ErrImagePull",
-				`rpc error: code = NotFound desc = failed to pull and unpack image "registry.example.com/payments:v2.1.0-typo": not found`, 0, nil)},
+				pullNotFound("registry.example.com/payments:v2.1.0-typo"), 0, nil)},
 			conds: readyConds(false)}))
 	}
 	for i := range 2 {
 		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("search-7d9f8b6c5-s%02d", i),
 			node: healthyNodes[i+2], rs: "search-7d9f8b6c5", created: 8 * time.Minute,
 			status: []corev1.ContainerStatus{waiting("search", "registry.example.com/search:v7", "CrashLoopBackOff",
-				"back-off 2m40s restarting failed container=search", 5, terminated("OOMKilled", "", 137, 90*time.Second))},
+				backOff("2m40s", "search", "shop", fmt.Sprintf("search-7d9f8b6c5-s%02d", i)), 5, terminated("OOMKilled", "", 137, 90*time.Second))},
 			conds: readyConds(false)}))
 	}
 	b.Pods = append(b.Pods, doomedAPIPod())
@@ -183,8 +200,8 @@ func fixtureBatch() model.Batch {
 }
 
 // doomedAPIPod is the detail golden's subject: an init container that completed, a native
-// sidecar that runs, and a main container in CrashLoopBackOff whose last state is a
-// ContainerCannotRun exit 128 with a missing entrypoint.
+// sidecar that runs, and a main container in CrashLoopBackOff whose last state is containerd's
+// StartError exit 128 with a missing entrypoint.
 func doomedAPIPod() *corev1.Pod {
 	p := mkPod(podSpec{ns: "shop", name: "api-7d9f8b6c5-xk2lq", node: "node-2", rs: "api-7d9f8b6c5", created: 7 * time.Minute,
 		init: []corev1.Container{{Name: "migrate", Image: "registry.example.com/api-migrate:v3"},
@@ -194,8 +211,8 @@ func doomedAPIPod() *corev1.Pod {
 				Terminated: terminated("Completed", "", 0, 6*time.Minute)}},
 			running("proxy", "registry.example.com/proxy:v1", 0, nil)},
 		status: []corev1.ContainerStatus{waiting("api", "registry.example.com/api:v3", "CrashLoopBackOff",
-			"back-off 40s restarting failed container=api pod=api-7d9f8b6c5-xk2lq", 3,
-			terminated("ContainerCannotRun", config128, 128, 50*time.Second))},
+			backOff("40s", "api", "shop", "api-7d9f8b6c5-xk2lq"), 3,
+			terminated("StartError", config128, 128, 50*time.Second))},
 		conds: readyConds(false)})
 	return p
 }

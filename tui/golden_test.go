@@ -138,7 +138,7 @@ func TestEscapeSequences(t *testing.T) {
 	for i := range 3 {
 		b.Pods = append(b.Pods, mkPod(podSpec{ns: "attack", name: fmt.Sprintf("evil-start-%d", i), node: "node-2",
 			created: time.Minute, status: []corev1.ContainerStatus{running("app", "img", 1,
-				terminated("ContainerCannotRun", evil+runtime128, 128, 20*time.Second))}}))
+				terminated("StartError", evil+runtime128, 128, 20*time.Second))}}))
 	}
 	b.Nodes, b.Deployments, b.ReplicaSets = nil, nil, nil
 	b.Health = &model.Health{Synced: true, LastEvent: t0, WatchError: evil}

@@ -74,7 +74,7 @@ func TestSelectionFollowsPodAcrossResort(t *testing.T) {
 	for _, name := range []string{"checkout-7d9f8b6c5-h04", "checkout-7d9f8b6c5-h05", "checkout-7d9f8b6c5-h06"} {
 		p := d.m.Pod("shop/" + name).Object.DeepCopy()
 		p.Status.ContainerStatuses[0] = waiting("checkout", "registry.example.com/checkout:v2", "CrashLoopBackOff",
-			"back-off", 4, terminated("Error", "", 1, 10*time.Second))
+			backOff("1m20s", "checkout", "shop", name), 4, terminated("Error", "", 1, 10*time.Second))
 		b.Pods = append(b.Pods, p)
 	}
 	d.Update(batchMsg{batch: b})

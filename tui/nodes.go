@@ -13,7 +13,8 @@ import (
 	"doomwatch/model"
 )
 
-// nodesPanel shows each node's exit-128 start failures in the window. Suspect nodes come first
+// nodesPanel shows each node's start failures in the window: exit 128 (containerd, cri-dockerd)
+// and create errors (CRI-O), the same runtime trouble reported two ways. Suspect nodes come first
 // (the model orders them) in the danger colour with their "why" sentence underneath: on-call reads
 // this panel first, so the suspect must stand out at a glance.
 type nodesPanel struct {
@@ -202,7 +203,7 @@ const (
 	ncState
 	ncPods
 	ncFailing
-	ncExit128
+	ncStarts
 	ncFailedPods
 	ncWorkloads
 	ncHistory
@@ -210,7 +211,7 @@ const (
 	numNodeCols
 )
 
-var nodeColTitles = [numNodeCols]string{"", "NODE", "STATE", "PODS", "FAILING", "EXIT-128", "PODS✗",
+var nodeColTitles = [numNodeCols]string{"", "NODE", "STATE", "PODS", "FAILING", "STARTS✗", "PODS✗",
 	"WORKLOADS", "HISTORY", "LAST"}
 
 // nodeColMax caps a column's width (0: no cap). Node names on clouds run long
@@ -218,13 +219,13 @@ var nodeColTitles = [numNodeCols]string{"", "NODE", "STATE", "PODS", "FAILING", 
 var nodeColMax = [numNodeCols]int{ncNode: 40}
 
 // nodeColRight marks the counts, aligned right.
-var nodeColRight = [numNodeCols]bool{ncPods: true, ncFailing: true, ncExit128: true, ncFailedPods: true, ncWorkloads: true}
+var nodeColRight = [numNodeCols]bool{ncPods: true, ncFailing: true, ncStarts: true, ncFailedPods: true, ncWorkloads: true}
 
 // nodeColPriority lists the columns most useful first; on a narrow terminal those at the end go.
-// Which node, that it is suspect, how many exit-128 start failures and when (the sparkline) are
+// Which node, that it is suspect, how many start failures and when (the sparkline) are
 // the panel's answer; Ready/cordoned and how many workloads say whether the node or one workload is
 // to blame. The pod counts are for the pods view (`enter` or `n` shows the node's pods).
-var nodeColPriority = [numNodeCols]int{ncNode, ncFlag, ncExit128, ncHistory, ncState, ncWorkloads,
+var nodeColPriority = [numNodeCols]int{ncNode, ncFlag, ncStarts, ncHistory, ncState, ncWorkloads,
 	ncLast, ncFailing, ncPods, ncFailedPods}
 
 // nodeCells formats one node's cells.
@@ -237,7 +238,7 @@ func (n *nodesPanel) nodeCells(nd *model.Node, peak int, out *[numNodeCols]strin
 	out[ncState] = nodeState(nd)
 	out[ncPods] = strconv.Itoa(nd.Pods)
 	out[ncFailing] = strconv.Itoa(nd.FailingPods)
-	out[ncExit128] = strconv.Itoa(nd.Failures)
+	out[ncStarts] = strconv.Itoa(nd.Failures)
 	out[ncFailedPods] = strconv.Itoa(nd.FailedPods)
 	out[ncWorkloads] = strconv.Itoa(nd.Workloads)
 	out[ncHistory] = sparkline(nd.Histogram, peak)
@@ -309,7 +310,7 @@ func (n *nodesPanel) View(focused bool) string {
 		// missing columns would puzzle someone.
 		title += " " + st.warn.Render("· forbidden: cannot list nodes (RBAC); showing nodes from pods") + st.dim.Render(" ·")
 	}
-	sub := "exit-128 start failures"
+	sub := "start failures"
 	if n.window > 0 {
 		sub += " in the last " + duration.HumanDuration(n.window)
 	}

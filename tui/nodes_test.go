@@ -17,21 +17,23 @@ import (
 )
 
 // manySuspects is a dashboard whose nodes panel holds six suspect nodes (three lines each: row,
-// why, msg; four at 80 columns, where the why wraps) and three quiet ones, in a terminal so short
-// that only a few fit.
+// why, msg; four at 80 columns, where the why wraps) and six quiet ones, in a terminal so short
+// that only a few fit. Six quiet nodes, because a suspect node must stand out from the median of
+// the other nodes, so at most half of them may be failing too.
 func manySuspects(t *testing.T, width int) *dashboard {
 	t.Helper()
 	// One failing pod per node is enough to be suspect here; escalation is off so the pods stay
 	// transient and every node keeps its evidence.
-	m := model.New(model.Config{SuspectPods: 1, SuspectShare: 0.01, EscalateNodes: 100})
+	m := model.New(model.Config{SuspectPods: 1, EscalateNodes: 100})
 	var b model.Batch
-	for i, name := range []string{"node-a", "node-b", "node-c", "node-d", "node-e", "node-f", "node-g", "node-h", "node-i"} {
+	for i, name := range []string{"node-a", "node-b", "node-c", "node-d", "node-e", "node-f", "node-g", "node-h", "node-i",
+		"node-j", "node-k", "node-l"} {
 		b.Nodes = append(b.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}})
 		cs := running("app", "registry.example.com/app:v1", 0, nil)
 		if i < 6 {
 			cs = corev1.ContainerStatus{Name: "app", Image: "registry.example.com/app:v1", RestartCount: 1,
-				State: corev1.ContainerState{Terminated: terminated("ContainerCannotRun", runtime128, 128, time.Minute)}}
+				State: corev1.ContainerState{Terminated: terminated("StartError", runtime128, 128, time.Minute)}}
 		}
 		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("app%d-x", i), node: name,
 			rs: fmt.Sprintf("app%d-rs", i), created: 5 * time.Minute, status: []corev1.ContainerStatus{cs}}))
@@ -158,7 +160,7 @@ func TestNodesTitleSaysTheWindow(t *testing.T) {
 	for _, c := range []struct {
 		window time.Duration
 		want   string
-	}{{0, "exit-128 start failures in the last 15m · 5 nodes"}, {40 * time.Minute, "exit-128 start failures in the last 40m · 5 nodes"}} {
+	}{{0, "start failures in the last 15m · 5 nodes"}, {40 * time.Minute, "start failures in the last 40m · 5 nodes"}} {
 		m := model.New(model.Config{Window: c.window})
 		b := fixtureBatch()
 		m.Apply(&b, t0)
@@ -172,7 +174,7 @@ func TestNodesTitleSaysTheWindow(t *testing.T) {
 }
 
 // TestSuspectNodeAt80x24: on the smallest usable terminal the panel on-call opens first still
-// shows the suspect node, its exit-128 failure count, the sparkline of when they happened, how
+// shows the suspect node, its start failure count, the sparkline of when they happened, how
 // many workloads they hit, and the whole why sentence (wrapped, not cut).
 func TestSuspectNodeAt80x24(t *testing.T) {
 	m := fixtureModel()
@@ -208,12 +210,12 @@ func TestSuspectNodeAt80x24(t *testing.T) {
 	if hdr == "" || row == "" || whyAt < 0 {
 		t.Fatalf("no header with HISTORY, suspect row or why line:\n%s", frame)
 	}
-	for _, col := range []string{"EXIT-128", "WORKLOADS", "STATE"} {
+	for _, col := range []string{"STARTS✗", "WORKLOADS", "STATE"} {
 		if !strings.Contains(hdr, col) {
 			t.Errorf("header lacks %s: %q", col, hdr)
 		}
 	}
-	// The failure count sits under EXIT-128 (right-aligned), the sparkline under HISTORY.
+	// The failure count sits under STARTS✗ (right-aligned), the sparkline under HISTORY.
 	cell := func(title string) string {
 		i := strings.Index(hdr, title)
 		if i < 0 {
@@ -222,8 +224,8 @@ func TestSuspectNodeAt80x24(t *testing.T) {
 		start := ansi.StringWidth(hdr[:i])
 		return strings.TrimSpace(ansi.Cut(row, start, start+ansi.StringWidth(title)))
 	}
-	if got, want := cell("EXIT-128"), strconv.Itoa(suspect.Failures); got != want {
-		t.Errorf("EXIT-128 of %s is %q, want %q:\n%s", suspect.Name, got, want, frame)
+	if got, want := cell("STARTS✗"), strconv.Itoa(suspect.Failures); got != want {
+		t.Errorf("STARTS✗ of %s is %q, want %q:\n%s", suspect.Name, got, want, frame)
 	}
 	if spark := sparkline(suspect.Histogram, peak); !strings.Contains(row, spark) {
 		t.Errorf("suspect row lacks its sparkline %q: %q", spark, row)
@@ -349,7 +351,7 @@ func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
 	var fail model.Batch
 	for i := range 3 {
 		cs := corev1.ContainerStatus{Name: "app", Image: "registry.example.com/app:v1", RestartCount: 1,
-			State: corev1.ContainerState{Terminated: terminated("ContainerCannotRun", runtime128, 128, time.Minute)}}
+			State: corev1.ContainerState{Terminated: terminated("StartError", runtime128, 128, time.Minute)}}
 		fail.Pods = append(fail.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("web-%d", i), node: "node-3",
 			rs: "web-rs", created: 5 * time.Minute, status: []corev1.ContainerStatus{cs}}))
 	}

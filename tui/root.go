@@ -179,9 +179,11 @@ func (d *dashboard) rebuildDetail() {
 	p := d.m.Pod(d.detail.key)
 	var node *model.Node
 	if p != nil {
+		// A node registered again under its old name is listed twice: the pod is on the one
+		// registered now (Known), not the old one whose failures are still in the window.
 		for i := range d.nodeList {
-			if d.nodeList[i].Name == p.Node {
-				node = &d.nodeList[i]
+			if n := &d.nodeList[i]; n.Name == p.Node && (node == nil || !node.Known && n.Known) {
+				node = n
 			}
 		}
 	}
