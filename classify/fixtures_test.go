@@ -3,6 +3,7 @@ package classify
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,6 +155,9 @@ func TestFixturesCoverEveryRule(t *testing.T) {
 	}
 }
 
+// dns1123 is the API server's pod name rule (apimachinery validation IsDNS1123Subdomain).
+var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
 // TestFixturesAreAPIValid checks what the e2e suite needs to POST each fixture to a real API
 // server: fixed names, a node for scheduled pods, statuses that name spec containers.
 func TestFixturesAreAPIValid(t *testing.T) {
@@ -161,6 +165,9 @@ func TestFixturesAreAPIValid(t *testing.T) {
 		p := fx.pod
 		if p.APIVersion != "v1" || p.Kind != "Pod" || p.Name == "" || p.Namespace == "" {
 			t.Errorf("%s: not a named v1 Pod", fx.file)
+		}
+		if !dns1123.MatchString(p.Name) {
+			t.Errorf("%s: name %q is not a lower-case RFC 1123 subdomain; the API server rejects it", fx.file, p.Name)
 		}
 		if p.ResourceVersion != "" || p.UID != "" {
 			t.Errorf("%s: resourceVersion/uid would be rejected or ignored on create", fx.file)

@@ -117,6 +117,8 @@ func TestJobWithRetriesLeftNotDoomed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("creating job: %v", err)
 	}
+	// startTime is immutable once set on an unsuspended Job: every status write carries the same.
+	start := metav1.NewTime(time.Now().Add(-5 * time.Minute).Truncate(time.Second))
 	setJob := func(failed int32, conds ...batchv1.JobCondition) {
 		t.Helper()
 		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -124,7 +126,6 @@ func TestJobWithRetriesLeftNotDoomed(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			start := metav1.NewTime(time.Now().Add(-5 * time.Minute).Truncate(time.Second))
 			j.Status = batchv1.JobStatus{StartTime: &start, Failed: failed, Active: 1, Conditions: conds}
 			if len(conds) > 0 {
 				j.Status.Active = 0
