@@ -18,7 +18,7 @@ func BenchmarkPodHealthy(b *testing.B) {
 
 func BenchmarkPodFailing(b *testing.B) {
 	// The longest decision path: state first (CrashLoopBackOff), reason composed from lastState's
-	// multi-line start-failure message.
+	// start-failure message.
 	pod := fixturePod(b, "crashloop-after-cannotrun-128")
 	b.ReportAllocs()
 	for b.Loop() {
@@ -27,7 +27,8 @@ func BenchmarkPodFailing(b *testing.B) {
 }
 
 func BenchmarkPodStartError(b *testing.B) {
-	// containerd StartError 128 with a deterministic message: the marker scan runs.
+	// containerd StartError 128 about the node (a shim timeout): the marker scan runs and finds
+	// no command error.
 	pod := fixturePod(b, "starterror-128-shim-deadline")
 	b.ReportAllocs()
 	for b.Loop() {

@@ -13,6 +13,27 @@ func terminated(reason string, code int32, msg string) *corev1.ContainerStateTer
 	return &corev1.ContainerStateTerminated{Reason: reason, ExitCode: code, Message: msg}
 }
 
+// Start-failure messages, verbatim from upstream reports (see each comment). None is written
+// for the test: a message shaped to pass a rule hides the bug the rule has on real clusters.
+const (
+	// kubernetes/kubernetes#87735: runc lost its child while starting it (docker via dockershim,
+	// ContainerCannotRun 128). Nothing about the pod's command: node trouble.
+	msgRunc128EOF = `OCI runtime create failed: container_linux.go:345: starting container process caused "process_linux.go:303: getting the final child's pid from pipe caused \"EOF\"": unknown`
+	// kubesphere-sigs/ks-devops-helm-chart#141: containerd StartError 128, the command is not on
+	// $PATH (the kubelet event's "Error: " prefix dropped).
+	msgContainerdNotFound = `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "devops-tool": executable file not found in $PATH: unknown`
+	// containerd/containerd#11033: containerd StartError 128, the shim timed out opening the
+	// container's stdout fifo on a loaded node.
+	msgShimDeadline = `failed to create containerd task: failed to create shim task: failed to start io pipe copy: unable to copy pipes: containerd-shim: opening w/o fifo "/run/containerd/io.containerd.grpc.v1.cri/containers/base/io/1363662740/base-stdout" failed: context deadline exceeded`
+	// jboss-dockerfiles/drools#62: docker names the missing command, ContainerCannotRun 127.
+	msgDocker127 = `OCI runtime create failed: container_linux.go:349: starting container process caused "exec: \"./start_business-central-wb.sh\": stat ./start_business-central-wb.sh: no such file or directory": unknown`
+	// moby/moby#31702: a path component of the command is a file (ENOTDIR); docker appends its
+	// mount hint after runc's trailing line break (moby daemon/errors.go
+	// translateContainerdStartErr) and records exit 127. Two lines.
+	msgDockerENOTDIR = "oci runtime error: container_linux.go:247: starting container process caused \"exec: \\\"/etc/service/emby/run/emby.sh\\\": stat /etc/service/emby/run/emby.sh: not a directory\"\n" +
+		": Are you trying to mount a directory onto a file (or vice-versa)? Check if the specified host path exists and is the expected type"
+)
+
 func TestStartFailure(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -24,17 +45,17 @@ func TestStartFailure(t *testing.T) {
 	}{
 		{"nil", nil, false, 0, 0, ""},
 		{"ordinary crash", terminated("Error", 1, ""), false, 0, 0, ""},
-		{"docker 128 runtime trouble", terminated("ContainerCannotRun", 128, `OCI runtime create failed: container_linux.go:349: starting container process caused "process_linux.go:449: container init caused \"read init-p: connection reset by peer\"": unknown`),
+		{"docker 128 runtime trouble", terminated("ContainerCannotRun", 128, msgRunc128EOF),
 			true, Transient, RuleStartFailure128, "Failed to start on node, will retry (exit 128): OCI runtime create failed"},
-		{"containerd 128 missing executable", terminated("StartError", 128, `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "serve": executable file not found in $PATH: unknown`),
+		{"containerd 128 missing executable", terminated("StartError", 128, msgContainerdNotFound),
 			true, Doomed, RuleStartFailureConfig, "Failed to start (exit 128): failed to create containerd task"},
-		{"containerd 128 shim deadline", terminated("StartError", 128, "failed to create containerd task: failed to create shim task: context deadline exceeded: unknown"),
+		{"containerd 128 shim deadline", terminated("StartError", 128, msgShimDeadline),
 			true, Transient, RuleStartFailure128, "context deadline exceeded"},
-		{"128 not a directory", terminated("StartError", 128, `exec: "/app": not a directory`), true, Doomed, RuleStartFailureConfig, "not a directory"},
-		{"127 missing executable", terminated("ContainerCannotRun", 127, "stat /do/not/exist: no such file or directory"),
-			true, Doomed, RuleStartFailure, "Failed to start (exit 127): stat /do/not/exist"},
+		{"127 missing executable", terminated("ContainerCannotRun", 127, msgDocker127),
+			true, Doomed, RuleStartFailure, "Failed to start (exit 127): OCI runtime create failed"},
 		{"126 without message", terminated("ContainerCannotRun", 126, ""), true, Doomed, RuleStartFailure, "Failed to start (exit 126)"},
-		{"multi-line message", terminated("StartError", 1, "line one\nline two\r\n"), true, Doomed, RuleStartFailure, "Failed to start (exit 1): line one line two"},
+		{"127 not a directory, two lines", terminated("ContainerCannotRun", 127, msgDockerENOTDIR), true, Doomed, RuleStartFailure,
+			`stat /etc/service/emby/run/emby.sh: not a directory" : Are you trying to mount`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -59,6 +80,10 @@ func TestStartFailure(t *testing.T) {
 }
 
 func TestCacheSyncFailure(t *testing.T) {
+	// The first three are the kubelet's texts as pkg/kubelet/util/manager/watch_based_manager.go
+	// (v1.37 objectCache.Get) formats them: `failed to sync %s cache: %v` with wait.ErrWaitTimeout,
+	// and apierrors.NewNotFound(corev1.Resource("secret"), name). The last two are truncations of
+	// the first, not messages: the match must need the whole phrase.
 	for msg, want := range map[string]bool{
 		"failed to sync secret cache: timed out waiting for the condition":    true,
 		"failed to sync configmap cache: timed out waiting for the condition": true,

@@ -10,6 +10,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// msgPullNotFound is containerd 1.7's ErrImagePull for a tag that was never pushed, verbatim from
+// substratusai/runbooks#42 (fixture pull-containerd17-not-found).
+const msgPullNotFound = `rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/substratusai/controller-manager:v0.0.2-alpha": failed to resolve reference "docker.io/substratusai/controller-manager:v0.0.2-alpha": docker.io/substratusai/controller-manager:v0.0.2-alpha: not found`
+
 // FuzzClassify feeds arbitrary pods (seeded with every fixture, as JSON) and then overwrites one
 // container state with fuzzed reason, message and exit code, so the fuzzer reaches every rule
 // quickly. It checks the invariants callers rely on.
@@ -19,9 +23,13 @@ func FuzzClassify(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(data, "CrashLoopBackOff", "OCI runtime create failed", int32(128), uint8(0))
-		f.Add(data, "StartError", "exec: \"x\": executable file not found in $PATH", int32(128), uint8(0x25))
-		f.Add(data, "ErrImagePull", "x: not found\nsecond line", int32(0), uint8(0x12))
+		// Seeds pair a reason with a real message for it (see classify_test.go and the fixtures'
+		// cite annotations): a runc 128 runtime hiccup, containerd's missing executable, docker's
+		// two-line ENOTDIR text and containerd 1.7's missing tag.
+		f.Add(data, "ContainerCannotRun", msgRunc128EOF, int32(128), uint8(0x01))
+		f.Add(data, "StartError", msgContainerdNotFound, int32(128), uint8(0x25))
+		f.Add(data, "ContainerCannotRun", msgDockerENOTDIR, int32(127), uint8(0x12))
+		f.Add(data, "ErrImagePull", msgPullNotFound, int32(0), uint8(0x00))
 	}
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte, reason, msg string, code int32, sel uint8) {

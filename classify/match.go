@@ -106,20 +106,6 @@ func hasPrefixFold(s, lower string) bool {
 	return true
 }
 
-// indexFold is strings.Index under ASCII case folding; lower must be lower-case ASCII.
-func indexFold(s, lower string) int {
-	n := len(lower)
-	if n == 0 {
-		return 0
-	}
-	for i := 0; i+n <= len(s); i++ {
-		if hasPrefixFold(s[i:], lower) {
-			return i
-		}
-	}
-	return -1
-}
-
 // pullOutcome is what an image pull error says about the image.
 type pullOutcome uint8
 
@@ -233,10 +219,13 @@ func cacheSyncFailure(msg string) bool {
 
 // containsFold reports whether s contains lower under ASCII case folding, without allocating
 // (Krane's /not found/i). lower must be lower-case ASCII, as all the package's markers are.
-func containsFold(s, lower string) bool {
+func containsFold(s, lower string) bool { return indexFold(s, lower) >= 0 }
+
+// indexFold is strings.Index under ASCII case folding; lower must be lower-case ASCII.
+func indexFold(s, lower string) int {
 	n := len(lower)
 	if n == 0 {
-		return true
+		return 0
 	}
 	c0 := lower[0]
 outer:
@@ -249,9 +238,9 @@ outer:
 				continue outer
 			}
 		}
-		return true
+		return i
 	}
-	return false
+	return -1
 }
 
 func toLower(b byte) byte {

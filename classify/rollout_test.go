@@ -22,6 +22,8 @@ func deploy(replicas, total, updated, available int32, conds ...appsv1.Deploymen
 var progressing = appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue,
 	Reason: "ReplicaSetUpdated"}
 
+// The deployment controller's text: pkg/controller/deployment/progress.go (v1.37,
+// `ReplicaSet %q has timed out progressing.`).
 var deadlineExceeded = appsv1.DeploymentCondition{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse,
 	Reason: "ProgressDeadlineExceeded", Message: `ReplicaSet "web-7d9f" has timed out progressing.`}
 

@@ -19,7 +19,7 @@ func TestClusterDrivesLikeAKubelet(t *testing.T) {
 	node := e.nodeName("n1")
 	e.node(node, true)
 	p := e.pod(podSpec{name: "web", node: node, status: podStatus(corev1.PodRunning,
-		waiting("app", "CrashLoopBackOff", "back-off 5m0s restarting failed container", 7, term("Error", 1, "", 48*time.Hour)))})
+		waiting("app", "CrashLoopBackOff", backOff("5m0s", "app", "web", e.ns), 7, term("Error", 1, "", 48*time.Hour)))})
 	if got := p.Status.ContainerStatuses[0].State.Waiting; got == nil || got.Reason != "CrashLoopBackOff" {
 		t.Fatalf("status after UpdateStatus = %+v, want waiting CrashLoopBackOff", p.Status.ContainerStatuses)
 	}

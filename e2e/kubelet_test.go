@@ -261,6 +261,16 @@ func terminatedStatus(name string, restarts int32, t *corev1.ContainerStateTermi
 	return cs
 }
 
+// backOff is the kubelet's CrashLoopBackOff message (pkg/kubelet/kuberuntime/kuberuntime_manager.go
+// doBackOff, v1.37: `back-off %s restarting failed container=%s pod=%s`, the pod as format.Pod
+// prints it, name_namespace(uid)). The delay is 10s doubled per restart, at most 5m0s. The API
+// server assigns the uid only when the pod is created, after this status is built, so a fixed one
+// stands in for it.
+func backOff(delay, container, pod, ns string) string {
+	return fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", delay, container, pod, ns,
+		"3f9b2c1e-8d4a-4b6f-9e2d-7a1c5b8e0f42")
+}
+
 // term is a terminated state that finished ago before now.
 func term(reason string, code int32, message string, ago time.Duration) *corev1.ContainerStateTerminated {
 	fin := time.Now().Add(-ago).Truncate(time.Second)
@@ -271,13 +281,21 @@ func term(reason string, code int32, message string, ago time.Duration) *corev1.
 	}
 }
 
-// podStatus wraps container statuses in a Running pod's status with the conditions a kubelet sets.
+// podStatus wraps container statuses in a Running pod's status with the conditions a kubelet sets
+// (pkg/kubelet/status/generate.go, v1.37: an unready container makes ContainersReady and Ready
+// False with reason ContainersNotReady and `containers with unready status: %s`).
 func podStatus(phase corev1.PodPhase, containers ...corev1.ContainerStatus) corev1.PodStatus {
 	ready := corev1.ConditionTrue
+	var unready []string
 	for _, c := range containers {
 		if !c.Ready {
 			ready = corev1.ConditionFalse
+			unready = append(unready, c.Name)
 		}
+	}
+	reason, message := "", ""
+	if len(unready) > 0 {
+		reason, message = "ContainersNotReady", fmt.Sprintf("containers with unready status: %s", unready)
 	}
 	now := metav1.NewTime(time.Now().Add(-2 * time.Minute).Truncate(time.Second))
 	return corev1.PodStatus{
@@ -288,8 +306,8 @@ func podStatus(phase corev1.PodPhase, containers ...corev1.ContainerStatus) core
 		Conditions: []corev1.PodCondition{
 			{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
 			{Type: corev1.PodInitialized, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			{Type: corev1.ContainersReady, Status: ready, LastTransitionTime: now},
-			{Type: corev1.PodReady, Status: ready, LastTransitionTime: now},
+			{Type: corev1.ContainersReady, Status: ready, LastTransitionTime: now, Reason: reason, Message: message},
+			{Type: corev1.PodReady, Status: ready, LastTransitionTime: now, Reason: reason, Message: message},
 		},
 		ContainerStatuses: containers,
 	}

@@ -26,7 +26,7 @@ func TestRBACPodsInOneNamespace(t *testing.T) {
 	e.node(node, true)
 	e.pod(podSpec{name: "web", node: node, status: podStatus(corev1.PodRunning, running("app", true, 0, nil))})
 	e.pod(podSpec{name: "loop", node: node, status: podStatus(corev1.PodRunning,
-		waiting("app", "CrashLoopBackOff", "back-off 40s restarting failed container=app", 3, term("Error", 1, "", time.Minute)))})
+		waiting("app", "CrashLoopBackOff", backOff("40s", "app", "loop", e.ns), 3, term("Error", 1, "", time.Minute)))})
 
 	user, err := e.c.NewUser(e.ns + "-pod-reader")
 	if err != nil {

@@ -39,8 +39,8 @@ func testRestart(t *testing.T, killEtcd bool) {
 	})
 	node := e.nodeName("n1")
 	e.node(node, true)
-	failA := term("ContainerCannotRun", 128, runtimeHiccup, 90*time.Second)
-	failB := term("ContainerCannotRun", 128, runtimeHiccup, 80*time.Second)
+	failA := term("StartError", 128, runtimeHiccup, 90*time.Second)
+	failB := term("StartError", 128, runtimeHiccup, 80*time.Second)
 	e.pod(podSpec{name: "a", node: node, status: podStatus(corev1.PodPending, terminatedStatus("app", 0, failA, nil))})
 	e.pod(podSpec{name: "b", node: node, status: podStatus(corev1.PodPending, terminatedStatus("app", 0, failB, nil))})
 	e.pod(podSpec{name: "c", node: node, status: podStatus(corev1.PodRunning, running("app", true, 0, nil))})
@@ -84,10 +84,10 @@ func testRestart(t *testing.T, killEtcd bool) {
 	// not a new one), b fails again (a new failure), c starts crash-looping, d is deleted and a new
 	// pod e appears.
 	e.setStatus("a", podStatus(corev1.PodRunning, running("app", true, 1, failA)))
-	failB2 := term("ContainerCannotRun", 128, runtimeHiccup, 5*time.Second)
+	failB2 := term("StartError", 128, runtimeHiccup, 5*time.Second)
 	e.setStatus("b", podStatus(corev1.PodPending, terminatedStatus("app", 1, failB2, failB)))
 	e.setStatus("c", podStatus(corev1.PodRunning,
-		waiting("app", "CrashLoopBackOff", "back-off 10s restarting failed container=app", 2, term("Error", 1, "", 5*time.Second))))
+		waiting("app", "CrashLoopBackOff", backOff("20s", "app", "c", e.ns), 2, term("Error", 1, "", 5*time.Second))))
 	e.deletePod("d")
 	e.pod(podSpec{name: "e", node: node, status: podStatus(corev1.PodRunning, running("app", true, 0, nil))})
 

@@ -13,19 +13,24 @@ import (
 	"doomwatch/model"
 )
 
-// A runc failure that says nothing about the container's own configuration: the node's runtime
-// had a bad moment (the case in Krane's exit-128 discussion). classify calls it transient.
-const runtimeHiccup = "OCI runtime create failed: runc create failed: unable to start container process: " +
-	"error during container init: error setting cgroup config for procHooks process: unable to freeze: unknown"
+// A containerd StartError 128 that says nothing about the container's own configuration: runc
+// could not freeze the cgroup, the node's runtime had a bad moment (the case in Krane's exit-128
+// discussion). classify calls it transient. Verbatim from kubernetes/kubernetes#131087 (fixture
+// rt-containerd-procHooks-unable-to-freeze).
+const runtimeHiccup = "failed to create containerd task: failed to create shim task: OCI runtime create failed: " +
+	"runc create failed: unable to start container process: error during container init: " +
+	"error setting cgroup config for procHooks process: unable to freeze: unknown"
 
-// containerd's StartError for a missing entrypoint: deterministic, retrying will not fix it.
+// containerd's StartError for a command that is not on $PATH: deterministic, retrying will not fix
+// it. Verbatim from kubesphere-sigs/ks-devops-helm-chart#141 (fixture
+// starterror-128-executable-not-found).
 const missingExecutable = `failed to create containerd task: failed to create shim task: OCI runtime create failed: ` +
-	`runc create failed: unable to start container process: exec: "/app/serve": executable file not found in $PATH: unknown`
+	`runc create failed: unable to start container process: exec: "devops-tool": executable file not found in $PATH: unknown`
 
 const waitTimeout = 20 * time.Second
 
 // TestExit128Story is issue 5's first story: three pods on one node fail to start with
-// ContainerCannotRun 128 and then run. They are transient while failing and healthy after; the
+// StartError 128 and then run. They are transient while failing and healthy after; the
 // node is suspect with its "why" sentence and the other nodes are not; each failure counts once.
 func TestExit128Story(t *testing.T) {
 	e := newEnv(t)
@@ -41,7 +46,7 @@ func TestExit128Story(t *testing.T) {
 	fails := map[string]corev1.ContainerStatus{}
 	for i, name := range failing {
 		// As the kubelet reports it right after the failed start: state terminated, no restart yet.
-		fail := term("ContainerCannotRun", 128, runtimeHiccup, time.Duration(30+10*i)*time.Second)
+		fail := term("StartError", 128, runtimeHiccup, time.Duration(30+10*i)*time.Second)
 		fails[name] = terminatedStatus("app", 0, fail, nil)
 		e.pod(podSpec{name: name, node: flaky, owner: owners[i].owner,
 			status: podStatus(corev1.PodPending, fails[name])})
@@ -151,8 +156,8 @@ func TestExit128Doomed(t *testing.T) {
 	node := e.nodeName("n1")
 	e.node(node, true)
 	e.pod(podSpec{name: "loop", node: node, status: podStatus(corev1.PodRunning,
-		waiting("app", "CrashLoopBackOff", "back-off 2m40s restarting failed container=app", 5,
-			term("ContainerCannotRun", 128, runtimeHiccup, 20*time.Second)))})
+		waiting("app", "CrashLoopBackOff", backOff("2m40s", "app", "loop", e.ns), 5,
+			term("StartError", 128, runtimeHiccup, 20*time.Second)))})
 	e.pod(podSpec{name: "noexec", node: node, status: podStatus(corev1.PodPending,
 		terminatedStatus("app", 0, term("StartError", 128, missingExecutable, 10*time.Second), nil))})
 	e.pod(podSpec{name: "fine", node: node, status: podStatus(corev1.PodRunning, running("app", true, 0, nil))})

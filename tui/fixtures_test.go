@@ -137,7 +137,7 @@ func deployment(name string, replicas, updated, ready int32) (*appsv1.Deployment
 
 // fixtureBatch is a small incident: node-3 fails container starts with exit 128 (suspect),
 // payments rolls out an image that does not exist, search is OOM-crash-looping, and one api pod
-// cannot start because its entrypoint is missing (doomed, lastState ContainerCannotRun 128).
+// cannot start because its entrypoint is missing (doomed, lastState StartError 128).
 func fixtureBatch() model.Batch {
 	var b model.Batch
 	for i := 1; i <= 5; i++ {

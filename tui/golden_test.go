@@ -71,7 +71,7 @@ func TestGoldenFrames(t *testing.T) {
 	}{
 		{"overview", FrameOptions{}, []string{"live", "✖", "doomed", "suspect node node-3", "PODS", "? help", "q quit"}},
 		{"doomed-detail", FrameOptions{Selected: "shop/api-7d9f8b6c5-xk2lq", Detail: true},
-			[]string{"POD shop/api-7d9f8b6c5-xk2lq", "✖ doomed", "ContainerCannotRun", "exit 128", "no such file or directory", "CrashLoopBackOff"}},
+			[]string{"POD shop/api-7d9f8b6c5-xk2lq", "✖ doomed", "StartError", "exit 128", "stat /go-runner", "CrashLoopBackOff"}},
 		{"suspect-node", FrameOptions{Focus: FocusNodes}, []string{"NODES", "⚠ SUSPECT", "node-3", "why:"}},
 		{"filter", FrameOptions{Query: model.Query{Text: "payments"}, Filtering: true}, []string{"/payments", "payments-7d9f8b6c5-p00"}},
 	}
