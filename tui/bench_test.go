@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/model"
+	"doomwatch/model/scaletest"
 )
 
 // benchModel is a model of n pods on 50 nodes, a fifth of them failing.
@@ -46,4 +47,78 @@ func BenchmarkFrame(b *testing.B) {
 			}
 		})
 	}
+}
+
+// scaleDashboard is a 200x50 dashboard over a realistic cluster of n pods (model/scaletest) whose
+// clock the caller moves with *now.
+func scaleDashboard(n int, now *time.Time) *dashboard {
+	m := model.New(model.DefaultConfig())
+	scaletest.Load(m, n)
+	*now = scaletest.T0
+	d := newDashboard(Options{Model: m, Now: func() time.Time { return *now }}, false)
+	d.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	return d
+}
+
+var sortKey = tea.KeyPressMsg{Code: 's', Text: "s"}
+
+// BenchmarkBatch is one 50-update batch of status churn (every update changes its pod's verdict)
+// arriving at a 150,000-pod dashboard, for each sort: Update applies it and refreshes every view
+// (refreshAll), then one 200x50 frame is rendered. It is what a batch costs the UI goroutine, from
+// the message to the screen. Batches arrive 200 ms apart on the dashboard's clock. Target (issue
+// 9): a few ms.
+func BenchmarkBatch(b *testing.B) {
+	var now time.Time
+	d := scaleDashboard(150_000, &now)
+	batches := scaletest.Churn(400, 50) // two passes over the churned namespace
+	k := 0                              // runs on across the sorts, so every update changes a verdict
+	for s := range sortNames {
+		b.Run("sort="+sortNames[s], func(b *testing.B) {
+			for d.query.Sort != model.Sort(s) {
+				d.Update(sortKey)
+			}
+			_ = d.View()
+			cpu, k0 := startCPU(), k
+			for b.Loop() {
+				now = now.Add(200 * time.Millisecond)
+				d.Update(batchMsg{batch: batches[k%len(batches)]})
+				_ = d.View()
+				k++
+			}
+			cpu.report(b, k-k0)
+		})
+	}
+}
+
+// BenchmarkSortKey presses s (the next sort) and renders the frame, at 10,000 and 150,000 pods,
+// cycling through the four sorts. Targets (issue 9): 16 ms at 10,000 pods, 50 ms at 150,000.
+func BenchmarkSortKey(b *testing.B) {
+	for _, n := range []int{10_000, 150_000} {
+		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
+			var now time.Time
+			d := scaleDashboard(n, &now)
+			cpu, k := startCPU(), 0
+			for b.Loop() {
+				d.Update(sortKey)
+				_ = d.View()
+				k++
+			}
+			cpu.report(b, k)
+		})
+	}
+}
+
+// BenchmarkTick is the once-a-second clock tick at 150,000 pods with nothing changing: Expire, the
+// refresh and a frame. It is most of what an idle dashboard costs.
+func BenchmarkTick(b *testing.B) {
+	var now time.Time
+	d := scaleDashboard(150_000, &now)
+	cpu, k := startCPU(), 0
+	for b.Loop() {
+		now = now.Add(time.Second)
+		d.Update(tickMsg{})
+		_ = d.View()
+		k++
+	}
+	cpu.report(b, k)
 }
