@@ -196,8 +196,9 @@ func BenchmarkPodMemory(b *testing.B) {
 		before := liveHeap()
 		b.StartTimer()
 		store := cache.NewStore(cache.MetaNamespaceKeyFunc)
+		tr := newTrimmer()
 		for i := range n {
-			obj, err := transform(decoded(b, rawPod(i)))
+			obj, err := tr.transform(decoded(b, rawPod(i)))
 			if err != nil {
 				b.Fatal(err)
 			}

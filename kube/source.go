@@ -50,6 +50,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 
 	health := &healthTracker{now: now}
+	trim := newTrimmer()
 	co := newCoalescer()
 	co.onEvent = health.event
 	// No resync: every change arrives as an event, and a resync would only re-send unchanged objects.
@@ -138,7 +139,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 				cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: cache.Indexers{}})
 		})
 		ks.informer = inf
-		if err := inf.SetTransform(transform); err != nil {
+		if err := inf.SetTransform(trim.transform); err != nil {
 			return nil, fmt.Errorf("setting %s transform: %w", resourceName(w.kind), err)
 		}
 		if err := inf.SetWatchErrorHandlerWithContext(health.watchErrorHandler(ks)); err != nil {

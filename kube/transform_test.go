@@ -1,11 +1,14 @@
 package kube
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -18,8 +21,12 @@ import (
 )
 
 // TestTransformKeepsWhatClassifyReads runs every classify fixture through the informer transform:
-// the verdicts and kubectl columns of the trimmed pod must equal those of the original.
+// classify's verdicts and kubectl columns, the model's snapshot (what --once prints) and what the
+// dashboard's detail pane shows must be the same for the trimmed pod as for the original. The
+// fixtures go through one trimmer, as a cluster's pods do, so shared strings and containers are
+// exercised too, and each goes through twice, as client-go may transform an object twice.
 func TestTransformKeepsWhatClassifyReads(t *testing.T) {
+	tr := newTrimmer()
 	files, err := filepath.Glob(filepath.Join("..", "classify", "testdata", "*.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -42,13 +49,16 @@ func TestTransformKeepsWhatClassifyReads(t *testing.T) {
 				now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 			}
 			before := orig.DeepCopy()
-			out, err := transform(orig)
+			out, err := tr.transform(orig)
 			if err != nil {
 				t.Fatal(err)
 			}
 			trimmed := out.(*corev1.Pod)
 			if !reflect.DeepEqual(orig, before) {
 				t.Errorf("transform modified its input")
+			}
+			if again, _ := tr.transform(trimmed); !reflect.DeepEqual(again, trimmed) {
+				t.Errorf("transform is not idempotent:\n%+v\n%+v", again, trimmed)
 			}
 			if got, want := classify.Pod(trimmed), classify.Pod(orig); !reflect.DeepEqual(got, want) {
 				t.Errorf("classify.Pod after transform = %+v, want %+v", got, want)
@@ -64,6 +74,12 @@ func TestTransformKeepsWhatClassifyReads(t *testing.T) {
 				if got, want := fn(trimmed), fn(orig); got != want {
 					t.Errorf("%s after transform = %q, want %q", name, got, want)
 				}
+			}
+			if got, want := snapshotOf(trimmed, now), snapshotOf(orig, now); got != want {
+				t.Errorf("model snapshot after transform:\n%s\nwant:\n%s", got, want)
+			}
+			if got, want := detailOf(trimmed), detailOf(orig); !reflect.DeepEqual(got, want) {
+				t.Errorf("what the detail pane reads after transform = %+v, want %+v", got, want)
 			}
 		})
 	}
@@ -104,10 +120,11 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 			}},
 		},
 	}
-	out, _ := transform(p)
+	tr := newTrimmer()
+	out, _ := tr.transform(p)
 	got := out.(*corev1.Pod)
-	if got.ManagedFields != nil || got.Finalizers != nil {
-		t.Errorf("managedFields/finalizers kept: %v %v", got.ManagedFields, got.Finalizers)
+	if got.ManagedFields != nil || got.Finalizers != nil || got.Labels != nil {
+		t.Errorf("managedFields/finalizers/labels kept: %v %v %v", got.ManagedFields, got.Finalizers, got.Labels)
 	}
 	if want := map[string]string{model.RevisionAnnotation: "3"}; !reflect.DeepEqual(got.Annotations, want) {
 		t.Errorf("annotations = %v, want only the revision", got.Annotations)
@@ -120,14 +137,14 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 		t.Errorf("container identity, image or readiness probe lost: %+v", c)
 	}
 	cs := got.Status.ContainerStatuses[0]
-	if cs.VolumeMounts != nil || cs.AllocatedResources != nil {
-		t.Errorf("container status volume mounts/resources kept")
+	if cs.VolumeMounts != nil || cs.AllocatedResources != nil || cs.ContainerID != "" {
+		t.Errorf("container status volume mounts/resources/ID kept")
 	}
 	if !cs.Ready || cs.RestartCount != 2 || cs.State.Running == nil {
 		t.Errorf("container status lost what classify reads: %+v", cs)
 	}
-	if got.Spec.NodeName != "node-1" || got.UID != "u1" || got.Labels["app"] != "web" || len(got.OwnerReferences) != 1 {
-		t.Errorf("identity, node, labels or owner lost: %+v", got.ObjectMeta)
+	if got.Spec.NodeName != "node-1" || got.UID != "u1" || len(got.OwnerReferences) != 1 {
+		t.Errorf("identity, node or owner lost: %+v", got.ObjectMeta)
 	}
 
 	n := &corev1.Node{
@@ -138,7 +155,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
 		},
 	}
-	outN, _ := transform(n)
+	outN, _ := tr.transform(n)
 	gn := outN.(*corev1.Node)
 	if gn.Status.Images != nil || !gn.Spec.Unschedulable || len(gn.Status.Conditions) != 1 {
 		t.Errorf("node trimmed wrongly: %+v", gn)
@@ -150,9 +167,120 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 		Spec:       appsv1.DeploymentSpec{Replicas: &replicas},
 		Status:     appsv1.DeploymentStatus{ObservedGeneration: 7, UpdatedReplicas: 2},
 	}
-	outD, _ := transform(d)
+	outD, _ := tr.transform(d)
 	gd := outD.(*appsv1.Deployment)
 	if gd.Generation != 7 || *gd.Spec.Replicas != 4 || gd.Status.UpdatedReplicas != 2 || len(gd.Annotations) != 1 {
 		t.Errorf("deployment lost what rollout status reads: %+v", gd)
+	}
+}
+
+// snapshotOf is the model's --once JSON for a cluster of one pod.
+func snapshotOf(p *corev1.Pod, now time.Time) string {
+	m := model.New(model.DefaultConfig())
+	m.Apply(&model.Batch{Pods: []*corev1.Pod{p}}, now)
+	var b strings.Builder
+	if err := m.Snapshot("test", now).WriteJSON(&b); err != nil {
+		return err.Error()
+	}
+	return b.String()
+}
+
+// viewedPod is what tui/detail.go and tui/columns.go read from a pod object besides classify's
+// answers: conditions, the controller chain, container names and images, and the states as shown.
+type viewedPod struct {
+	Conditions []corev1.PodCondition
+	Owners     []string
+	Containers []string
+	Statuses   []corev1.ContainerStatus
+}
+
+func detailOf(p *corev1.Pod) viewedPod {
+	var v viewedPod
+	for _, c := range p.Status.Conditions {
+		v.Conditions = append(v.Conditions, corev1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason,
+			Message: c.Message, LastTransitionTime: c.LastTransitionTime})
+	}
+	for _, r := range p.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			v.Owners = append(v.Owners, r.Kind+"/"+r.Name)
+		}
+	}
+	for _, c := range p.Spec.InitContainers {
+		v.Containers = append(v.Containers, fmt.Sprintf("init %s %s sidecar=%v", c.Name, c.Image, classify.IsSidecar(p, c.Name)))
+	}
+	for _, c := range p.Spec.Containers {
+		v.Containers = append(v.Containers, c.Name+" "+c.Image)
+	}
+	for _, list := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses} {
+		for _, cs := range list {
+			shown := corev1.ContainerStatus{Name: cs.Name, Ready: cs.Ready, RestartCount: cs.RestartCount,
+				State: *cs.State.DeepCopy(), LastTerminationState: *cs.LastTerminationState.DeepCopy()}
+			for _, s := range []*corev1.ContainerState{&shown.State, &shown.LastTerminationState} {
+				if s.Terminated != nil {
+					s.Terminated.ContainerID = "" // not shown
+				}
+			}
+			v.Statuses = append(v.Statuses, shown)
+		}
+	}
+	return v
+}
+
+// TestTransformSharesWhatPodsRepeat: two pods of one ReplicaSet, decoded separately as a watch
+// decodes them, share their containers, owner references and repeated strings after the
+// transform, and the kinds nothing reads keep only their identity.
+func TestTransformSharesWhatPodsRepeat(t *testing.T) {
+	tr := newTrimmer()
+	trim := func(i int) *corev1.Pod {
+		out, err := tr.transform(decoded(t, rawPod(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*corev1.Pod)
+	}
+	a, b := trim(1), trim(2)
+	same := func(what string, x, y string) {
+		t.Helper()
+		if x != y || unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("%s not shared: %q and %q", what, x, y)
+		}
+	}
+	if &a.Spec.Containers[0] != &b.Spec.Containers[0] {
+		t.Errorf("containers of one ReplicaSet's pods are not shared")
+	}
+	if &a.OwnerReferences[0] != &b.OwnerReferences[0] {
+		t.Errorf("owner references of one ReplicaSet's pods are not shared")
+	}
+	same("namespace", a.Namespace, b.Namespace)
+	same("image", a.Status.ContainerStatuses[1].Image, b.Status.ContainerStatuses[1].Image)
+	same("condition type", string(a.Status.Conditions[2].Type), string(b.Status.Conditions[2].Type))
+	if a.Status.ContainerStatuses[0].Started != b.Status.ContainerStatuses[1].Started {
+		t.Errorf("started flags are not shared")
+	}
+	if a.Name == b.Name || a.UID == b.UID {
+		t.Errorf("pods mixed up: %s/%s and %s/%s", a.Name, a.UID, b.Name, b.UID)
+	}
+
+	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "redis", UID: "s1", ResourceVersion: "7",
+		Labels: map[string]string{"app": "redis"}}, Spec: appsv1.StatefulSetSpec{Replicas: ptrTo(int32(3))}}
+	out, _ := tr.transform(sts)
+	if want := (&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "redis", UID: "s1", ResourceVersion: "7"}}); !reflect.DeepEqual(out, want) {
+		t.Errorf("StatefulSet = %+v, want its identity only", out)
+	}
+}
+
+// TestInternTableStaysBounded: however many distinct strings pass through, the table holds at
+// most two generations, and a string in use survives a rotation.
+func TestInternTableStaysBounded(t *testing.T) {
+	tb := newTable[string](8)
+	keep := str(&tb, strings.Clone("node-1"))
+	for i := range 100 {
+		str(&tb, fmt.Sprint("msg-", i))
+		if got := str(&tb, strings.Clone("node-1")); unsafe.StringData(got) != unsafe.StringData(keep) {
+			t.Fatalf("after %d strings, node-1 is a new copy", i)
+		}
+	}
+	if n := len(tb.cur) + len(tb.old); n > 16 {
+		t.Errorf("table holds %d entries, want at most 16", n)
 	}
 }
