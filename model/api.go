@@ -20,8 +20,13 @@ type Model struct {
 	pods   map[podKey]*Pod
 	counts Counts
 	nodes  map[string]*nodeState
-	// podsByRS indexes pods by their controlling ReplicaSet, for the rollouts' new-RS pod rule.
-	podsByRS map[podKey]map[podKey]*Pod
+	// rsPods counts the pods of each ReplicaSet and how many are doomed, for the rollouts'
+	// new-RS pod rule; count and uncount keep it.
+	rsPods map[podKey]*rsPods
+	// rsDeploy and deployRS link ReplicaSets and the Deployments that control them (by name),
+	// so a change to a pod or a ReplicaSet marks only its Deployment's rollout dirty.
+	rsDeploy map[podKey]podKey
+	deployRS map[podKey]map[podKey]struct{}
 	// podsByJob indexes pods by their controlling Job, re-judged when the Job changes.
 	podsByJob map[podKey]map[*Pod]struct{}
 	// notReady holds the known nodes whose Ready condition is not True; nodeNotReadyPods the pods
@@ -44,13 +49,10 @@ type Model struct {
 	starting map[*Pod][]startEpisode
 	scratch  []classify.ContainerVerdict
 
-	// order holds every pod by namespace/name, maintained incrementally (new pods are sorted
-	// and merged in, deleted ones skipped), so the default views need no full sort per batch.
-	order   []*Pod
-	added   []*Pod
-	removed int
+	// idx holds the pod views (view.go); nextID numbers pods as they are first seen.
+	idx    index
+	nextID uint64
 
-	view     viewCache
 	nodeView nodeCache
 	rollouts rolloutCache
 }
@@ -77,7 +79,9 @@ func New(cfg Config) *Model {
 		cfg:              cfg,
 		pods:             make(map[podKey]*Pod),
 		nodes:            make(map[string]*nodeState),
-		podsByRS:         make(map[podKey]map[podKey]*Pod),
+		rsPods:           make(map[podKey]*rsPods),
+		rsDeploy:         make(map[podKey]podKey),
+		deployRS:         make(map[podKey]map[podKey]struct{}),
 		podsByJob:        make(map[podKey]map[*Pod]struct{}),
 		notReady:         make(map[string]nodeReadiness),
 		nodeNotReadyPods: make(map[*Pod]struct{}),
@@ -88,6 +92,9 @@ func New(cfg Config) *Model {
 		ledger:           newLedger(),
 		esc:              newEscalation(),
 		starting:         make(map[*Pod][]startEpisode),
+		idx:              newIndex(),
+		nodeView:         nodeCache{counted: make(map[string]struct{})},
+		rollouts:         rolloutCache{byDeploy: make(map[podKey]Rollout), dirty: make(map[podKey]struct{})},
 	}
 }
 
@@ -132,6 +139,7 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 		changed = true
 	}
 	m.reconcileEscalation()
+	m.flush()
 	if changed {
 		m.version++
 	}
@@ -146,6 +154,7 @@ func (m *Model) Expire(now time.Time) {
 		m.reconcileEscalation()
 		m.version++
 	}
+	m.flush()
 }
 
 // expire drops ledger entries that left the window and renews the create errors that go on; it
@@ -153,6 +162,9 @@ func (m *Model) Expire(now time.Time) {
 func (m *Model) expire(now time.Time) bool {
 	dropped := m.ledger.expire(now.Add(-m.cfg.Window), &m.esc)
 	renewed := m.renewCreateErrors(now)
+	if dropped || renewed {
+		m.nodeView.valid = false
+	}
 	return dropped || renewed
 }
 

@@ -100,7 +100,10 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	if v.Kind != classify.Transient || v.Rule != classify.RuleJobRetrying || !strings.HasPrefix(v.Reason, "Job has 3 of 6 retries left") {
 		t.Fatalf("failed attempt with retries left = %s/%s %q", v.Kind, v.Rule, v.Reason)
 	}
-	// The Job's Failed condition dooms its attempts, without any pod update.
+	// The Job's Failed condition dooms its attempts, without any pod update. Condition reasons and
+	// messages: kubernetes/kubernetes pkg/controller/job/job_controller.go (BackoffLimitExceeded "Job
+	// has reached the specified backoff limit"; CompletionsReached "Reached expected number of
+	// succeeded pods").
 	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
 		Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}
 	m.Apply(&Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 7, failed)}}, t0.Add(time.Minute))

@@ -25,13 +25,20 @@ type escalation struct {
 	applied map[string]int
 	// touched collects workloads whose node set changed since the last reconcile.
 	touched map[string]struct{}
+	// startPods holds, per workload, its pods with a container whose verdict escalation promotes
+	// (transient, with an escalating rule; judge files them), and startOf the workload each is
+	// filed under.
+	startPods map[string]map[*Pod]struct{}
+	startOf   map[*Pod]string
 }
 
 func newEscalation() escalation {
 	return escalation{
-		nodes:   make(map[string]map[string]int),
-		applied: make(map[string]int),
-		touched: make(map[string]struct{}),
+		nodes:     make(map[string]map[string]int),
+		applied:   make(map[string]int),
+		touched:   make(map[string]struct{}),
+		startPods: make(map[string]map[*Pod]struct{}),
+		startOf:   make(map[*Pod]string),
 	}
 }
 
@@ -106,12 +113,42 @@ func (m *Model) reconcileEscalation() {
 		dirty[w] = struct{}{}
 	}
 	clear(m.esc.touched)
-	if dirty == nil {
-		return
-	}
-	for _, p := range m.pods {
-		if _, ok := dirty[p.workload]; ok {
-			m.rejudge(p)
+	var pods []*Pod
+	for w := range dirty {
+		for p := range m.esc.startPods[w] {
+			pods = append(pods, p)
 		}
 	}
+	for _, p := range pods {
+		m.rejudge(p)
+	}
+}
+
+// indexStart files p under its workload in esc.startPods when it has a container escalation would
+// doom (start is true), and takes it out otherwise: those pods are the only ones a change of the
+// workload's escalation re-judges, so it costs their number, not the model's.
+func (m *Model) indexStart(p *Pod, start bool) {
+	e := &m.esc
+	if w, ok := e.startOf[p]; ok && (!start || w != p.workload) {
+		delete(e.startOf, p)
+		if set := e.startPods[w]; set != nil {
+			delete(set, p)
+			if len(set) == 0 {
+				delete(e.startPods, w)
+			}
+		}
+	}
+	if !start {
+		return
+	}
+	if _, ok := e.startOf[p]; ok {
+		return
+	}
+	e.startOf[p] = p.workload
+	set := e.startPods[p.workload]
+	if set == nil {
+		set = make(map[*Pod]struct{})
+		e.startPods[p.workload] = set
+	}
+	set[p] = struct{}{}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -12,9 +13,17 @@ import (
 // t0 is the tests' clock origin; every test passes time explicitly.
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-// runtimeMsg is a transient exit-128 runtime message (no deterministic configuration error).
+// runtimeMsg is a transient exit-128 runtime message (no deterministic configuration error): runc
+// could not set the swap limit because the node's kernel has no swap accounting, so every pod with a
+// memory limit fails there. Verbatim from kubernetes/kubernetes#119403 (a pod status printed by the
+// e2e framework; also a classify fixture). It names a pod UID in the systemd slice and a container
+// ID in the scope, which normalizeMessage removes.
 const runtimeMsg = "failed to create containerd task: failed to create shim task: OCI runtime create failed: " +
-	"container 3f4e5d6c7b8a9f0e1d2c3b4a5f6e7d8c9b0a1f2e3d4c5b6a7f8e9d0c1b2a3f4e: context deadline exceeded: unknown"
+	"runc create failed: unable to start container process: error during container init: " +
+	"error setting cgroup config for procHooks process: open /sys/fs/cgroup/memory/kubepods.slice/kubepods-burstable.slice/" +
+	"kubepods-burstable-pode849e27b_8c98_4309_9b4c_64e0fde3a760.slice/" +
+	"cri-containerd-ea2bc2acf887fdb627838cf2dd78ff46d1a9571176fbf969f00569bb2cd6c195.scope/" +
+	"memory.memsw.limit_in_bytes: no such file or directory: unknown"
 
 type podOpt func(*corev1.Pod)
 
@@ -112,20 +121,37 @@ func waiting(reason, msg string) podOpt {
 	})
 }
 
+// imageNotFound: containerd 1.7's tag-not-found, its placeholders filled with the test image
+// (containerd/containerd pkg/cri/server/image_pull.go, release/1.7: `failed to pull and unpack image
+// %q: %w`, `failed to resolve reference %q: %w`, `%v: not found`; the same text for another image in
+// substratusai/runbooks#42), carried by gRPC as NotFound and put in the waiting message by the
+// kubelet (kubernetes/kubernetes pkg/kubelet/images/image_manager.go).
 func imageNotFound() podOpt {
-	return waiting("ErrImagePull", `rpc error: code = NotFound desc = failed to pull and unpack image "registry.example/app:v9": not found`)
+	return waiting("ErrImagePull", `rpc error: code = NotFound desc = failed to pull and unpack image "registry.example/app:v9": `+
+		`failed to resolve reference "registry.example/app:v9": registry.example/app:v9: not found`)
 }
 
+// imageBackOff: the kubelet's back-off message without the previous pull error, as every kubelet
+// before v1.30 writes it and v1.30+ does when it holds no previous error (kubernetes/kubernetes
+// pkg/kubelet/images/image_manager.go EnsureImageExists: `Back-off pulling image %q`).
 func imageBackOff() podOpt {
 	return waiting("ImagePullBackOff", `Back-off pulling image "registry.example/app:v9"`)
 }
 
+// crashLoop: OOMKilled (containerd's oomExitReason, internal/cri/server/helpers.go), restarted at
+// the kubelet's maximum back-off (kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go
+// doBackOff: `back-off %s restarting failed container=%s pod=%s`, the pod as name_namespace(uid),
+// 5m0s the cap).
 func crashLoop() podOpt {
-	return app(func(cs *corev1.ContainerStatus) {
-		cs.RestartCount = 5
-		cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: "back-off 5m0s restarting failed container"}
-		cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}
-	})
+	return func(p *corev1.Pod) {
+		msg := fmt.Sprintf("back-off 5m0s restarting failed container=%s pod=%s_%s(%s)",
+			p.Status.ContainerStatuses[0].Name, p.Name, p.Namespace, p.UID)
+		app(func(cs *corev1.ContainerStatus) {
+			cs.RestartCount = 5
+			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: msg}
+			cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}
+		})(p)
+	}
 }
 
 func node(name string, ready, cordoned bool) *corev1.Node {

@@ -1,8 +1,8 @@
 package model
 
 import (
-	"regexp"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -139,26 +139,121 @@ func (m *Model) Failures(now time.Time) []Failure {
 
 // Normalisation of runtime messages, so that the same cause on different pods compares equal for
 // the "dominant message". Kept deliberately small:
-//   - UUIDs (pod UIDs) → <uid>
-//   - hex runs of 12+ characters (container IDs, image digests, sandbox IDs) → <id>
+//   - pod UIDs → <uid>: hyphenated as the API writes them, or with underscores as the systemd
+//     cgroup driver writes them in slice names ("kubepods-burstable-pod<uid>.slice"); glued to a
+//     "pod" prefix, as cgroup paths write them, a UID in either form or a static pod's 32 hex
+//     digits → pod<uid>
+//   - hex runs of 12+ characters with a digit (container IDs, image digests, sandbox IDs) → <id>
 //   - digit runs of 4+ (PIDs, ports, timestamps, byte counts) → <n>
 //
-// Short numbers stay (exit codes, "container_linux.go:380" line numbers), and paths stay: they
-// usually name the cause ("/proc/self/fd", "mount /var/lib/kubelet/...").
-var (
-	reUUID   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	reHex    = regexp.MustCompile(`(?i)\b[0-9a-f]*[0-9][0-9a-f]*\b`)
-	reNumber = regexp.MustCompile(`[0-9]{4,}`)
-)
-
-// normalizeMessage normalises a runtime message as the ledger does (see above).
+// A UID or hex run counts only as a whole word: it starts and ends at the ends of the message or
+// at a character that is not an ASCII letter or digit. "_" bounds it as "-", "." or "/" do (systemd
+// slices, "cri-containerd-<id>.scope", the kubelet's container names "app_web-1_shop_<uid>_0"); a
+// hex tail of a longer word ("xyz0123456789abcdef") stays. Short numbers stay (exit codes,
+// "container_linux.go:380" line numbers), and paths stay: they usually name the cause
+// ("/proc/self/fd", "mount /var/lib/kubelet/...").
+//
+// normalizeMessage is one pass over the words (maximal runs of ASCII letters and digits), since an
+// ID can only start where a word does.
 func normalizeMessage(s string) string {
-	s = reUUID.ReplaceAllString(s, "<uid>")
-	s = reHex.ReplaceAllStringFunc(s, func(h string) string {
-		if len(h) >= 12 {
-			return "<id>"
+	var b []byte // nil until something is replaced
+	last := 0    // s[last:] is not in b yet
+	replace := func(start, end int, with string) {
+		if b == nil {
+			b = make([]byte, 0, len(s))
 		}
-		return h
-	})
-	return reNumber.ReplaceAllString(s, "<n>")
+		b = append(append(b, s[last:start]...), with...)
+		last = end
+	}
+	for i := 0; i < len(s); {
+		if !isAlnum(s[i]) {
+			i++
+			continue
+		}
+		if strings.HasPrefix(s[i:], "pod") {
+			if end, _ := idAt(s, i+3); end > 0 {
+				replace(i, end, "pod<uid>")
+				i = end
+				continue
+			}
+		}
+		if end, uid := idAt(s, i); end > 0 {
+			if uid {
+				replace(i, end, "<uid>")
+			} else {
+				replace(i, end, "<id>")
+			}
+			i = end
+			continue
+		}
+		// Any other word: only its digit runs of 4+ go.
+		for i < len(s) && isAlnum(s[i]) {
+			if !isDigit(s[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+			if j-i >= 4 {
+				replace(i, j, "<n>")
+			}
+			i = j
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[last:]...))
 }
+
+// idAt returns the end of the UID or hex run that starts at s[i] and ends a word (0 if there is
+// none), and whether it is a UID.
+func idAt(s string, i int) (end int, uid bool) {
+	if e := uuidAt(s, i); e > 0 && wordEnds(s, e) {
+		return e, true
+	}
+	e, digit := i, false
+	for e < len(s) && isHex(s[e]) {
+		digit = digit || isDigit(s[e])
+		e++
+	}
+	if e-i >= 12 && digit && wordEnds(s, e) {
+		return e, false
+	}
+	return 0, false
+}
+
+// uuidAt returns the end of the 8-4-4-4-12 hex digits at s[i], separated throughout by "-" or
+// throughout by "_", or 0.
+func uuidAt(s string, i int) int {
+	if i+36 > len(s) {
+		return 0
+	}
+	sep := s[i+8]
+	if sep != '-' && sep != '_' {
+		return 0
+	}
+	for k := 0; k < 36; k++ {
+		switch c := s[i+k]; k {
+		case 8, 13, 18, 23:
+			if c != sep {
+				return 0
+			}
+		default:
+			if !isHex(c) {
+				return 0
+			}
+		}
+	}
+	return i + 36
+}
+
+func wordEnds(s string, i int) bool { return i == len(s) || !isAlnum(s[i]) }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isHex(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func isAlnum(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,7 @@ func (m *Model) node(name string) *nodeState {
 	if n == nil {
 		n = &nodeState{name: name}
 		m.nodes[name] = n
+		m.nodeView.valid = false
 	}
 	return n
 }
@@ -40,12 +42,16 @@ func (m *Model) nodeUID(name string) string {
 func (m *Model) dropNodeIfEmpty(n *nodeState) {
 	if !n.known && n.pods <= 0 {
 		delete(m.nodes, n.name)
+		m.nodeView.valid = false
 	}
 }
 
+// upsertNode records a Node object. A heartbeat, which changes none of what the model keeps, leaves
+// the nodes view as it is.
 func (m *Model) upsertNode(obj *corev1.Node) {
 	name := Sanitize(obj.Name)
 	n := m.node(name)
+	was := *n
 	if uid := Sanitize(string(obj.UID)); uid != n.uid {
 		// A UID for a name that had none: failures recorded before the Node object arrived
 		// happened on this node. A different UID is a new node under the old name (deleted and
@@ -64,30 +70,59 @@ func (m *Model) upsertNode(obj *corev1.Node) {
 			n.ready = c.Status == corev1.ConditionTrue
 		}
 	}
-	m.nodeView.valid = false
+	if *n != was {
+		m.nodeView.valid = false
+	}
 	m.noteNodeReadiness(obj)
 }
 
-// nodeCache keeps the last Nodes result: the TUI asks again on every batch, tick and query change,
-// and the answer changes only with the model or the clock's second, so most of those calls are
-// answered from the cache.
+// nodeCache keeps the last Nodes result: the TUI asks again after every batch and tick. A batch
+// that only moves pods changes the nodes' pod counts and nothing of their order (suspects, then
+// failures, then name), so those are patched into a copy of the last result; a full build, over
+// the nodes and the ledger, is paid when a node or the ledger changed, or when the clock moved to
+// another second while the ledger holds failures (the histogram's buckets move with it).
 type nodeCache struct {
-	valid   bool
-	version uint64
-	at      int64
-	nodes   []Node
+	valid bool // false forces a full build
+	at    int64
+	nodes []Node
+	// pos is each node's index in nodes; counted holds the names of the nodes whose pod counts
+	// changed since nodes was made.
+	pos     map[nodeID]int
+	counted map[string]struct{}
 }
 
 // Nodes returns every node's cluster at now: suspect nodes first, then by failures, then name.
-// The slice is cached until the model changes or now moves to another second; callers must not
-// modify it.
+// The slice is the same until the nodes change; callers must not modify it.
 func (m *Model) Nodes(now time.Time) []Node {
 	c := &m.nodeView
-	if c.valid && c.version == m.version && c.at == now.Unix() {
+	if !c.valid || c.at != now.Unix() && len(m.ledger.live()) > 0 {
+		c.nodes, c.at, c.valid = m.buildNodes(now), now.Unix(), true
+		clear(c.pos)
+		if c.pos == nil {
+			c.pos = make(map[nodeID]int, len(c.nodes))
+		}
+		for i := range c.nodes {
+			c.pos[idOf(c.nodes[i].UID, c.nodes[i].Name)] = i
+		}
+		clear(c.counted)
 		return c.nodes
 	}
-	c.nodes, c.version, c.at, c.valid = m.buildNodes(now), m.version, now.Unix(), true
-	return c.nodes
+	if len(c.counted) == 0 {
+		return c.nodes
+	}
+	out := slices.Clone(c.nodes)
+	for name := range c.counted {
+		n := m.nodes[name]
+		if n == nil {
+			continue // dropped, which made the cache invalid; not reached
+		}
+		if i, ok := c.pos[idOf(n.uid, name)]; ok {
+			out[i].Pods, out[i].FailingPods = n.pods, n.failing
+		}
+	}
+	clear(c.counted)
+	c.nodes = out
+	return out
 }
 
 // failureIdentity tells pods apart in the ledger, also when a fixture has no UID.

@@ -93,7 +93,9 @@ func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 		}
 	}
 	for _, rs := range b.ReplicaSets {
-		m.replicaSets[podKey{rs.Namespace, rs.Name}] = rs
+		k := podKey{rs.Namespace, rs.Name}
+		m.replicaSets[k] = rs
+		m.linkReplicaSet(k, rs)
 		note(ownerKey{rs.Namespace, string(KindReplicaSet), rs.Name})
 	}
 	for _, j := range b.Jobs {
@@ -101,10 +103,9 @@ func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 		note(ownerKey{j.Namespace, string(KindJob), j.Name})
 	}
 	for _, d := range b.Deployments {
-		m.deployments[podKey{d.Namespace, d.Name}] = d
-	}
-	if len(b.Deployments) > 0 || len(b.ReplicaSets) > 0 {
-		m.rollouts.valid = false
+		k := podKey{d.Namespace, d.Name}
+		m.deployments[k] = d
+		m.rollouts.dirty[k] = struct{}{}
 	}
 	return changed
 }
@@ -122,10 +123,14 @@ func (m *Model) reresolveOwners(changed map[ownerKey]struct{}) {
 		if w != p.workload {
 			p.workload = w
 			moved[p.UID] = w
+			if _, ok := m.esc.startOf[p]; ok {
+				m.indexStart(p, true) // filed again under its new workload
+			}
 		}
+		m.syncRow(p)
 	}
 	if len(moved) > 0 {
 		m.ledger.rewriteWorkloads(moved, &m.esc)
+		m.nodeView.valid = false
 	}
-	m.view.valid = false
 }

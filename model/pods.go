@@ -18,9 +18,9 @@ func (m *Model) upsertPod(obj *corev1.Pod, now time.Time) {
 	nodeUID := m.nodeUID(obj.Spec.NodeName)
 	var prev *corev1.Pod // the pod's previous object; nil when it is seen for the first time
 	if p == nil {
-		p = &Pod{Key: Sanitize(obj.Namespace + "/" + obj.Name)}
+		m.nextID++
+		p = &Pod{Key: Sanitize(obj.Namespace + "/" + obj.Name), id: m.nextID}
 		m.pods[k] = p
-		m.added = append(m.added, p)
 	} else {
 		m.uncount(p)
 		if p.UID != string(obj.UID) {
@@ -62,8 +62,9 @@ func (m *Model) delete(r Ref) {
 			m.uncount(p)
 			delete(m.pods, k)
 			m.endStarts(p)
+			m.dropRow(p)
+			m.indexStart(p, false)
 			p.gone = true
-			m.removed++
 			// Ledger entries stay: a deleted pod's failures remain evidence for the window.
 		}
 	case KindNode:
@@ -75,10 +76,10 @@ func (m *Model) delete(r Ref) {
 		m.nodeView.valid = false
 	case KindReplicaSet:
 		delete(m.replicaSets, k)
-		m.rollouts.valid = false
+		m.linkReplicaSet(k, nil)
 	case KindDeployment:
 		delete(m.deployments, k)
-		m.rollouts.valid = false
+		m.rollouts.dirty[k] = struct{}{}
 	case KindJob:
 		delete(m.jobs, k)
 		m.rejudgeJobs([]podKey{k})
@@ -102,18 +103,23 @@ func (m *Model) judge(p *Pod) {
 	sanitizeVerdict(&base)
 	v := base
 	escalated := m.escalatedNodes(p.workload)
+	starting := false
 	for i := range p.Containers {
 		c := &p.Containers[i]
 		promoted := m.applySticky(p, c)
-		if escalated > 0 && c.Kind == classify.Transient && escalates(c.Rule) {
-			c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, c.Rule)
-			promoted = true
+		if c.Kind == classify.Transient && escalates(c.Rule) {
+			starting = true
+			if escalated > 0 {
+				c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, c.Rule)
+				promoted = true
+			}
 		}
 		if promoted && (v.Container == c.Name && v.Init == c.Init || classify.MoreSevere(c.Verdict, v)) {
 			v = c.Verdict // carries the container's name and init flag (classify.ContainerVerdict)
 		}
 	}
 	p.Verdict = m.withContext(p, v)
+	m.indexStart(p, starting)
 }
 
 // rejudge re-evaluates a pod whose evidence changed, keeping its counts right.
@@ -129,7 +135,8 @@ func sanitizeVerdict(v *classify.Verdict) {
 	v.Container = Sanitize(v.Container)
 }
 
-// count adds a pod to the counts, its node and its ReplicaSet index; uncount takes it out.
+// count adds a pod to the counts, its node's and its ReplicaSet's counts and the views; uncount
+// takes it out of the counts. Every change to a pod is an uncount, the change, then a count.
 func (m *Model) count(p *Pod) {
 	m.counts.add(p.Verdict.Kind, 1)
 	m.indexJobPod(p, 1)
@@ -139,17 +146,10 @@ func (m *Model) count(p *Pod) {
 		if failing(p.Verdict.Kind) {
 			n.failing++
 		}
+		m.nodeView.counted[n.name] = struct{}{}
 	}
-	if p.ctrl.kind == string(KindReplicaSet) {
-		rk := podKey{p.ctrl.ns, p.ctrl.name}
-		set := m.podsByRS[rk]
-		if set == nil {
-			set = make(map[podKey]*Pod)
-			m.podsByRS[rk] = set
-		}
-		set[podKey{p.Object.Namespace, p.Object.Name}] = p
-	}
-	m.invalidate()
+	m.countRS(p, 1)
+	m.syncRow(p)
 }
 
 func (m *Model) uncount(p *Pod) {
@@ -161,25 +161,11 @@ func (m *Model) uncount(p *Pod) {
 			if failing(p.Verdict.Kind) {
 				n.failing--
 			}
+			m.nodeView.counted[n.name] = struct{}{}
 			m.dropNodeIfEmpty(n)
 		}
 	}
-	if p.ctrl.kind == string(KindReplicaSet) {
-		rk := podKey{p.ctrl.ns, p.ctrl.name}
-		if set := m.podsByRS[rk]; set != nil {
-			delete(set, podKey{p.Object.Namespace, p.Object.Name})
-			if len(set) == 0 {
-				delete(m.podsByRS, rk)
-			}
-		}
-	}
-	m.invalidate()
-}
-
-func (m *Model) invalidate() {
-	m.view.valid = false
-	m.nodeView.valid = false
-	m.rollouts.valid = false
+	m.countRS(p, -1)
 }
 
 func failing(k classify.Kind) bool { return k == classify.Transient || k == classify.Doomed }

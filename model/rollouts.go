@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,33 +27,40 @@ const (
 	maxDoomReasonsInReason = 3
 )
 
+// rolloutCache keeps every Deployment's rollout. Only the rollouts of Deployments marked dirty
+// (the Deployment, one of its ReplicaSets, or a pod of one changed) are made again, and the list is
+// rebuilt only when one of them came out different.
 type rolloutCache struct {
-	valid    bool
-	rollouts []Rollout
+	byDeploy map[podKey]Rollout
+	dirty    map[podKey]struct{}
+	list     []Rollout
+	built    bool
 }
 
 // Rollouts returns every Deployment's rollout, doomed first, then by namespace/name. The slice is
-// cached until the model changes; callers must not modify it.
+// the same until a rollout changes; callers must not modify it.
 func (m *Model) Rollouts() []Rollout {
-	if !m.rollouts.valid {
-		m.rollouts.rollouts, m.rollouts.valid = m.buildRollouts(), true
-	}
-	return m.rollouts.rollouts
-}
-
-func (m *Model) buildRollouts() []Rollout {
-	owned := make(map[podKey][]*appsv1.ReplicaSet, len(m.deployments))
-	for _, rs := range m.replicaSets {
-		if c := controllerOf(rs.OwnerReferences); c != nil && c.Kind == string(KindDeployment) {
-			k := podKey{rs.Namespace, c.Name}
-			if d := m.deployments[k]; d != nil && (c.UID == "" || d.UID == "" || c.UID == d.UID) {
-				owned[k] = append(owned[k], rs)
-			}
+	c := &m.rollouts
+	changed := !c.built
+	for k := range c.dirty {
+		r, ok := m.buildRollout(k)
+		old, had := c.byDeploy[k]
+		switch {
+		case !ok && had:
+			delete(c.byDeploy, k)
+			changed = true
+		case ok && (!had || !sameRollout(&old, &r)):
+			c.byDeploy[k] = r
+			changed = true
 		}
 	}
-	out := make([]Rollout, 0, len(m.deployments))
-	for k, d := range m.deployments {
-		out = append(out, m.rollout(d, owned[k]))
+	clear(c.dirty)
+	if !changed {
+		return c.list
+	}
+	out := make([]Rollout, 0, len(c.byDeploy))
+	for _, r := range c.byDeploy {
+		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
@@ -64,7 +72,108 @@ func (m *Model) buildRollouts() []Rollout {
 		}
 		return a.Name < b.Name
 	})
+	c.list, c.built = out, true
 	return out
+}
+
+func sameRollout(a, b *Rollout) bool {
+	return a.Namespace == b.Namespace && a.Kind == b.Kind && a.Name == b.Name && a.Verdict == b.Verdict &&
+		a.Desired == b.Desired && a.Updated == b.Updated && a.Ready == b.Ready && a.Available == b.Available &&
+		a.Reason == b.Reason && a.NewReplicaSet == b.NewReplicaSet && slices.Equal(a.OldReplicaSets, b.OldReplicaSets)
+}
+
+// buildRollout makes Deployment k's rollout from the ReplicaSets it controls; false when the
+// Deployment is not known.
+func (m *Model) buildRollout(k podKey) (Rollout, bool) {
+	d := m.deployments[k]
+	if d == nil {
+		return Rollout{}, false
+	}
+	var owned []*appsv1.ReplicaSet
+	for rk := range m.deployRS[k] {
+		rs := m.replicaSets[rk]
+		if rs == nil {
+			continue
+		}
+		if c := controllerOf(rs.OwnerReferences); c != nil && (c.UID == "" || d.UID == "" || c.UID == d.UID) {
+			owned = append(owned, rs)
+		}
+	}
+	// By name, so that the answer does not depend on map order.
+	slices.SortFunc(owned, func(a, b *appsv1.ReplicaSet) int { return strings.Compare(a.Name, b.Name) })
+	return m.rollout(d, owned), true
+}
+
+// linkReplicaSet records which Deployment controls ReplicaSet k (rs nil: it was deleted) and marks
+// the rollouts it leaves and joins dirty.
+func (m *Model) linkReplicaSet(k podKey, rs *appsv1.ReplicaSet) {
+	old, had := m.rsDeploy[k]
+	var now podKey
+	has := false
+	if rs != nil {
+		if c := controllerOf(rs.OwnerReferences); c != nil && c.Kind == string(KindDeployment) {
+			now, has = podKey{rs.Namespace, c.Name}, true
+		}
+	}
+	if had {
+		m.rollouts.dirty[old] = struct{}{}
+		if !has || old != now {
+			if set := m.deployRS[old]; set != nil {
+				delete(set, k)
+				if len(set) == 0 {
+					delete(m.deployRS, old)
+				}
+			}
+			delete(m.rsDeploy, k)
+		}
+	}
+	if has {
+		m.rsDeploy[k] = now
+		set := m.deployRS[now]
+		if set == nil {
+			set = make(map[podKey]struct{})
+			m.deployRS[now] = set
+		}
+		set[k] = struct{}{}
+		m.rollouts.dirty[now] = struct{}{}
+	}
+}
+
+// rsPods is what a ReplicaSet's pods say for its rollout: how many there are, how many are doomed
+// and with which reasons (sanitised), counted by count and uncount.
+type rsPods struct {
+	total, doomed int
+	reasons       map[string]int
+}
+
+// countRS adds (d = 1) or removes (d = -1) pod p in its ReplicaSet's counts and marks the rollout
+// of the ReplicaSet's Deployment dirty.
+func (m *Model) countRS(p *Pod, d int) {
+	if p.ctrl.kind != string(KindReplicaSet) {
+		return
+	}
+	k := podKey{p.ctrl.ns, p.ctrl.name}
+	s := m.rsPods[k]
+	if s == nil {
+		s = &rsPods{}
+		m.rsPods[k] = s
+	}
+	s.total += d
+	if p.Verdict.Kind == classify.Doomed {
+		s.doomed += d
+		if s.reasons == nil {
+			s.reasons = make(map[string]int)
+		}
+		if s.reasons[p.Verdict.Reason] += d; s.reasons[p.Verdict.Reason] <= 0 {
+			delete(s.reasons, p.Verdict.Reason)
+		}
+	}
+	if s.total <= 0 {
+		delete(m.rsPods, k)
+	}
+	if dk, ok := m.rsDeploy[k]; ok {
+		m.rollouts.dirty[dk] = struct{}{}
+	}
 }
 
 func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout {
@@ -142,20 +251,16 @@ func (d newPodDoom) String() string {
 	return fmt.Sprintf("%d/%d new pods doomed: %s", d.doomed, d.total, strings.Join(list, "; "))
 }
 
-// newPodsDoom collects the doom of the new ReplicaSet's pods. Their reasons are already sanitised.
+// newPodsDoom is the doom of the new ReplicaSet's pods, from its counts. Their reasons are
+// already sanitised.
 func (m *Model) newPodsDoom(rs *appsv1.ReplicaSet) newPodDoom {
-	pods := m.podsByRS[podKey{rs.Namespace, rs.Name}]
-	d := newPodDoom{total: len(pods)}
-	seen := make(map[string]struct{})
-	for _, p := range pods {
-		if p.Verdict.Kind != classify.Doomed {
-			continue
-		}
-		d.doomed++
-		if _, ok := seen[p.Verdict.Reason]; !ok {
-			seen[p.Verdict.Reason] = struct{}{}
-			d.reasons = append(d.reasons, p.Verdict.Reason)
-		}
+	s := m.rsPods[podKey{rs.Namespace, rs.Name}]
+	if s == nil {
+		return newPodDoom{}
+	}
+	d := newPodDoom{total: s.total, doomed: s.doomed}
+	for r := range s.reasons {
+		d.reasons = append(d.reasons, r)
 	}
 	sort.Strings(d.reasons)
 	return d

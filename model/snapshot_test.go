@@ -27,6 +27,8 @@ func snapshotModel() *Model {
 		pod("shop", "sts-0", onNode("node-3"), ownedBy("StatefulSet", "sts"), startFailed128(t0.Add(-30*time.Second), 1)),
 		pod("infra", "evil", onNode("node-1"), app(func(cs *corev1.ContainerStatus) {
 			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}
+			// An exit message is what the container wrote to its terminationMessagePath: the
+			// workload's own text, here a hostile one (not a runtime message).
 			cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: 2, Reason: "Error",
 				Message: "\x1b]0;pwned\x07\x1b[2J\x1b[Hgone\tbad"}
 		})))

@@ -63,6 +63,9 @@ type Health struct {
 	Synced bool
 	// PodsSeen counts pods received so far, for "syncing pods: 3,412 …".
 	PodsSeen int
+	// PodsTotal estimates how many pods there are to receive, for "syncing pods: 3,412 of
+	// ~150,000 …"; 0 when unknown (a label selector hides the count from the API server).
+	PodsTotal int
 	// LastEvent is the time of the last informer event of any kind.
 	LastEvent time.Time
 	// WatchError is the last watch error while a watch is broken ("" when all watches are healthy).
@@ -114,7 +117,9 @@ type Pod struct {
 	workload string       // Failure.Workload of this pod's failures
 	ctrl     ownerKey     // the pod's controller reference (namespace, kind, name)
 	sticky   []stickyDoom // containers doomed by an image "not found", until they run
-	gone     bool         // deleted; dropped from the name order at its next merge
+	gone     bool         // deleted
+	id       uint64       // the order the model first saw pods in, the views' last tie-break
+	row      *row         // the pod's place in the views (view.go)
 }
 
 // Counts are pods per verdict kind.

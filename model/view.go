@@ -2,150 +2,393 @@ package model
 
 import (
 	"cmp"
-	"slices"
 	"strings"
 
 	"doomwatch/classify"
 )
 
-// viewCache holds the last View: the TUI asks for it on every batch, tick and query change and
-// renders only the visible rows, so a call costs no allocation while the model and the query stay
-// the same (a tick, for one). The whole Query is the key (every field, Owner included, is
-// compared).
-type viewCache struct {
-	valid   bool
-	version uint64
-	q       Query
-	pods    []*Pod
+// The pod views are kept, not computed: every pod has a row, and the rows are held in one order
+// per Sort and in the views of the queries asked for lately. A batch moves only the rows of the
+// pods it changed, so it costs O(changed pods × log n) whatever the pod count, and a sort key
+// switches to an order that is already there.
+
+// row is one pod's place in the views: what the orders sort by and the filters match, copied from
+// the Pod when it is counted. A pod whose copied fields change gets a new row; a published row
+// (in the orders) is never written again, so a text filter can read rows off the UI goroutine
+// from a copy of an order's row pointers (FilterJob). The Pod itself is written by every batch
+// and must stay on the model's goroutine.
+type row struct {
+	pod                    *Pod
+	ns, name, node, reason string
+	// workload is the pod's workload as Query.Owner names it when the pod is managed, else "".
+	workload string
+	// id is the pod's sequence number, the last key of every order, so that orders are total
+	// even if two keys were ever equal and a row is always found again by binary search.
+	id uint64
+	// created is the pod's creation time, newest first in ByAge.
+	createdSec  int64
+	createdNsec int32
+	kind        classify.Kind
+	sev         int8
+	// pending is set until flush publishes the row; dead marks a pending row that was replaced
+	// before it was published. Both are written only before publication.
+	pending, dead bool
 }
 
-// View returns the pods q selects, in q's order. The slice is cached until the model or the
-// query changes; callers must not modify it.
-func (m *Model) View(q Query) []*Pod {
-	c := &m.view
-	if c.valid && c.version == m.version && c.q == q {
-		return c.pods
+func newRow(p *Pod) *row {
+	r := &row{pod: p, ns: p.Namespace, name: p.Name, node: p.Node, reason: p.Verdict.Reason, id: p.id,
+		createdSec: p.Created.Unix(), createdNsec: int32(p.Created.Nanosecond()),
+		kind: p.Verdict.Kind, sev: int8(p.Verdict.Kind.Severity()), pending: true}
+	if p.Owner != "" {
+		r.workload = p.workload
 	}
-	tokens := strings.Fields(strings.ToLower(q.Text))
-	m.mergeOrder()
-	out := make([]*Pod, 0, len(m.order))
-	for _, p := range m.order {
-		if keep(p, &q, tokens) {
-			out = append(out, p)
-		}
+	return r
+}
+
+// current reports whether r still holds p's fields.
+func (r *row) current(p *Pod) bool {
+	w := ""
+	if p.Owner != "" {
+		w = p.workload
 	}
-	switch q.Sort {
-	case ByName:
-		// m.order is already by namespace/name.
+	return r.ns == p.Namespace && r.name == p.Name && r.node == p.Node && r.reason == p.Verdict.Reason &&
+		r.workload == w && r.kind == p.Verdict.Kind && r.createdSec == p.Created.Unix() &&
+		r.createdNsec == int32(p.Created.Nanosecond())
+}
+
+// The orders, as the pod view has always sorted: by name is namespace/name; the others are
+// stable sorts of the name order, so namespace/name breaks their ties.
+func byName(a, b *row) int {
+	if c := strings.Compare(a.ns, b.ns); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// bySeverity: most severe first.
+func bySeverity(a, b *row) int {
+	if c := cmp.Compare(b.sev, a.sev); c != 0 {
+		return c
+	}
+	return byName(a, b)
+}
+
+// byNode: node, then most severe first.
+func byNode(a, b *row) int {
+	if c := strings.Compare(a.node, b.node); c != 0 {
+		return c
+	}
+	return bySeverity(a, b)
+}
+
+// byAge: newest first.
+func byAge(a, b *row) int {
+	if c := cmp.Compare(b.createdSec, a.createdSec); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.createdNsec, a.createdNsec); c != 0 {
+		return c
+	}
+	return byName(a, b)
+}
+
+// sortIndex is the order a Sort reads; an unknown Sort reads the name order, as it always did.
+func sortIndex(s Sort) Sort {
+	if s > ByAge {
+		return ByName
+	}
+	return s
+}
+
+// maxViews is how many filtered views are kept up to date besides the four orders: the last
+// queries asked for, so cycling the sort with a filter on builds each view once.
+const maxViews = 4
+
+// view is a filtered view: the rows q selects, in q's order, kept up to date by flush.
+type view struct {
+	q      Query
+	tokens []string // q.Text's words, lower case
+	rows   *order
+}
+
+func newView(q Query) *view {
+	return &view{q: q, tokens: strings.Fields(strings.ToLower(q.Text)), rows: newOrder(orderFunc(q.Sort))}
+}
+
+func orderFunc(s Sort) func(a, b *row) int {
+	switch sortIndex(s) {
 	case BySeverity:
-		out = bySeverityStable(out)
+		return bySeverity
 	case ByNode:
-		slices.SortStableFunc(out, func(a, b *Pod) int {
-			if c := strings.Compare(a.Node, b.Node); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.Verdict.Kind.Severity(), a.Verdict.Kind.Severity())
-		})
+		return byNode
 	case ByAge:
-		slices.SortStableFunc(out, func(a, b *Pod) int { return b.Created.Compare(a.Created) })
+		return byAge
 	}
-	c.pods, c.version, c.q, c.valid = out, m.version, q, true
-	return out
+	return byName
 }
 
-// bySeverityStable orders pods most severe first, keeping their (name) order within a severity:
-// a counting sort, linear in the pod count.
-func bySeverityStable(ps []*Pod) []*Pod {
-	const levels = 5 // classify.Kind.Severity returns 0..4
-	var start [levels + 1]int
-	for _, p := range ps {
-		start[levels-p.Verdict.Kind.Severity()]++
-	}
-	for i, n := 0, 0; i <= levels; i++ {
-		start[i], n = n, n+start[i]
-	}
-	out := make([]*Pod, len(ps))
-	for _, p := range ps {
-		s := levels - p.Verdict.Kind.Severity()
-		out[start[s]] = p
-		start[s]++
-	}
-	return out
+// selectsAll reports whether q keeps every pod: its view is then one of the orders.
+func selectsAll(q Query) bool {
+	return q.Filter == All && q.Node == "" && q.Owner == "" && strings.TrimSpace(q.Text) == ""
 }
 
-// mergeOrder brings m.order up to date: pods added since the last merge are sorted (k log k) and
-// merged in, deleted ones dropped, in one linear pass.
-func (m *Model) mergeOrder() {
-	if len(m.added) == 0 && m.removed == 0 {
+// index is the model's pod views.
+type index struct {
+	orders  [ByAge + 1]*order
+	views   []*view // most recently asked for first
+	pending []*row  // rows counted since the last flush
+	scratch []*row
+	journal journal
+	jobs    uint64 // the last FilterJob's number
+}
+
+func newIndex() index {
+	var x index
+	for s := range x.orders {
+		x.orders[s] = newOrder(orderFunc(Sort(s)))
+	}
+	return x
+}
+
+// syncRow gives p a new row when the fields its row holds changed (count calls it after every
+// change to a pod); an update that changes nothing the views sort or filter by moves nothing.
+func (m *Model) syncRow(p *Pod) {
+	if p.row != nil && p.row.current(p) {
 		return
 	}
-	slices.SortFunc(m.added, byName)
-	out := make([]*Pod, 0, len(m.pods))
-	i, j := 0, 0
-	for i < len(m.order) || j < len(m.added) {
-		var p *Pod
-		if j == len(m.added) || i < len(m.order) && byName(m.order[i], m.added[j]) <= 0 {
-			p, i = m.order[i], i+1
-		} else {
-			p, j = m.added[j], j+1
-		}
-		if !p.gone {
-			out = append(out, p)
-		}
+	if p.row != nil {
+		m.unpublish(p.row)
 	}
-	clear(m.added)
-	m.order, m.added, m.removed = out, m.added[:0], 0
+	p.row = newRow(p)
+	m.idx.pending = append(m.idx.pending, p.row)
 }
 
-func keep(p *Pod, q *Query, tokens []string) bool {
+// dropRow takes a deleted pod out of the views.
+func (m *Model) dropRow(p *Pod) {
+	if p.row != nil {
+		m.unpublish(p.row)
+		p.row = nil
+	}
+}
+
+func (m *Model) unpublish(r *row) {
+	if r.pending {
+		r.dead = true
+		return
+	}
+	x := &m.idx
+	for _, o := range x.orders {
+		o.remove(r)
+	}
+	for _, v := range x.views {
+		if v.match(r) {
+			v.rows.remove(r)
+		}
+	}
+	x.journal.note(r, false, x.orders[ByName].Len())
+}
+
+// flush publishes the rows counted since the last flush into the orders and the views. Apply and
+// Expire end with it, and every reader starts with it.
+func (m *Model) flush() {
+	x := &m.idx
+	if len(x.pending) == 0 {
+		return
+	}
+	live := x.pending[:0]
+	for _, r := range x.pending {
+		if !r.dead {
+			r.pending = false
+			live = append(live, r)
+		}
+	}
+	for _, o := range x.orders {
+		x.scratch = append(x.scratch[:0], live...)
+		o.insertMany(x.scratch)
+	}
+	for _, v := range x.views {
+		x.scratch = x.scratch[:0]
+		for _, r := range live {
+			if v.match(r) {
+				x.scratch = append(x.scratch, r)
+			}
+		}
+		v.rows.insertMany(x.scratch)
+	}
+	for _, r := range live {
+		x.journal.note(r, true, x.orders[ByName].Len())
+	}
+	clear(x.pending)
+	clear(x.scratch)
+	x.pending, x.scratch = x.pending[:0], x.scratch[:0]
+}
+
+// PodView is the pod view of one query: the pods it selects, in its order, read by position. It
+// reads the model's own index, kept up to date by every Apply and Expire, so the dashboard asks for
+// the rows on screen (Append) and never copies the view. It is valid until the next Apply or
+// Expire, and must be read on the model's goroutine.
+type PodView struct {
+	m    *Model
+	rows *order
+}
+
+// Len is the number of pods in the view.
+func (v PodView) Len() int {
+	if v.rows == nil {
+		return 0
+	}
+	return v.rows.Len()
+}
+
+// At returns the i'th pod, 0 <= i < Len().
+func (v PodView) At(i int) *Pod { return v.rows.at(i).pod }
+
+// Append appends the pods at positions [from, to) to dst; the range is clamped to the view.
+func (v PodView) Append(dst []*Pod, from, to int) []*Pod {
+	from, to = max(from, 0), min(to, v.Len())
+	if from >= to {
+		return dst
+	}
+	bi, j := v.rows.locate(from)
+	for n := to - from; n > 0; bi, j = bi+1, 0 {
+		b := v.rows.blocks[bi][j:]
+		k := min(n, len(b))
+		for _, r := range b[:k] {
+			dst = append(dst, r.pod)
+		}
+		n -= k
+	}
+	return dst
+}
+
+// Index returns the position of the pod with key namespace/name, or -1 when the view does not
+// hold it: O(log n), so a selection can follow its pod across re-sorts.
+func (v PodView) Index(key string) int {
+	if v.rows == nil {
+		return -1
+	}
+	p := v.m.Pod(key)
+	if p == nil || p.row == nil || p.row.pending {
+		return -1
+	}
+	return v.rows.index(p.row)
+}
+
+// PodView returns the pod view of q. A query that keeps every pod reads one of the orders; a
+// filtered one is built the first time it is asked for, with one pass over an order (a text
+// filter over many pods is better built off the UI goroutine: StartFilter), and kept up to date
+// from then on while it is among the last few asked for.
+func (m *Model) PodView(q Query) PodView {
+	m.flush()
+	x := &m.idx
+	if selectsAll(q) {
+		return PodView{m: m, rows: x.orders[sortIndex(q.Sort)]}
+	}
+	if v := m.findView(q); v != nil {
+		return PodView{m: m, rows: v.rows}
+	}
+	v := newView(q)
+	var sel []*row
+	for _, b := range x.orders[sortIndex(q.Sort)].blocks {
+		for _, r := range b {
+			if v.match(r) {
+				sel = append(sel, r)
+			}
+		}
+	}
+	v.rows.load(sel)
+	m.pushView(v)
+	return PodView{m: m, rows: v.rows}
+}
+
+// HasView reports whether q's view is at hand, so PodView(q) does no pass over the pods.
+func (m *Model) HasView(q Query) bool {
+	for _, v := range m.idx.views {
+		if v.q == q {
+			return true
+		}
+	}
+	return selectsAll(q)
+}
+
+// findView returns q's view and makes it the most recent, or nil.
+func (m *Model) findView(q Query) *view {
+	vs := m.idx.views
+	for i, v := range vs {
+		if v.q == q {
+			copy(vs[1:i+1], vs[:i])
+			vs[0] = v
+			return v
+		}
+	}
+	return nil
+}
+
+func (m *Model) pushView(v *view) {
+	x := &m.idx
+	if len(x.views) == maxViews {
+		x.views[maxViews-1] = nil
+		x.views = x.views[:maxViews-1]
+	}
+	x.views = append(x.views, nil)
+	copy(x.views[1:], x.views)
+	x.views[0] = v
+}
+
+// View returns the pods q selects, in q's order, as a new slice: for --once and tests, which
+// read every pod. The dashboard reads PodView.
+func (m *Model) View(q Query) []*Pod {
+	v := m.PodView(q)
+	return v.Append(make([]*Pod, 0, v.Len()), 0, v.Len())
+}
+
+// match reports whether the view keeps r.
+func (v *view) match(r *row) bool {
+	q := &v.q
 	switch q.Filter {
 	case Problems:
-		if !failing(p.Verdict.Kind) {
+		if !failing(r.kind) {
 			return false
 		}
 	case OnlyDoomed:
-		if p.Verdict.Kind != classify.Doomed {
+		if r.kind != classify.Doomed {
 			return false
 		}
 	case OnlyTransient:
-		if p.Verdict.Kind != classify.Transient {
+		if r.kind != classify.Transient {
 			return false
 		}
 	}
-	if q.Node != "" && p.Node != q.Node {
+	if q.Node != "" && r.node != q.Node {
 		return false
 	}
-	if q.Owner != "" && !ofWorkload(p, q.Owner) {
+	// A managed pod's workload is exactly "namespace/Kind/name" (upsert and reresolveOwners keep
+	// Pod.workload so); an unmanaged pod's row has none, so it never matches an owner.
+	if q.Owner != "" && r.workload != q.Owner {
 		return false
 	}
-	for _, t := range tokens {
-		if !fuzzyMatch(t, p) {
+	for _, t := range v.tokens {
+		if !fuzzyMatch(t, r) {
 			return false
 		}
 	}
 	return true
 }
 
-// ofWorkload reports whether workload, "namespace/Kind/name", is p's namespace and top owner.
-// A managed pod's p.workload is exactly that string: upsert and reresolveOwners set it to
-// workloadOf(p.Namespace, p.Owner, p.Key) whenever Owner changes. An unmanaged pod's workload is
-// its key instead, hence the Owner check. Comparing the stored string allocates nothing per pod.
-func ofWorkload(p *Pod, workload string) bool {
-	return p.Owner != "" && p.workload == workload
-}
-
-// fuzzyMatch reports whether token (lower case) matches the pod, ignoring ASCII case:
+// fuzzyMatch reports whether token (lower case) matches the pod's row, ignoring ASCII case:
 //   - fuzzily, as a subsequence, in "namespace/name" or in the node name: short identifiers are
 //     where people type abbreviations ("shpay" finds shop/payments-…, "n3" finds node-3);
 //   - as a substring of the verdict's reason: prose is long enough that a subsequence would
 //     match almost anything ("pay" is a subsequence of "repeatedly").
 //
 // The text filter is split on spaces and every word must match. Both tests are linear and
-// allocation-free, so filtering 100,000 pods takes milliseconds; results keep the view's sort
-// order rather than a match score.
-func fuzzyMatch(token string, p *Pod) bool {
-	return subsequence2(token, p.Namespace, "/", p.Name) || subsequence2(token, p.Node, "", "") ||
-		classify.ContainsFold(p.Verdict.Reason, token)
+// allocation-free; results keep the view's sort order rather than a match score.
+func fuzzyMatch(token string, r *row) bool {
+	return subsequence2(token, r.ns, "/", r.name) || subsequence2(token, r.node, "", "") ||
+		classify.ContainsFold(r.reason, token)
 }
 
 // subsequence2 reports whether token is a subsequence of a+b+c, without concatenating.
@@ -159,11 +402,4 @@ func subsequence2(token, a, b, c string) bool {
 		}
 	}
 	return j == len(token)
-}
-
-func byName(a, b *Pod) int {
-	if c := strings.Compare(a.Namespace, b.Namespace); c != 0 {
-		return c
-	}
-	return strings.Compare(a.Name, b.Name)
 }
