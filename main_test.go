@@ -227,7 +227,10 @@ func TestRefusalsGetTheirOwnHint(t *testing.T) {
 		name, server, context, want, hint string
 	}{
 		{"unauthorized", refuse(http.StatusUnauthorized, "Unauthorized", "Unauthorized"), "", "rejected our credentials", authHint},
-		{"forbidden", refuse(http.StatusForbidden, "Forbidden", `pods is forbidden: User "nobody" cannot list resource "pods"`), "", "not allowed to list pods", rbacHint},
+		// As k8s.io/apiserver refuses a list in the context's namespace (default here): responsewriters
+		// errors.go forbiddenMessage under apimachinery's NewForbidden; authentication.go's "Unauthorized".
+		{"forbidden", refuse(http.StatusForbidden, "Forbidden",
+			`pods is forbidden: User "nobody" cannot list resource "pods" in API group "" in the namespace "default"`), "", "not allowed to list pods", rbacHint},
 		{"unknown context", "https://127.0.0.1:1", "prod", `context "prod" does not exist`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

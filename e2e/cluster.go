@@ -37,6 +37,7 @@ type Cluster struct {
 	adminCert            leaf
 	etcdClient, etcdPeer int
 	apiPort              int
+	opts                 Options
 
 	mu   sync.Mutex
 	etcd *process
@@ -47,14 +48,26 @@ type Cluster struct {
 // priority levels) before /readyz passes; on two busy cores that takes tens of seconds.
 const startupTimeout = 3 * time.Minute
 
+// Options adds flags to the servers' command lines, after the suite's own (a repeated flag takes
+// its last value). The scale harness (hack/benchscale) needs them: 150,000 pods outgrow etcd's
+// default 2 GiB quota.
+type Options struct {
+	EtcdArgs, APIServerArgs []string
+}
+
 // StartCluster starts etcd and kube-apiserver from binDir, keeping its files in dir.
 func StartCluster(ctx context.Context, binDir, dir string) (*Cluster, error) {
+	return StartClusterWith(ctx, binDir, dir, Options{})
+}
+
+// StartClusterWith is StartCluster with extra server flags.
+func StartClusterWith(ctx context.Context, binDir, dir string, opts Options) (*Cluster, error) {
 	for _, b := range []string{"etcd", "kube-apiserver"} {
 		if _, err := os.Stat(filepath.Join(binDir, b)); err != nil {
 			return nil, fmt.Errorf("missing %s in %s (run hack/build-k8s.sh): %w", b, binDir, err)
 		}
 	}
-	c := &Cluster{Dir: dir, binDir: binDir}
+	c := &Cluster{Dir: dir, binDir: binDir, opts: opts}
 	if err := c.writeCerts(); err != nil {
 		return nil, fmt.Errorf("writing certificates: %w", err)
 	}
@@ -145,18 +158,18 @@ func (c *Cluster) StartEtcd(ctx context.Context) error {
 		return err
 	}
 	client, peer := "http://"+loopback(c.etcdClient), "http://"+loopback(c.etcdPeer)
-	p, err := startProcess("etcd", c.path("etcd.log"), filepath.Join(c.binDir, "etcd"),
+	p, err := startProcess("etcd", c.path("etcd.log"), filepath.Join(c.binDir, "etcd"), append([]string{
 		"--name=e2e",
-		"--data-dir="+data,
-		"--listen-client-urls="+client,
-		"--advertise-client-urls="+client,
-		"--listen-peer-urls="+peer,
-		"--initial-advertise-peer-urls="+peer,
-		"--initial-cluster=e2e="+peer,
+		"--data-dir=" + data,
+		"--listen-client-urls=" + client,
+		"--advertise-client-urls=" + client,
+		"--listen-peer-urls=" + peer,
+		"--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=e2e=" + peer,
 		"--log-level=warn",
 		// Durability is pointless for a throwaway cluster and fsync is slow on a shared disk.
 		"--unsafe-no-fsync",
-	)
+	}, c.opts.EtcdArgs...)...)
 	if err != nil {
 		return err
 	}
@@ -186,15 +199,15 @@ func (c *Cluster) StopEtcd() {
 
 // StartAPIServer starts kube-apiserver on the cluster's port and waits until /readyz passes.
 func (c *Cluster) StartAPIServer(ctx context.Context) error {
-	p, err := startProcess("kube-apiserver", c.path("kube-apiserver.log"), filepath.Join(c.binDir, "kube-apiserver"),
-		"--etcd-servers=http://"+loopback(c.etcdClient),
+	p, err := startProcess("kube-apiserver", c.path("kube-apiserver.log"), filepath.Join(c.binDir, "kube-apiserver"), append([]string{
+		"--etcd-servers=http://" + loopback(c.etcdClient),
 		"--bind-address=127.0.0.1",
 		"--advertise-address=127.0.0.1",
 		fmt.Sprintf("--secure-port=%d", c.apiPort),
-		"--cert-dir="+c.path("apiserver-certs"),
-		"--tls-cert-file="+c.path("serving.crt"),
-		"--tls-private-key-file="+c.path("serving.key"),
-		"--client-ca-file="+c.path("ca.crt"),
+		"--cert-dir=" + c.path("apiserver-certs"),
+		"--tls-cert-file=" + c.path("serving.crt"),
+		"--tls-private-key-file=" + c.path("serving.key"),
+		"--client-ca-file=" + c.path("ca.crt"),
 		"--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.0.0.0/24",
 		// The endpoint reconciler refuses a loopback advertise address.
@@ -202,12 +215,12 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 		// No controller-manager runs, so nothing would create the default service accounts.
 		"--disable-admission-plugins=ServiceAccount",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file="+c.path("sa.pub"),
-		"--service-account-signing-key-file="+c.path("sa.key"),
+		"--service-account-key-file=" + c.path("sa.pub"),
+		"--service-account-signing-key-file=" + c.path("sa.key"),
 		// Fewer moving parts and less CPU on two shared cores.
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
-	)
+	}, c.opts.APIServerArgs...)...)
 	if err != nil {
 		return err
 	}

@@ -38,6 +38,11 @@ type coalescer struct {
 	onEvent func(kind model.Kind, delta int)
 }
 
+// shrinkAbove is the size past which take replaces the index instead of clearing it: a Go map
+// keeps its buckets when cleared, and the initial list of a large cluster would otherwise pin an
+// index of every pod for the life of the process.
+const shrinkAbove = 4096
+
 func newCoalescer() *coalescer {
 	return &coalescer{index: make(map[pendingKey]int), notify: make(chan struct{}, 1)}
 }
@@ -46,6 +51,12 @@ func newCoalescer() *coalescer {
 // delete and 0 for an update, for the pod counter in health.
 func (c *coalescer) put(k pendingKey, obj any, delta int) {
 	c.mu.Lock()
+	c.putLocked(k, obj, delta)
+	c.mu.Unlock()
+	c.signal()
+}
+
+func (c *coalescer) putLocked(k pendingKey, obj any, delta int) {
 	if i, ok := c.index[k]; ok {
 		// An update after a delete re-adds; a delete after an update deletes: the last event wins.
 		c.changes[i].obj = obj
@@ -56,7 +67,9 @@ func (c *coalescer) put(k pendingKey, obj any, delta int) {
 	if c.onEvent != nil {
 		c.onEvent(k.kind, delta)
 	}
-	c.mu.Unlock()
+}
+
+func (c *coalescer) signal() {
 	select {
 	case c.notify <- struct{}{}:
 	default:
@@ -72,16 +85,58 @@ func (c *coalescer) take() []change {
 	}
 	out := c.changes
 	c.changes = nil
-	clear(c.index)
+	if len(c.index) > shrinkAbove {
+		c.index = make(map[pendingKey]int)
+	} else {
+		clear(c.index)
+	}
 	return out
+}
+
+// deleteMissing records a delete for each key that exists reports gone. It holds the lock while
+// asking, so that an informer event adding one of the keys meanwhile is recorded after the delete
+// (informers update their store before calling the handlers) and wins.
+func (c *coalescer) deleteMissing(kind model.Kind, keys []string, exists func(key string) bool) {
+	c.mu.Lock()
+	for _, key := range keys {
+		if !exists(key) {
+			c.putLocked(pendingKey{kind, key}, nil, -1)
+		}
+	}
+	c.mu.Unlock()
+	c.signal()
 }
 
 // handler returns the informer event handler for one kind.
 func (c *coalescer) handler(kind model.Kind) cache.ResourceEventHandler {
+	return c.podHandler(kind, nil, nil)
+}
+
+// podHandler is handler with podSync's hooks: delivered reports objects already handed over
+// while the list was arriving, whose add or update is skipped; gone is told of every delete
+// first.
+func (c *coalescer) podHandler(kind model.Kind, delivered func(obj any) bool, gone func(obj any)) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { c.onAdd(kind, obj) },
-		UpdateFunc: func(_, obj any) { c.onUpdate(kind, obj) },
-		DeleteFunc: func(obj any) { c.onDelete(kind, obj) },
+		AddFunc: func(obj any) {
+			if delivered == nil || !delivered(obj) {
+				c.onAdd(kind, obj)
+			}
+		},
+		UpdateFunc: func(old, obj any) {
+			// The same object again: the transform found nothing changed (keepStored).
+			if old == obj {
+				return
+			}
+			if delivered == nil || !delivered(obj) {
+				c.onUpdate(kind, obj)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if gone != nil {
+				gone(obj)
+			}
+			c.onDelete(kind, obj)
+		},
 	}
 }
 
@@ -128,10 +183,6 @@ func toBatch(changes []change) model.Batch {
 			b.ReplicaSets = append(b.ReplicaSets, o)
 		case *appsv1.Deployment:
 			b.Deployments = append(b.Deployments, o)
-		case *appsv1.StatefulSet:
-			b.StatefulSets = append(b.StatefulSets, o)
-		case *appsv1.DaemonSet:
-			b.DaemonSets = append(b.DaemonSets, o)
 		case *batchv1.Job:
 			b.Jobs = append(b.Jobs, o)
 		}
@@ -165,8 +216,9 @@ func (c *coalescer) run(stop <-chan struct{}, out chan<- model.Batch, interval t
 			case <-t.C:
 			}
 		}
-		changes := c.take()
+		// Health first: once it says synced, every listed object is already among the changes.
 		h, changed := health()
+		changes := c.take()
 		if len(changes) == 0 && !changed {
 			continue
 		}

@@ -161,6 +161,9 @@ func fakeAPIServer(t *testing.T, status int, body any, seen chan<- *http.Request
 }
 
 func TestConnectForbiddenPods(t *testing.T) {
+	// The API server's refusal as k8s.io/apiserver formats it (pkg/endpoints/handlers/responsewriters
+	// errors.go forbiddenMessage `User %q cannot %s resource %q in API group %q in the namespace %q`,
+	// wrapped by apimachinery's NewForbidden `%s is forbidden: %v`), RBAC giving no reason.
 	forbidden := metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure, Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden,
@@ -186,6 +189,7 @@ func TestConnectForbiddenPods(t *testing.T) {
 }
 
 func TestConnectUnauthorized(t *testing.T) {
+	// k8s.io/apiserver pkg/endpoints/filters/authentication.go: NewUnauthorized("Unauthorized").
 	unauthorized := metav1.Status{
 		TypeMeta: metav1.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   metav1.StatusFailure, Code: http.StatusUnauthorized, Reason: metav1.StatusReasonUnauthorized,

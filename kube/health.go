@@ -17,9 +17,11 @@ import (
 
 // kindState is one informer's part of the connection health.
 type kindState struct {
-	kind     model.Kind
-	informer cache.SharedIndexInformer
-	synced   bool
+	kind model.Kind
+	// hasSynced reports that the informer has listed and the consumer (the coalescer, for the kinds
+	// it handles) has been handed every listed object.
+	hasSynced func() bool
+	synced    bool
 	// forbidden is set when RBAC refused a list or watch, cleared once data flows again.
 	forbidden bool
 	// err is the last watch error while this informer's watch is broken.
@@ -34,6 +36,8 @@ type healthTracker struct {
 	kinds     []*kindState
 	lastEvent time.Time
 	podsSeen  int
+	// podsTotal estimates how many pods the initial list holds (0: unknown), see podSync.
+	podsTotal int
 	seq       uint64
 	last      model.Health
 	reported  bool
@@ -55,6 +59,13 @@ func (h *healthTracker) event(kind model.Kind, podDelta int) {
 	if kind == model.KindPod {
 		h.podsSeen = max(0, h.podsSeen+podDelta)
 	}
+}
+
+// estimate records how many pods the initial list is expected to hold.
+func (h *healthTracker) estimate(total int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.podsTotal = total
 }
 
 // ok records a successful list or watch call for one kind: the server answered and RBAC allowed
@@ -111,9 +122,13 @@ func (h *healthTracker) poll() (model.Health, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	hl := model.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent}
+	if h.podsTotal > 0 {
+		// The estimate is the list's size when it began; pods created since count too.
+		hl.PodsTotal = max(h.podsTotal, h.podsSeen)
+	}
 	var errAt uint64
 	for _, ks := range h.kinds {
-		if !ks.synced && ks.informer.HasSynced() {
+		if !ks.synced && ks.hasSynced() {
 			ks.synced = true
 		}
 		if ks.forbidden {
@@ -133,7 +148,7 @@ func (h *healthTracker) poll() (model.Health, bool) {
 }
 
 func healthEqual(a, b model.Health) bool {
-	return a.Synced == b.Synced && a.PodsSeen == b.PodsSeen && a.LastEvent.Equal(b.LastEvent) &&
+	return a.Synced == b.Synced && a.PodsSeen == b.PodsSeen && a.PodsTotal == b.PodsTotal && a.LastEvent.Equal(b.LastEvent) &&
 		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden)
 }
 

@@ -12,9 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 
 	"doomwatch/model"
 )
@@ -53,12 +55,22 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	trim := newTrimmer()
 	co := newCoalescer()
 	co.onEvent = health.event
+	pods := newPodSync(co, health)
 	// No resync: every change arrives as an event, and a resync would only re-send unchanged objects.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0)
 	core, apps, batch := client.CoreV1(), client.AppsV1(), client.BatchV1()
+	podPage := func(ctx context.Context, o metav1.ListOptions) (*corev1.PodList, error) {
+		return core.Pods(ns).List(ctx, o)
+	}
 
 	// Pods are scoped by namespace and selector; workloads by namespace only (a pod selector says
 	// nothing about their owners' labels); nodes are cluster-scoped.
+	//
+	// StatefulSets and DaemonSets feed nothing: the model knows them from their pods' owner
+	// references. They are still listed and watched, kept as bare identities with no handler (so
+	// they never make a batch), because that is how RBAC refusing them is reported in the header
+	// and --once's health.forbidden as before, and because the demo cluster paces its writes of
+	// every kind by the informers' watches (demo_watch.go).
 	wire := []struct {
 		kind  model.Kind
 		obj   runtime.Object
@@ -104,12 +116,27 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 	for _, w := range wire {
 		ks := health.add(w.kind)
+		var inf cache.SharedIndexInformer
+		transform := func(obj any) (any, error) {
+			out, err := trim.transform(obj)
+			if err != nil {
+				return nil, err
+			}
+			return keepStored(inf.GetStore(), out), nil
+		}
+		list := w.list
+		if w.kind == model.KindPod {
+			transform = pods.transform(transform)
+			list = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return pods.list(ctx, o, podPage, transform)
+			}
+		}
 		lw := &cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				if w.tweak != nil {
 					w.tweak(&o)
 				}
-				obj, err := w.list(ctx, o)
+				obj, err := list(ctx, o)
 				if err != nil {
 					health.fail(ks, err)
 					return nil, err
@@ -134,20 +161,42 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		// or watch call succeeds, the only sure sign that a broken watch has recovered (events queued
 		// before the failure can still arrive after it), and when one fails, which the reflector does
 		// not always pass to its error handler.
-		inf := factory.InformerFor(w.obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
+		inf = factory.InformerFor(w.obj, func(_ kubernetes.Interface, resync time.Duration) cache.SharedIndexInformer {
 			return cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client), w.obj,
 				cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: cache.Indexers{}})
 		})
-		ks.informer = inf
-		if err := inf.SetTransform(trim.transform); err != nil {
+		if err := inf.SetTransform(transform); err != nil {
 			return nil, fmt.Errorf("setting %s transform: %w", resourceName(w.kind), err)
 		}
 		if err := inf.SetWatchErrorHandlerWithContext(health.watchErrorHandler(ks)); err != nil {
 			return nil, fmt.Errorf("setting %s watch error handler: %w", resourceName(w.kind), err)
 		}
-		if _, err := inf.AddEventHandler(co.handler(w.kind)); err != nil {
+		switch w.kind {
+		case model.KindStatefulSet, model.KindDaemonSet:
+			ks.hasSynced = inf.HasSynced
+			continue
+		case model.KindPod:
+			pods.informer = inf
+		}
+		var delivered func(any) bool
+		var gone func(any)
+		if w.kind == model.KindPod {
+			delivered, gone = pods.delivered, pods.gone
+		}
+		reg, err := inf.AddEventHandler(co.podHandler(w.kind, delivered, gone))
+		if err != nil {
 			return nil, fmt.Errorf("adding %s handler: %w", resourceName(w.kind), err)
 		}
+		// Synced once the handler, not only the informer, has had the whole list: the batch that
+		// says synced then carries all of it.
+		ks.hasSynced = reg.HasSynced
+		if w.kind == model.KindPod {
+			pods.reg = reg
+			ks.hasSynced = pods.hasSynced
+		}
+	}
+	if streamsLists(client) {
+		go pods.probe(ctx, podPage, opts.Selector)
 	}
 
 	src := &Source{
@@ -161,11 +210,21 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	factory.Start(ctx.Done())
 	go func() {
 		defer close(src.out)
-		co.run(ctx.Done(), src.out, interval, health.poll)
+		co.run(ctx.Done(), src.out, interval, func() (model.Health, bool) {
+			pods.finish()
+			return health.poll()
+		})
 		// Wait for the informers to stop, so a closed Batches() means nothing runs any more.
 		factory.Shutdown()
 	}()
 	return src, nil
+}
+
+// streamsLists reports whether the pod informer will ask for a streamed list (WatchList), which
+// carries no count of what is to come, rather than call list.
+func streamsLists(client kubernetes.Interface) bool {
+	return clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) &&
+		!watchlist.DoesClientNotSupportWatchListSemantics(client)
 }
 
 // scope is the header's description of what is watched.

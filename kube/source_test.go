@@ -314,6 +314,8 @@ func names(ps []*corev1.Pod) []string {
 func TestForbiddenNodesLeaveTheRestWorking(t *testing.T) {
 	client := fake.NewClientset(pod("default", "web-1", "node-1"), node("node-1"))
 	client.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		// As the API server refuses it: k8s.io/apiserver responsewriters/errors.go forbiddenMessage
+		// (`User %q cannot %s resource %q in API group %q at the cluster scope`).
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "",
 			errors.New(`User "dev" cannot list resource "nodes" in API group "" at the cluster scope`))
 	})
@@ -411,6 +413,8 @@ func TestSettleReturnsSyncedState(t *testing.T) {
 func TestSettleFailsWhenNeverSynced(t *testing.T) {
 	client := fake.NewClientset(pod("default", "a", "n"))
 	client.PrependReactor("list", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		// etcd's timeout, which the API server passes on (go.etcd.io/etcd/api/v3
+		// v3rpc/rpctypes/error.go ErrGRPCTimeout).
 		return true, nil, errors.New("etcdserver: request timed out")
 	})
 	src := startFake(t, client, Options{Namespace: "default", Interval: 10 * time.Millisecond})
