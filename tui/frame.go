@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
@@ -39,6 +40,7 @@ func RenderFrame(m *model.Model, o FrameOptions) string {
 	d := newDashboard(Options{Model: m, Now: func() time.Time { return now }, Context: o.Context,
 		Scope: o.Scope, NoColor: o.NoColor}, o.NoColor)
 	d.query = o.Query
+	d.asyncPods = math.MaxInt // a frame shows its query's rows, however many pods
 	d.focus = o.Focus
 	d.help.ShowAll = o.FullHelp
 	d.width, d.height = o.Width, o.Height

@@ -114,7 +114,11 @@ func (h *header) syncState() string {
 		}
 		s = st.warn.Render("reconnecting: " + h.health.WatchError + " · last update " + last)
 	case !h.health.Synced:
-		s = h.spin.View() + " syncing pods: " + thousands(h.health.PodsSeen) + " …"
+		s = h.spin.View() + " syncing pods: " + thousands(h.health.PodsSeen)
+		if h.health.PodsTotal > 0 {
+			s += " of ~" + thousands(h.health.PodsTotal)
+		}
+		s += " …"
 	default:
 		s = st.ok.Render("live")
 	}

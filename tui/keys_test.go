@@ -50,9 +50,12 @@ func press(d *dashboard, keys ...string) tea.Cmd {
 
 func screen(d *dashboard) string { return ansi.Strip(d.render()) }
 
+// rows is every row of the pod table, in order.
+func rows(d *dashboard) []*model.Pod { return d.pods.rows.Append(nil, 0, d.pods.rows.Len()) }
+
 func rowKeys(d *dashboard) []string {
-	keys := make([]string, len(d.pods.rows))
-	for i, p := range d.pods.rows {
+	keys := make([]string, d.pods.rows.Len())
+	for i, p := range rows(d) {
 		keys[i] = p.Key
 	}
 	return keys
@@ -116,13 +119,13 @@ func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
 
 func TestFilterKeys(t *testing.T) {
 	d := newTestDashboard(t, 120, 30)
-	all := len(d.pods.rows)
+	all := d.pods.rows.Len()
 	press(d, "/", "s", "e", "a", "r", "c", "h")
 	if !d.filtering || d.query.Text != "search" {
 		t.Fatalf("filtering=%v text=%q", d.filtering, d.query.Text)
 	}
-	if len(d.pods.rows) == 0 || len(d.pods.rows) >= all {
-		t.Fatalf("filter kept %d of %d rows", len(d.pods.rows), all)
+	if d.pods.rows.Len() == 0 || d.pods.rows.Len() >= all {
+		t.Fatalf("filter kept %d of %d rows", d.pods.rows.Len(), all)
 	}
 	if !strings.Contains(screen(d), "/search") {
 		t.Errorf("filter input not shown:\n%s", screen(d))
@@ -132,8 +135,8 @@ func TestFilterKeys(t *testing.T) {
 		t.Fatalf("q while filtering: text %q, quit %v", d.query.Text, isQuit(cmd))
 	}
 	press(d, "esc")
-	if d.filtering || d.query.Text != "" || len(d.pods.rows) != all {
-		t.Fatalf("esc: filtering=%v text=%q rows=%d, want all %d", d.filtering, d.query.Text, len(d.pods.rows), all)
+	if d.filtering || d.query.Text != "" || d.pods.rows.Len() != all {
+		t.Fatalf("esc: filtering=%v text=%q rows=%d, want all %d", d.filtering, d.query.Text, d.pods.rows.Len(), all)
 	}
 	// enter keeps the filter and gives the keys back to the table.
 	press(d, "/", "p", "a", "y", "enter")
@@ -173,36 +176,36 @@ func TestVerdictFilterCycle(t *testing.T) {
 		if !strings.Contains(screen(d), "verdict: "+w.name) {
 			t.Errorf("status line does not say verdict: %s:\n%s", w.name, screen(d))
 		}
-		if len(d.pods.rows) == 0 {
+		if d.pods.rows.Len() == 0 {
 			t.Errorf("%s: no rows", w.name)
 		}
-		for _, p := range d.pods.rows {
+		for _, p := range rows(d) {
 			if !w.ok(p.Verdict.Kind) {
 				t.Errorf("%s: row %s is %s", w.name, p.Key, p.Verdict.Kind)
 			}
 		}
 	}
-	if len(d.pods.rows) != 19 {
-		t.Errorf("back at all: %d rows, want 19", len(d.pods.rows))
+	if d.pods.rows.Len() != 19 {
+		t.Errorf("back at all: %d rows, want 19", d.pods.rows.Len())
 	}
 }
 
 func TestSortCycle(t *testing.T) {
 	d := newTestDashboard(t, 120, 30)
-	if first := d.pods.rows[0]; first.Verdict.Kind != classify.Doomed {
+	if first := d.pods.rows.At(0); first.Verdict.Kind != classify.Doomed {
 		t.Errorf("severity sort starts with %s (%s)", first.Key, first.Verdict.Kind)
 	}
 	press(d, "s")
-	if !strings.Contains(screen(d), "sort: name") || d.pods.rows[0].Key != "batch/report-29437-xq7zt" {
-		t.Errorf("name sort: first row %s:\n%s", d.pods.rows[0].Key, screen(d))
+	if !strings.Contains(screen(d), "sort: name") || d.pods.rows.At(0).Key != "batch/report-29437-xq7zt" {
+		t.Errorf("name sort: first row %s:\n%s", d.pods.rows.At(0).Key, screen(d))
 	}
 	press(d, "s")
-	if !strings.Contains(screen(d), "sort: node") || d.pods.rows[0].Node != "node-1" {
-		t.Errorf("node sort: first row on %s", d.pods.rows[0].Node)
+	if !strings.Contains(screen(d), "sort: node") || d.pods.rows.At(0).Node != "node-1" {
+		t.Errorf("node sort: first row on %s", d.pods.rows.At(0).Node)
 	}
 	press(d, "s")
-	if !strings.Contains(screen(d), "sort: age") || !strings.HasPrefix(d.pods.rows[0].Name, "payments") {
-		t.Errorf("age sort (newest first): first row %s", d.pods.rows[0].Key)
+	if !strings.Contains(screen(d), "sort: age") || !strings.HasPrefix(d.pods.rows.At(0).Name, "payments") {
+		t.Errorf("age sort (newest first): first row %s", d.pods.rows.At(0).Key)
 	}
 	press(d, "s")
 	if !strings.Contains(screen(d), "sort: severity") {
@@ -214,17 +217,17 @@ func TestNodeOnly(t *testing.T) {
 	d := newTestDashboard(t, 120, 30)
 	d.pods.selectKey("shop/checkout-7d9f8b6c5-f00")
 	press(d, "n")
-	if d.query.Node != "node-3" || len(d.pods.rows) != 4 {
-		t.Fatalf("n: node %q, %d rows; want node-3's 4 pods", d.query.Node, len(d.pods.rows))
+	if d.query.Node != "node-3" || d.pods.rows.Len() != 4 {
+		t.Fatalf("n: node %q, %d rows; want node-3's 4 pods", d.query.Node, d.pods.rows.Len())
 	}
-	for _, p := range d.pods.rows {
+	for _, p := range rows(d) {
 		if p.Node != "node-3" {
 			t.Errorf("row %s is on %s", p.Key, p.Node)
 		}
 	}
 	press(d, "n")
-	if d.query.Node != "" || len(d.pods.rows) != 19 {
-		t.Errorf("second n: node %q, %d rows", d.query.Node, len(d.pods.rows))
+	if d.query.Node != "" || d.pods.rows.Len() != 19 {
+		t.Errorf("second n: node %q, %d rows", d.query.Node, d.pods.rows.Len())
 	}
 	// From the nodes panel, n (or enter) narrows to the selected node: the suspect is first.
 	press(d, "tab", "enter")
@@ -301,7 +304,7 @@ func TestMouse(t *testing.T) {
 	if d.pods.cur.sel != 3 {
 		t.Errorf("click on the 4th row selected row %d", d.pods.cur.sel)
 	}
-	want := d.pods.rows[3].Key
+	want := d.pods.rows.At(3).Key
 	marked := ""
 	for _, line := range strings.Split(screen(d), "\n") {
 		if strings.HasPrefix(line, "▶ ") {
@@ -470,10 +473,10 @@ func TestEnterOnRolloutShowsExactlyItsPods(t *testing.T) {
 	}
 	press(d, "enter")
 	s := screen(d)
-	if d.focus != FocusPods || len(d.pods.rows) != want || want < 10 {
-		t.Fatalf("enter on checkout: focus %d, %d pods, want the rollout's %d:\n%s", d.focus, len(d.pods.rows), want, s)
+	if d.focus != FocusPods || d.pods.rows.Len() != want || want < 10 {
+		t.Fatalf("enter on checkout: focus %d, %d pods, want the rollout's %d:\n%s", d.focus, d.pods.rows.Len(), want, s)
 	}
-	for _, p := range d.pods.rows {
+	for _, p := range rows(d) {
 		if p.Namespace != "shop" || p.Owner != "Deployment/checkout" {
 			t.Errorf("%s (owner %q) is not checkout's", p.Key, p.Owner)
 		}
@@ -484,8 +487,8 @@ func TestEnterOnRolloutShowsExactlyItsPods(t *testing.T) {
 	}
 	press(d, "esc")
 	s = screen(d)
-	if d.query.Owner != "" || len(d.pods.rows) != d.pods.total || strings.Contains(s, "owner: ") {
-		t.Errorf("esc should clear the owner filter: owner %q, %d of %d pods:\n%s", d.query.Owner, len(d.pods.rows), d.pods.total, s)
+	if d.query.Owner != "" || d.pods.rows.Len() != d.pods.total || strings.Contains(s, "owner: ") {
+		t.Errorf("esc should clear the owner filter: owner %q, %d of %d pods:\n%s", d.query.Owner, d.pods.rows.Len(), d.pods.total, s)
 	}
 }
 

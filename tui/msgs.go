@@ -17,6 +17,12 @@ type sourceClosedMsg struct{}
 // tickMsg is the once-a-second clock that expires evidence and refreshes ages.
 type tickMsg struct{}
 
+// filterDueMsg says the user stopped typing a text filter for a moment: its job may start.
+type filterDueMsg struct{ seq int }
+
+// filterDoneMsg carries a text filter's result, matched off the UI goroutine.
+type filterDoneMsg struct{ res *model.FilterResult }
+
 // panicMsg reports a panic caught in a component so Run can restore the terminal and fail.
 type panicMsg struct{ err error }
 
@@ -33,6 +39,12 @@ func waitForBatch(ch <-chan model.Batch) tea.Cmd {
 		}
 		return batchMsg{batch: b}
 	}
+}
+
+// runFilter matches a text filter's snapshot off the UI goroutine. It captures only the job, an
+// immutable snapshot of the model's rows, never the model or the dashboard.
+func runFilter(job *model.FilterJob) tea.Cmd {
+	return func() tea.Msg { return filterDoneMsg{res: job.Run()} }
 }
 
 // tick schedules the next clock tick.

@@ -8,17 +8,18 @@ import (
 	"doomwatch/model"
 )
 
-// podTable is the virtualised pod list. It holds the model's cached view slice and formats only
+// podTable is the virtualised pod list. It reads the model's pod view by position and formats only
 // the rows on screen. The selection follows the selected pod's key across updates, not its index.
 type podTable struct {
 	c      *common
-	rows   []*model.Pod
+	rows   model.PodView
 	cur    cursor
 	selKey string
 	width  int
 	total  int // pods in the model, for "12 of 5,000"
 	status string
 	cells  [][numCols]string // reused per frame: at most a screenful
+	shown  []*model.Pod      // the rows on screen, reused per frame
 }
 
 func newPodTable(c *common) *podTable { return &podTable{c: c} }
@@ -32,14 +33,14 @@ func (t *podTable) SetSize(w, h int) {
 
 // setRows replaces the rows after a model update or a query change and keeps the selection on the
 // same pod when it is still shown.
-func (t *podTable) setRows(rows []*model.Pod) {
+func (t *podTable) setRows(rows model.PodView) {
 	t.rows = rows
-	t.cur.setLen(len(rows))
+	t.cur.setLen(rows.Len())
 	t.follow()
 }
 
-// follow moves the cursor back onto selKey. Cheap in the common case (the pod did not move); a
-// linear search otherwise, done in Update only, never per frame.
+// follow moves the cursor back onto selKey: a look-up when the pod did not move, else the model
+// finds its position in O(log n).
 func (t *podTable) follow() {
 	if !t.cur.chosen {
 		t.cur.sel = 0
@@ -47,20 +48,18 @@ func (t *podTable) follow() {
 		t.remember()
 		return
 	}
-	if t.selKey == "" || len(t.rows) == 0 {
+	if t.selKey == "" || t.rows.Len() == 0 {
 		t.remember()
 		return
 	}
-	if s := t.cur.sel; s < len(t.rows) && t.rows[s].Key == t.selKey {
+	if s := t.cur.sel; s < t.rows.Len() && t.rows.At(s).Key == t.selKey {
 		t.cur.clamp()
 		return
 	}
-	for i, p := range t.rows {
-		if p.Key == t.selKey {
-			t.cur.sel = i
-			t.cur.clamp()
-			return
-		}
+	if i := t.rows.Index(t.selKey); i >= 0 {
+		t.cur.sel = i
+		t.cur.clamp()
+		return
 	}
 	// The pod left the view: stay at the same place and select what is there now.
 	t.cur.clamp()
@@ -77,8 +76,8 @@ func (t *podTable) remember() {
 
 // selected is the pod under the cursor, or nil.
 func (t *podTable) selected() *model.Pod {
-	if t.cur.sel >= 0 && t.cur.sel < len(t.rows) {
-		return t.rows[t.cur.sel]
+	if t.cur.sel >= 0 && t.cur.sel < t.rows.Len() {
+		return t.rows.At(t.cur.sel)
 	}
 	return nil
 }
@@ -111,10 +110,11 @@ func (t *podTable) clickRow(row int) {
 func (t *podTable) View(focused bool) string {
 	st := t.c.st
 	from, to := t.cur.visible()
+	t.shown = t.rows.Append(t.shown[:0], from, to)
 	t.cells = t.cells[:0]
-	for i := from; i < to; i++ {
+	for _, p := range t.shown {
 		t.cells = append(t.cells, [numCols]string{})
-		rowCells(t.rows[i], t.c, &t.cells[len(t.cells)-1])
+		rowCells(p, t.c, &t.cells[len(t.cells)-1])
 	}
 	widths, shown := t.layout()
 
@@ -138,7 +138,7 @@ func (t *podTable) View(focused bool) string {
 
 	for i := range t.cells {
 		b.WriteByte('\n')
-		p := t.rows[from+i]
+		p := t.shown[i]
 		sel := from+i == t.cur.sel
 		line.Reset()
 		if sel {
@@ -162,7 +162,7 @@ func (t *podTable) View(focused bool) string {
 		}
 		b.WriteString(s)
 	}
-	if len(t.rows) == 0 {
+	if t.rows.Len() == 0 {
 		b.WriteString("\n  " + st.dim.Render("no pods match"))
 	}
 	return b.String()

@@ -51,7 +51,17 @@ type dashboard struct {
 	showDetail    bool
 	filtering     bool
 	query         model.Query
-	nodeList      []model.Node
+	// shown is the query whose rows the pod table shows: query itself, or the previous one while
+	// query's text filter runs off the UI goroutine (textFilter).
+	shown model.Query
+	text  textFilter
+	// asyncPods is the pod count from which a text filter runs off the UI goroutine; below it a
+	// filter takes a few milliseconds and is applied at once.
+	asyncPods int
+	// debounce is how long typing must pause before a text filter runs.
+	debounce time.Duration
+	nodeList    []model.Node
+	rolloutList []model.Rollout
 	err           error
 	// onPanic reports a panic caught while drawing (set by Run).
 	onPanic func(error)
@@ -75,6 +85,10 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		filter:   textinput.New(),
 		width:    80,
 		height:   24,
+		// At 20,000 pods a text filter takes about 5 ms on one core (BenchmarkTextFilter); the
+		// sort/filter key target is 16 ms at 10,000 pods and 50 ms at 150,000.
+		asyncPods: 20_000,
+		debounce:  80 * time.Millisecond,
 	}
 	d.filter.Prompt = "/"
 	d.filter.Placeholder = "namespace, name, node or reason"
@@ -109,16 +123,18 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case batchMsg:
 		d.m.Apply(&msg.batch, d.opts.Now())
-		d.refreshAll()
-		return tea.Batch(waitForBatch(d.opts.Batches), d.header.startSpinner())
+		return tea.Batch(d.refreshAll(), waitForBatch(d.opts.Batches), d.header.startSpinner())
 	case sourceClosedMsg:
 		d.header.stopped = true
 		return nil
 	case tickMsg:
 		now := d.opts.Now()
 		d.m.Expire(now)
-		d.refreshAll()
-		return tick()
+		return tea.Batch(d.refreshAll(), tick())
+	case filterDueMsg:
+		return d.text.due(d, msg.seq)
+	case filterDoneMsg:
+		return d.text.done(d, msg.res)
 	case panicMsg:
 		d.err = msg.err
 		return tea.Quit
@@ -142,37 +158,69 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 	return d.header.Update(msg)
 }
 
-// refreshAll re-reads the model's views after it changed (batch, tick) or the clock moved.
-func (d *dashboard) refreshAll() {
+// refreshAll re-reads the model's views after it changed (batch, tick) or the clock moved. The
+// model hands back the same nodes and rollouts while they are unchanged, and then nothing is
+// remade from them.
+func (d *dashboard) refreshAll() tea.Cmd {
 	d.c.now = d.opts.Now()
 	h := d.m.Health()
 	d.header.health = h
 	d.header.counts = d.m.Counts()
-	rs := d.m.Rollouts()
-	d.header.setRollouts(rs)
-	d.rollouts.setRollouts(rs)
-	d.nodeList = d.m.Nodes(d.c.now)
-	d.nodes.forbidden = slices.Contains(h.Forbidden, model.KindNode)
-	d.nodes.setNodes(d.nodeList)
-	d.header.suspect = nil
-	for i := range d.nodeList {
-		if d.nodeList[i].Suspect {
-			d.header.suspect = &d.nodeList[i]
-			break
+	if rs := d.m.Rollouts(); !sameSlice(rs, d.rolloutList) || len(rs) == 0 {
+		d.rolloutList = rs
+		d.header.setRollouts(rs)
+		d.rollouts.setRollouts(rs)
+	}
+	forbidden := slices.Contains(h.Forbidden, model.KindNode)
+	if ns := d.m.Nodes(d.c.now); !sameSlice(ns, d.nodeList) || len(ns) == 0 || forbidden != d.nodes.forbidden {
+		d.nodeList = ns
+		d.nodes.forbidden = forbidden
+		d.nodes.setNodes(d.nodeList)
+		d.header.suspect = nil
+		for i := range d.nodeList {
+			if d.nodeList[i].Suspect {
+				d.header.suspect = &d.nodeList[i]
+				break
+			}
 		}
 	}
-	d.refreshPods()
+	cmd := d.refreshPods()
 	if d.showDetail {
 		d.rebuildDetail()
 	}
 	d.layout()
+	return cmd
 }
 
-// refreshPods re-queries the pod view; the model caches it until it or the query changes.
-func (d *dashboard) refreshPods() {
+// sameSlice reports whether a and b are the same slice: the model returns the very same one while
+// a view is unchanged.
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// refreshPods re-reads the pod view of the query. The model keeps the view up to date, so this is
+// a look-up, except for a query whose view it does not keep yet: a verdict, node or owner filter
+// is built here in one pass over the pods; a text filter over many pods is built off the UI
+// goroutine (textFilter), and the rows of the previous query stay until it is done.
+func (d *dashboard) refreshPods() tea.Cmd {
+	var cmd tea.Cmd
+	if d.query != d.shown {
+		if d.offThread(d.query) {
+			cmd = d.text.want(d, d.query)
+		} else {
+			d.shown = d.query
+			d.text.drop()
+		}
+	}
 	d.pods.total = d.header.counts.Pods
-	d.pods.setRows(d.m.View(d.query))
+	d.pods.setRows(d.m.PodView(d.shown))
 	d.pods.status = d.queryStatus()
+	return cmd
+}
+
+// offThread reports whether q's view is built off the UI goroutine.
+func (d *dashboard) offThread(q model.Query) bool {
+	return strings.TrimSpace(q.Text) != "" && d.header.counts.Pods >= d.asyncPods && !d.m.HasView(q)
 }
 
 func (d *dashboard) rebuildDetail() {
@@ -195,7 +243,7 @@ var filterNames = [...]string{"all", "problems", "doomed", "transient"}
 
 func (d *dashboard) queryStatus() string {
 	q := d.query
-	s := fmt.Sprintf("%s of %s · sort: %s · verdict: %s", thousands(len(d.pods.rows)),
+	s := fmt.Sprintf("%s of %s · sort: %s · verdict: %s", thousands(d.pods.rows.Len()),
 		thousands(d.pods.total), sortNames[q.Sort%4], filterNames[q.Filter%4])
 	if q.Owner != "" {
 		s += " · owner: " + q.Owner
@@ -205,6 +253,9 @@ func (d *dashboard) queryStatus() string {
 	}
 	if q.Text != "" && !d.filtering {
 		s += " · filter: " + model.Sanitize(q.Text)
+	}
+	if q != d.shown {
+		s += " · filtering…"
 	}
 	return s
 }
@@ -298,21 +349,21 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			d.filter.Blur()
 			d.filter.SetValue("")
 			d.query.Text = ""
-			d.refreshPods()
+			cmd := d.refreshPods()
 			d.layout()
-			return nil
+			return cmd
 		case key.Matches(msg, k.Accept):
 			d.filtering = false
 			d.filter.Blur()
-			d.refreshPods()
+			cmd := d.refreshPods()
 			d.layout()
-			return nil
+			return cmd
 		}
 		var cmd tea.Cmd
 		d.filter, cmd = d.filter.Update(msg)
 		if v := d.filter.Value(); v != d.query.Text {
 			d.query.Text = v
-			d.refreshPods()
+			cmd = tea.Batch(cmd, d.refreshPods())
 		}
 		return cmd
 	}
@@ -337,7 +388,7 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		d.focus = (d.focus + 1) % 3
 		d.layout()
 	case key.Matches(msg, k.Enter):
-		d.enter()
+		return d.enter()
 	case key.Matches(msg, k.Back):
 		switch {
 		case d.query.Text != "":
@@ -350,7 +401,7 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		case d.query.Filter != model.All:
 			d.query.Filter = model.All
 		}
-		d.refreshPods()
+		return d.refreshPods()
 	case key.Matches(msg, k.Filter):
 		d.filtering = true
 		d.filter.SetValue(d.query.Text)
@@ -360,12 +411,12 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return d.filter.Focus()
 	case key.Matches(msg, k.Verdict):
 		d.query.Filter = (d.query.Filter + 1) % 4
-		d.refreshPods()
+		return d.refreshPods()
 	case key.Matches(msg, k.Sort):
 		d.query.Sort = (d.query.Sort + 1) % 4
-		d.refreshPods()
+		return d.refreshPods()
 	case key.Matches(msg, k.Node):
-		d.toggleNode()
+		return d.toggleNode()
 	default:
 		switch d.focus {
 		case FocusPods:
@@ -381,7 +432,8 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // enter opens the selected pod's detail; on a node it shows that node's pods; on a rollout, the
 // rollout's pods.
-func (d *dashboard) enter() {
+func (d *dashboard) enter() tea.Cmd {
+	var cmd tea.Cmd
 	switch d.focus {
 	case FocusPods:
 		if p := d.pods.selected(); p != nil {
@@ -391,7 +443,7 @@ func (d *dashboard) enter() {
 		if n := d.nodes.selected(); n != nil {
 			d.query.Node = n.Name
 			d.focus = FocusPods
-			d.refreshPods()
+			cmd = d.refreshPods()
 			d.layout()
 		}
 	case FocusRollouts:
@@ -402,10 +454,11 @@ func (d *dashboard) enter() {
 			d.query.Text, d.query.Node = "", ""
 			d.filter.SetValue("")
 			d.focus = FocusPods
-			d.refreshPods()
+			cmd = d.refreshPods()
 			d.layout()
 		}
 	}
+	return cmd
 }
 
 func (d *dashboard) openDetail(key string) {
@@ -416,7 +469,7 @@ func (d *dashboard) openDetail(key string) {
 }
 
 // toggleNode narrows the pods to the selected pod's (or node's) node, or widens them again.
-func (d *dashboard) toggleNode() {
+func (d *dashboard) toggleNode() tea.Cmd {
 	if d.query.Node != "" {
 		d.query.Node = ""
 	} else {
@@ -432,8 +485,9 @@ func (d *dashboard) toggleNode() {
 		}
 		d.focus = FocusPods
 	}
-	d.refreshPods()
+	cmd := d.refreshPods()
 	d.layout()
+	return cmd
 }
 
 func (d *dashboard) handleWheel(msg tea.MouseWheelMsg) {
