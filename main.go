@@ -78,6 +78,11 @@ func newFlags() (*pflag.FlagSet, *kube.Flags, *options) {
 	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
 	fs.DurationVar(&o.model.Window, "window", o.model.Window, "How long start failures (exit 128, CRI-O create errors) count as evidence.")
 	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, fmt.Sprintf("A node is suspect when at least this many distinct pods failed to start on it within the window and it stands out: at least %dx the median of the other nodes.", model.SuspectRatio))
+	// --suspect-share was the share of the cluster's exit-128 failures a node had to hold; a node is
+	// now suspect when it stands out from the others. Kept, hidden, so that scripts passing it get a
+	// usage error that says so rather than "unknown flag".
+	fs.Float64Var(new(float64), "suspect-share", 0, "")
+	_ = fs.MarkHidden("suspect-share")
 	fs.IntVar(&o.model.EscalateNodes, "escalate-nodes", o.model.EscalateNodes, "A workload whose containers failed to start on this many nodes is doomed (not node-local).")
 	fs.StringVar(&o.logFile, "log-file", "", "Write klog/client-go logs and API server warnings to this file (default: discard them).")
 	fs.BoolVar(&o.noColor, "no-color", false, "Disable colour (also NO_COLOR=1).")
@@ -199,6 +204,9 @@ func validate(fs *pflag.FlagSet, o *options) error {
 				return fmt.Errorf("--%s needs --demo", name)
 			}
 		}
+	}
+	if fs.Changed("suspect-share") {
+		return fmt.Errorf("--suspect-share was removed: a node is suspect when at least --suspect-pods pods failed to start there and it stands out (%dx the median of the other nodes)", model.SuspectRatio)
 	}
 	if fs.Changed("output") && !o.once {
 		return errors.New("-o/--output needs --once")

@@ -9,7 +9,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -32,13 +31,12 @@ const DefaultRequestTimeout = 10 * time.Second
 // opts.Namespace and opts.Context are filled in from the kubeconfig. doomwatch only gets, lists and
 // watches: it never writes to the cluster.
 func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*Source, error) {
-	flags := f.cf
-	loader := flags.ToRawKubeConfigLoader()
-	if noConfig(flags, loader) {
+	loader := f.loader()
+	if noConfig(f, loader) {
 		// client-go would fall back to http://localhost:8080, which is never what was meant.
 		return nil, errors.New("no kubeconfig found: set KUBECONFIG or --kubeconfig, or try --demo")
 	}
-	cfg, err := flags.ToRESTConfig()
+	cfg, err := loader.ClientConfig()
 	if err != nil {
 		return nil, lineErrorf(err, "loading kubeconfig: %v", err)
 	}
@@ -51,7 +49,7 @@ func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*
 		opts.Namespace = ns
 	}
 	if opts.Context == "" {
-		opts.Context = contextName(flags, loader)
+		opts.Context = contextName(f, loader)
 	}
 
 	timeout := cfg.Timeout
@@ -135,9 +133,9 @@ func apiMessage(err error) string {
 
 // contextName is the kubeconfig context in use, for the header: --context, else current-context,
 // else "in-cluster" when running in a pod without a kubeconfig.
-func contextName(flags *genericclioptions.ConfigFlags, loader clientcmd.ClientConfig) string {
-	if flags.Context != nil && *flags.Context != "" {
-		return *flags.Context
+func contextName(f *Flags, loader clientcmd.ClientConfig) string {
+	if f.overrides.CurrentContext != "" {
+		return f.overrides.CurrentContext
 	}
 	if raw, err := loader.RawConfig(); err == nil && raw.CurrentContext != "" {
 		return raw.CurrentContext
@@ -147,8 +145,8 @@ func contextName(flags *genericclioptions.ConfigFlags, loader clientcmd.ClientCo
 
 // noConfig reports that there is nothing to connect to: no kubeconfig clusters, no --server and
 // not running in a pod.
-func noConfig(flags *genericclioptions.ConfigFlags, loader clientcmd.ClientConfig) bool {
-	if flags.APIServer != nil && *flags.APIServer != "" {
+func noConfig(f *Flags, loader clientcmd.ClientConfig) bool {
+	if f.overrides.ClusterInfo.Server != "" {
 		return false
 	}
 	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/cli-runtime/pkg/genericclioptions"
 )
 
 const kubeconfigTmpl = `apiVersion: v1
@@ -45,11 +44,7 @@ func writeKubeconfig(t *testing.T, content string) string {
 }
 
 func configFlags(kubeconfig, kubeContext, timeout string) *Flags {
-	f := genericclioptions.NewConfigFlags(false)
-	f.KubeConfig = &kubeconfig
-	f.Context = &kubeContext
-	f.Timeout = &timeout
-	return &Flags{cf: f}
+	return newFlags(kubeconfig, kubeContext, timeout)
 }
 
 // connectErr runs Connect and returns its error message, failing the test when it succeeds, when
@@ -197,9 +192,8 @@ func TestConnectUnauthorized(t *testing.T) {
 	}
 	srv := fakeAPIServer(t, http.StatusUnauthorized, unauthorized, nil)
 	path := writeKubeconfig(t, fmt.Sprintf(kubeconfigTmpl, srv.URL))
-	ns := "explicit"
 	flags := configFlags(path, "", "1s")
-	flags.cf.Namespace = &ns
+	flags.overrides.Context.Namespace = "explicit"
 	msg := connectErr(t, flags, Options{}, ErrUnauthorized)
 	if !strings.Contains(msg, "rejected our credentials") {
 		t.Errorf("error = %q, want a credentials error", msg)
@@ -210,7 +204,7 @@ func TestConnectWithoutAnyKubeconfig(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("HOME", t.TempDir())
-	msg := connectErr(t, &Flags{cf: genericclioptions.NewConfigFlags(false)}, Options{}, nil)
+	msg := connectErr(t, newFlags("", "", ""), Options{}, nil)
 	if !strings.Contains(msg, "no kubeconfig found") {
 		t.Errorf("error = %q, want a missing-kubeconfig error rather than a localhost:8080 fallback", msg)
 	}
