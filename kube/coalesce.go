@@ -175,7 +175,7 @@ func toBatch(changes []change) model.Batch {
 			continue
 		}
 		switch o := ch.obj.(type) {
-		case *corev1.Pod:
+		case *model.PodRecord:
 			b.Pods = append(b.Pods, o)
 		case *corev1.Node:
 			b.Nodes = append(b.Nodes, o)

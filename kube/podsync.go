@@ -48,9 +48,9 @@ type podSync struct {
 	mu sync.Mutex
 	// sent holds the object last delivered for each key while the initial list arrives; nil once
 	// done.
-	sent map[objKey]*corev1.Pod
+	sent map[objKey]*model.PodRecord
 	// pending holds the delivered objects whose informer add is still to come.
-	pending map[*corev1.Pod]struct{}
+	pending map[*model.PodRecord]struct{}
 	// listed is set once the initial list is complete: the informer's own events take over.
 	listed bool
 	done   bool
@@ -61,7 +61,7 @@ type objKey struct{ ns, name string }
 func (k objKey) String() string { return k.ns + "/" + k.name }
 
 func newPodSync(co *coalescer, health *healthTracker) *podSync {
-	return &podSync{co: co, health: health, sent: make(map[objKey]*corev1.Pod), pending: make(map[*corev1.Pod]struct{})}
+	return &podSync{co: co, health: health, sent: make(map[objKey]*model.PodRecord), pending: make(map[*model.PodRecord]struct{})}
 }
 
 // transform wraps the pod informer's transform.
@@ -74,7 +74,7 @@ func (s *podSync) transform(next cache.TransformFunc) cache.TransformFunc {
 		if err != nil {
 			return nil, err
 		}
-		if p, ok := out.(*corev1.Pod); ok {
+		if p, ok := out.(*model.PodRecord); ok {
 			s.deliver(p)
 		}
 		return out, nil
@@ -84,13 +84,13 @@ func (s *podSync) transform(next cache.TransformFunc) cache.TransformFunc {
 // replaying reports an object this transform already returned during the initial list: client-go
 // is replacing the informer's store with the list. From then on the informer's events take over.
 func (s *podSync) replaying(obj any) bool {
-	p, ok := obj.(*corev1.Pod)
+	p, ok := obj.(*model.PodRecord)
 	if !ok {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done || s.sent[objKey{p.Namespace, p.Name}] != p {
+	if s.done || s.sent[objKey{p.GetNamespace(), p.GetName()}] != p {
 		return false
 	}
 	s.listed = true
@@ -98,8 +98,8 @@ func (s *podSync) replaying(obj any) bool {
 }
 
 // deliver hands one pod of the initial list to the coalescer.
-func (s *podSync) deliver(p *corev1.Pod) {
-	k := objKey{p.Namespace, p.Name}
+func (s *podSync) deliver(p *model.PodRecord) {
+	k := objKey{p.GetNamespace(), p.GetName()}
 	s.mu.Lock()
 	// An empty list replaces the store without passing through here; the informer has synced
 	// right after, before the first watch event.
@@ -132,7 +132,7 @@ func (s *podSync) deliver(p *corev1.Pod) {
 
 // delivered is the handler's filter: it reports, once, an object delivered while listing.
 func (s *podSync) delivered(obj any) bool {
-	p, ok := obj.(*corev1.Pod)
+	p, ok := obj.(*model.PodRecord)
 	if !ok {
 		return false
 	}
@@ -143,7 +143,7 @@ func (s *podSync) delivered(obj any) bool {
 	}
 	delete(s.pending, p)
 	if len(s.pending) == 0 {
-		s.pending = make(map[*corev1.Pod]struct{}) // let the initial list's buckets go
+		s.pending = make(map[*model.PodRecord]struct{}) // let the initial list's buckets go
 	}
 	return true
 }
@@ -153,7 +153,7 @@ func (s *podSync) gone(obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
-	p, ok := obj.(*corev1.Pod)
+	p, ok := obj.(*model.PodRecord)
 	if !ok {
 		return
 	}
@@ -161,7 +161,7 @@ func (s *podSync) gone(obj any) {
 	defer s.mu.Unlock()
 	delete(s.pending, p)
 	if s.sent != nil {
-		delete(s.sent, objKey{p.Namespace, p.Name})
+		delete(s.sent, objKey{p.GetNamespace(), p.GetName()})
 	}
 }
 

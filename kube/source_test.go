@@ -46,7 +46,8 @@ func newMirror() *mirror {
 func (m *mirror) apply(b model.Batch) {
 	m.batches++
 	m.changes += b.Len()
-	for _, p := range b.Pods {
+	for _, r := range b.Pods {
+		p := r.Pod()
 		m.pods[p.Namespace+"/"+p.Name] = p
 	}
 	for _, n := range b.Nodes {
@@ -271,20 +272,22 @@ func TestSlowConsumerLosesNothing(t *testing.T) {
 func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
 	c := newCoalescer()
 	h := c.handler(model.KindPod)
+	// The handlers get what the informer stores: records.
 	p1 := pod("default", "a", "n")
 	p1.Status.Message = "first"
 	p2 := p1.DeepCopy()
 	p2.Status.Message = "second"
-	h.OnAdd(p1, false)
-	h.OnUpdate(p1, p2)
-	h.OnAdd(pod("default", "b", "n"), false)
-	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "default/b", Obj: pod("default", "b", "n")})
-	h.OnAdd(pod("default", "c", "n"), false)
-	h.OnDelete(pod("default", "c", "n"))
-	h.OnUpdate(nil, pod("default", "c", "n")) // an update after a delete re-adds
+	rec := func(ns, name string) *model.PodRecord { return model.RecordOf(pod(ns, name, "n")) }
+	h.OnAdd(model.RecordOf(p1), false)
+	h.OnUpdate(model.RecordOf(p1), model.RecordOf(p2))
+	h.OnAdd(rec("default", "b"), false)
+	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "default/b", Obj: rec("default", "b")})
+	h.OnAdd(rec("default", "c"), false)
+	h.OnDelete(rec("default", "c"))
+	h.OnUpdate(nil, rec("default", "c")) // an update after a delete re-adds
 
 	b := toBatch(c.take())
-	if len(b.Pods) != 2 || b.Pods[0].Name != "a" || b.Pods[0].Status.Message != "second" || b.Pods[1].Name != "c" {
+	if len(b.Pods) != 2 || b.Pods[0].GetName() != "a" || b.Pods[0].Pod().Status.Message != "second" || b.Pods[1].GetName() != "c" {
 		t.Errorf("pods = %v, want latest a then re-added c", names(b.Pods))
 	}
 	wantDel := []model.Ref{{Kind: model.KindPod, Namespace: "default", Name: "b"}}
@@ -303,9 +306,10 @@ func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
 	}
 }
 
-func names(ps []*corev1.Pod) []string {
+func names(ps []*model.PodRecord) []string {
 	var out []string
-	for _, p := range ps {
+	for _, r := range ps {
+		p := r.Pod()
 		out = append(out, p.Name+":"+p.Status.Message)
 	}
 	return out

@@ -53,12 +53,13 @@ func TestTransformKeepsWhatClassifyReads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			trimmed := out.(*corev1.Pod)
+			// What classify, the model and the views read is the record, rebuilt as a pod.
+			trimmed := out.(*model.PodRecord).Pod()
 			if !reflect.DeepEqual(orig, before) {
 				t.Errorf("transform modified its input")
 			}
-			if again, _ := tr.transform(trimmed); !reflect.DeepEqual(again, trimmed) {
-				t.Errorf("transform is not idempotent:\n%+v\n%+v", again, trimmed)
+			if again, _ := tr.transform(out); again != out {
+				t.Errorf("transform is not idempotent: a record came back as %T %p, not %p", again, again, out)
 			}
 			if got, want := classify.Pod(trimmed), classify.Pod(orig); !reflect.DeepEqual(got, want) {
 				t.Errorf("classify.Pod after transform = %+v, want %+v", got, want)
@@ -122,12 +123,9 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 	}
 	tr := newTrimmer()
 	out, _ := tr.transform(p)
-	got := out.(*corev1.Pod)
-	if got.ManagedFields != nil || got.Finalizers != nil || got.Labels != nil {
-		t.Errorf("managedFields/finalizers/labels kept: %v %v %v", got.ManagedFields, got.Finalizers, got.Labels)
-	}
-	if want := map[string]string{model.RevisionAnnotation: "3"}; !reflect.DeepEqual(got.Annotations, want) {
-		t.Errorf("annotations = %v, want only the revision", got.Annotations)
+	got := out.(*model.PodRecord).Pod()
+	if got.ManagedFields != nil || got.Finalizers != nil || got.Labels != nil || got.Annotations != nil {
+		t.Errorf("managedFields/finalizers/labels/annotations kept: %v %v %v %v", got.ManagedFields, got.Finalizers, got.Labels, got.Annotations)
 	}
 	c := got.Spec.Containers[0]
 	if c.Command != nil || c.Env != nil || got.Spec.Volumes != nil {
@@ -177,7 +175,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 // snapshotOf is the model's --once JSON for a cluster of one pod.
 func snapshotOf(p *corev1.Pod, now time.Time) string {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Pods: []*corev1.Pod{p}}, now)
+	m.Apply(&model.Batch{Pods: []*model.PodRecord{model.RecordOf(p)}}, now)
 	var b strings.Builder
 	if err := m.Snapshot("test", now).WriteJSON(&b); err != nil {
 		return err.Error()
@@ -236,7 +234,7 @@ func TestTransformSharesWhatPodsRepeat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out.(*corev1.Pod)
+		return out.(*model.PodRecord).Pod()
 	}
 	a, b := trim(1), trim(2)
 	same := func(what string, x, y string) {
@@ -266,21 +264,5 @@ func TestTransformSharesWhatPodsRepeat(t *testing.T) {
 	out, _ := tr.transform(sts)
 	if want := (&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "redis", UID: "s1", ResourceVersion: "7"}}); !reflect.DeepEqual(out, want) {
 		t.Errorf("StatefulSet = %+v, want its identity only", out)
-	}
-}
-
-// TestInternTableStaysBounded: however many distinct strings pass through, the table holds at
-// most two generations, and a string in use survives a rotation.
-func TestInternTableStaysBounded(t *testing.T) {
-	tb := newTable[string](8)
-	keep := str(&tb, strings.Clone("node-1"))
-	for i := range 100 {
-		str(&tb, fmt.Sprint("msg-", i))
-		if got := str(&tb, strings.Clone("node-1")); unsafe.StringData(got) != unsafe.StringData(keep) {
-			t.Fatalf("after %d strings, node-1 is a new copy", i)
-		}
-	}
-	if n := len(tb.cur) + len(tb.old); n > 16 {
-		t.Errorf("table holds %d entries, want at most 16", n)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"doomwatch/model"
 )
 
 // keepStored returns the object the informer already holds under obj's key when obj, trimmed,
@@ -31,6 +33,12 @@ func keepStored(store cache.Store, obj any) any {
 	}
 	old, exists, err := store.GetByKey(key)
 	if err != nil || !exists || reflect.TypeOf(old) != reflect.TypeOf(obj) {
+		return obj
+	}
+	if r, ok := obj.(*model.PodRecord); ok {
+		if r.SameContent(old.(*model.PodRecord)) {
+			return old
+		}
 		return obj
 	}
 	stored := old.(metav1.Object)

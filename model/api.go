@@ -48,6 +48,8 @@ type Model struct {
 	// since when (evidence.go); scratch is recordCreateErrors' buffer for classify's verdicts.
 	starting map[*Pod][]startEpisode
 	scratch  []classify.ContainerVerdict
+	// rebuilt is where records are rebuilt as pods for classify.
+	rebuilt Scratch
 
 	// idx holds the pod views (view.go); nextID numbers pods as they are first seen.
 	idx    index
@@ -122,8 +124,8 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 	for _, d := range b.Deletes {
 		m.delete(d)
 	}
-	for _, p := range b.Pods {
-		m.upsertPod(p, now)
+	for _, r := range b.Pods {
+		m.upsertPod(r, now)
 	}
 	if len(changedOwners) > 0 {
 		m.reresolveOwners(changedOwners)
@@ -189,13 +191,46 @@ func (m *Model) Pod(key string) *Pod {
 // ContainerStatus returns the status of the pod's container or init container named name, or
 // nil when the kubelet has not reported one yet. name is the sanitised name a Pod carries
 // (ContainerVerdict.Name, Verdict.Container): each raw status name is passed through Sanitize
-// before comparing, so a name from the model always finds its status. The returned status is
-// the informer's and read-only; its strings must go through Sanitize before they are shown.
+// before comparing, so a name from the model always finds its status. The status is rebuilt from
+// the record in new memory; its strings must go through Sanitize before they are shown.
 func (p *Pod) ContainerStatus(name string, init bool) *corev1.ContainerStatus {
-	if p == nil || p.Object == nil {
+	if p == nil || p.rec == nil {
 		return nil
 	}
-	return containerStatus(p.Object, name, init)
+	return ContainerStatusOf(p.rec.Pod(), name, init)
+}
+
+// ContainerStatusOf finds the status of the container or init container named name (sanitised,
+// as ContainerStatus takes it) in pod, or nil.
+func ContainerStatusOf(pod *corev1.Pod, name string, init bool) *corev1.ContainerStatus {
+	ss := pod.Status.ContainerStatuses
+	if init {
+		ss = pod.Status.InitContainerStatuses
+	}
+	for i := range ss {
+		if Sanitize(ss[i].Name) == name {
+			return &ss[i]
+		}
+	}
+	return nil
+}
+
+// Record is the informer's record of the pod, nil for none. Read-only; strings read from what it
+// rebuilds must go through Sanitize.
+func (p *Pod) Record() *PodRecord {
+	if p == nil {
+		return nil
+	}
+	return p.rec
+}
+
+// Object rebuilds the pod from its record, in new memory (a Scratch rebuilds one without
+// allocating); nil for none. Read-only; its strings must go through Sanitize before they are shown.
+func (p *Pod) Object() *corev1.Pod {
+	if p == nil || p.rec == nil {
+		return nil
+	}
+	return p.rec.Pod()
 }
 
 // Config returns the thresholds in use (defaults filled in).

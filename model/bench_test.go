@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
 )
@@ -106,9 +104,9 @@ func BenchmarkTextFilter(b *testing.B) {
 // BenchmarkLoad loads a 150,000-pod cluster in batches of 10,000 pods, refreshing the views after
 // each as the dashboard does while the informers sync: the model's share of "start → synced".
 func BenchmarkLoad(b *testing.B) {
-	pods := make([]*corev1.Pod, scalePods)
+	pods := make([]*model.PodRecord, scalePods)
 	for i := range pods {
-		pods[i] = scaletest.Pod(i, 0)
+		pods[i] = scaletest.Record(i, 0)
 	}
 	for b.Loop() {
 		m := model.New(model.DefaultConfig())
@@ -132,17 +130,17 @@ func BenchmarkMemory(b *testing.B) {
 		h0 := heapAlloc()
 		store := make(map[string]any, scalePods)
 		for i := range scalePods {
-			p := scaletest.Pod(i, 0)
-			store[p.Namespace+"/"+p.Name] = p
+			p := scaletest.Record(i, 0)
+			store[p.GetNamespace()+"/"+p.GetName()] = p
 		}
 		h1 := heapAlloc()
 		m := model.New(model.DefaultConfig())
 		m.Apply(&model.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
 			Deployments: scaletest.Deployments(scalePods)}, scaletest.T0)
-		batch := model.Batch{Pods: make([]*corev1.Pod, 0, 10_000)}
+		batch := model.Batch{Pods: make([]*model.PodRecord, 0, 10_000)}
 		for i := range scalePods {
 			ns, name := scaletest.PodName(i)
-			batch.Pods = append(batch.Pods, store[ns+"/"+name].(*corev1.Pod))
+			batch.Pods = append(batch.Pods, store[ns+"/"+name].(*model.PodRecord))
 			if len(batch.Pods) == cap(batch.Pods) {
 				m.Apply(&batch, scaletest.T0)
 				batch.Pods = batch.Pods[:0]

@@ -62,11 +62,11 @@ func (m *Model) rejudgeNode(name string) {
 	}
 }
 
-// withContext applies the pod's node and Job to its verdict v.
-func (m *Model) withContext(p *Pod, v classify.Verdict) classify.Verdict {
+// withContext applies the pod's node and Job to its verdict v. pod is p rebuilt from its record.
+func (m *Model) withContext(p *Pod, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
 	if p.ctrl.kind == string(KindJob) {
 		if j := m.jobs[podKey{p.ctrl.ns, p.ctrl.name}]; j != nil {
-			v = classify.JobAttempt(p.Object, v, j)
+			v = classify.JobAttempt(pod, v, j)
 			sanitizeVerdict(&v)
 		}
 	}

@@ -69,7 +69,7 @@ func TestPodOnNotReadyNode(t *testing.T) {
 		t.Errorf("ready pod on a node just gone Unknown = %s, want healthy", v.Kind)
 	}
 	// Deleting the node forgets its readiness.
-	m.Apply(&Batch{Pods: []*corev1.Pod{p}, Deletes: []Ref{{Kind: KindNode, Name: "node-7"}}}, t0.Add(7*time.Minute))
+	m.Apply(&Batch{Pods: records(p), Deletes: []Ref{{Kind: KindNode, Name: "node-7"}}}, t0.Add(7*time.Minute))
 	if v := m.Pod("shop/web-1").Verdict; v.Rule != classify.RulePodNotReady {
 		t.Errorf("after the node is deleted rule = %s, want pod-not-ready", v.Rule)
 	}
@@ -95,7 +95,7 @@ func job(ns, name string, backoff, failed int32, conds ...batchv1.JobCondition) 
 
 func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 3)}, Pods: []*corev1.Pod{failedJobPod("migrate-a")}}, t0)
+	m.Apply(&Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 3)}, Pods: records(failedJobPod("migrate-a"))}, t0)
 	v := m.Pod("batch/migrate-a").Verdict
 	if v.Kind != classify.Transient || v.Rule != classify.RuleJobRetrying || !strings.HasPrefix(v.Reason, "Job has 3 of 6 retries left") {
 		t.Fatalf("failed attempt with retries left = %s/%s %q", v.Kind, v.Rule, v.Reason)
@@ -117,7 +117,7 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	m2 := New(DefaultConfig())
 	complete := batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue,
 		Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"}
-	m2.Apply(&Batch{Pods: []*corev1.Pod{failedJobPod("migrate-b")}}, t0)
+	m2.Apply(&Batch{Pods: records(failedJobPod("migrate-b"))}, t0)
 	if v := m2.Pod("batch/migrate-b").Verdict; v.Kind != classify.Doomed {
 		t.Fatalf("attempt before its Job is known = %s, want classify's doomed", v.Kind)
 	}

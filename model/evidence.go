@@ -4,8 +4,6 @@ import (
 	"sort"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"doomwatch/classify"
 )
 
@@ -34,21 +32,21 @@ const (
 // Only classify's RuleStartFailure128 and RuleCreateErrorTransient are node evidence: a start
 // failure classify calls deterministic (a missing executable) is the workload's fault, not the
 // node's.
-func (m *Model) recordFailures(p *Pod, prev *corev1.Pod, nodeUID string, now time.Time) {
-	st := &p.Object.Status
-	if len(st.InitContainerStatuses) == 0 && len(st.ContainerStatuses) == 0 {
+func (m *Model) recordFailures(p *Pod, prev *PodRecord, nodeUID string, now time.Time) {
+	rec := p.rec
+	if len(rec.init) == 0 && len(rec.statuses) == 0 {
 		return
 	}
 	since := now.Add(-m.cfg.Window)
 	r := recorder{m: m, p: p, nodeUID: nodeUID, first: prev == nil, since: since, now: now}
 	if prev != nil {
-		r.prevInit, r.prev = prev.Status.InitContainerStatuses, prev.Status.ContainerStatuses
+		r.prevInit, r.prev = prev.init, prev.statuses
 	}
-	for i := range st.InitContainerStatuses {
-		r.status(&st.InitContainerStatuses[i], r.prevInit)
+	for i := range rec.init {
+		r.status(&rec.init[i], r.prevInit)
 	}
-	for i := range st.ContainerStatuses {
-		r.status(&st.ContainerStatuses[i], r.prev)
+	for i := range rec.statuses {
+		r.status(&rec.statuses[i], r.prev)
 	}
 	m.recordCreateErrors(p, nodeUID, since, now)
 }
@@ -59,16 +57,16 @@ type recorder struct {
 	p              *Pod
 	nodeUID        string
 	first          bool // the pod is seen for the first time: its failures are seeded
-	prevInit, prev []corev1.ContainerStatus
+	prevInit, prev []statusRecord
 	since, now     time.Time
 }
 
-func (r *recorder) status(cs *corev1.ContainerStatus, prev []corev1.ContainerStatus) {
-	if t := cs.State.Terminated; t != nil {
-		r.terminated(cs, t, prev)
+func (r *recorder) status(cs *statusRecord, prev []statusRecord) {
+	if cs.state.kind == stateTerminated {
+		r.terminated(cs, &cs.state, prev)
 	}
-	if t := cs.LastTerminationState.Terminated; t != nil {
-		r.terminated(cs, t, prev)
+	if cs.last.kind == stateTerminated {
+		r.terminated(cs, &cs.last, prev)
 	}
 }
 
@@ -78,17 +76,17 @@ func (r *recorder) status(cs *corev1.ContainerStatus, prev []corev1.ContainerSta
 // fails (containerd internal/cri/server/container_start.go, StartContainer), so only a hand-made
 // object lacks it. Without a time such a failure could not be matched between state and
 // lastState, nor between one update and the next: it would be counted again and again.
-func (r *recorder) terminated(cs *corev1.ContainerStatus, t *corev1.ContainerStateTerminated, prev []corev1.ContainerStatus) {
-	finished := t.FinishedAt.Time
-	if finished.IsZero() {
+func (r *recorder) terminated(cs *statusRecord, st *stateRecord, prev []statusRecord) {
+	if st.finished == 0 {
 		return
 	}
+	finished := st.finished.time()
 	p := r.p
 	id := p.UID
 	if id == "" {
 		id = p.Key // objects without a UID (hand-made fixtures) still deduplicate per pod
 	}
-	k := failureKey{uid: id, container: cs.Name, at: finished.UnixNano()}
+	k := failureKey{uid: id, container: cs.name, at: int64(st.finished)}
 	// Dedup and window checks come first: they are lookups, and an update repeating a known
 	// failure costs no classification.
 	if r.m.ledger.has(k) {
@@ -99,24 +97,25 @@ func (r *recorder) terminated(cs *corev1.ContainerStatus, t *corev1.ContainerSta
 		if finished.Before(r.now) {
 			at = finished
 		}
-	} else if showedTermination(prev, cs.Name, finished) {
+	} else if showedTermination(prev, cs.name, st.finished) {
 		return
 	}
 	if at.Before(r.since) {
 		return
 	}
-	v, ok := classify.StartFailure(t)
+	t, _ := st.terminated()
+	v, ok := classify.StartFailure(&t)
 	if !ok || v.Rule != classify.RuleStartFailure128 {
 		return
 	}
 	f := Failure{
 		PodUID:       p.UID,
 		Pod:          p.Key,
-		Container:    Sanitize(cs.Name),
+		Container:    Sanitize(cs.name),
 		Node:         p.Node,
 		NodeUID:      r.nodeUID,
 		Workload:     p.workload,
-		RestartCount: cs.RestartCount,
+		RestartCount: cs.restarts,
 		At:           at,
 		FinishedAt:   finished,
 		ExitCode:     t.ExitCode,
@@ -130,14 +129,14 @@ func (r *recorder) terminated(cs *corev1.ContainerStatus, t *corev1.ContainerSta
 
 // showedTermination reports whether the previous statuses showed container name terminated at
 // finished, in state or lastState.
-func showedTermination(prev []corev1.ContainerStatus, name string, finished time.Time) bool {
+func showedTermination(prev []statusRecord, name string, finished stamp) bool {
 	for i := range prev {
 		cs := &prev[i]
-		if cs.Name != name {
+		if cs.name != name {
 			continue
 		}
-		for _, t := range [...]*corev1.ContainerStateTerminated{cs.State.Terminated, cs.LastTerminationState.Terminated} {
-			if t != nil && t.FinishedAt.Time.Equal(finished) {
+		for _, st := range [...]*stateRecord{&cs.state, &cs.last} {
+			if st.kind == stateTerminated && st.finished == finished {
 				return true
 			}
 		}
@@ -171,28 +170,28 @@ func createErrorReason(reason string) bool {
 // The episodes live in m.starting, not on Pod: few pods ever have one, and every pod would pay
 // for the field.
 func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time) {
-	st := &p.Object.Status
+	rec := p.rec
 	eps := m.starting[p]
 	changed := false
 	verdicts, judged := m.scratch[:0], false
 	for _, list := range [...]struct {
-		statuses []corev1.ContainerStatus
+		statuses []statusRecord
 		init     bool
-	}{{st.InitContainerStatuses, true}, {st.ContainerStatuses, false}} {
+	}{{rec.init, true}, {rec.statuses, false}} {
 		for i := range list.statuses {
 			cs := &list.statuses[i]
 			failing := false
-			if w := cs.State.Waiting; w != nil && createErrorReason(w.Reason) {
+			if cs.state.kind == stateWaiting && createErrorReason(cs.state.reason) {
 				// Only now is a classification worth its cost: few pods are ever in these states.
 				if !judged {
-					verdicts, judged = classify.Containers(p.Object, verdicts), true
+					verdicts, judged = classify.Containers(m.rebuilt.Pod(rec), verdicts), true
 				}
-				failing = ruleOf(verdicts, cs.Name, list.init) == classify.RuleCreateErrorTransient
+				failing = ruleOf(verdicts, cs.name, list.init) == classify.RuleCreateErrorTransient
 			}
-			j := findStart(eps, cs.Name, list.init)
+			j := findStart(eps, cs.name, list.init)
 			switch {
 			case failing && j < 0:
-				eps = append(eps, startEpisode{container: cs.Name, init: list.init, at: now})
+				eps = append(eps, startEpisode{container: cs.name, init: list.init, at: now})
 				changed = true
 				m.addCreateError(p, cs, nodeUID, now, since)
 			case !failing && j >= 0:
@@ -214,8 +213,8 @@ func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time)
 }
 
 // addCreateError records the create error container cs is waiting in, dated at.
-func (m *Model) addCreateError(p *Pod, cs *corev1.ContainerStatus, nodeUID string, at, since time.Time) {
-	w := cs.State.Waiting
+func (m *Model) addCreateError(p *Pod, cs *statusRecord, nodeUID string, at, since time.Time) {
+	w := &cs.state
 	id := p.UID
 	if id == "" {
 		id = p.Key
@@ -223,16 +222,16 @@ func (m *Model) addCreateError(p *Pod, cs *corev1.ContainerStatus, nodeUID strin
 	f := Failure{
 		PodUID:       p.UID,
 		Pod:          p.Key,
-		Container:    Sanitize(cs.Name),
+		Container:    Sanitize(cs.name),
 		Node:         p.Node,
 		NodeUID:      nodeUID,
 		Workload:     p.workload,
-		RestartCount: cs.RestartCount,
+		RestartCount: cs.restarts,
 		At:           at,
-		Reason:       Sanitize(w.Reason),
-		Message:      normalizeMessage(Sanitize(w.Message)),
+		Reason:       Sanitize(w.reason),
+		Message:      normalizeMessage(Sanitize(w.message)),
 	}
-	k := failureKey{uid: id, container: cs.Name, at: at.UnixNano(), createError: true}
+	k := failureKey{uid: id, container: cs.name, at: at.UnixNano(), createError: true}
 	if m.ledger.add(f, k, since, m.cfg.LedgerMax, &m.esc) {
 		m.nodeView.valid = false
 	}
@@ -262,8 +261,8 @@ func (m *Model) renewCreateErrors(now time.Time) bool {
 		eps := m.starting[p]
 		for i := range eps {
 			ep := &eps[i]
-			cs := rawStatus(p.Object, ep.container, ep.init)
-			if ep.at.Before(since) && cs != nil && cs.State.Waiting != nil && createErrorReason(cs.State.Waiting.Reason) {
+			cs := p.rec.rawStatus(ep.container, ep.init)
+			if ep.at.Before(since) && cs != nil && cs.state.kind == stateWaiting && createErrorReason(cs.state.reason) {
 				ep.at = now
 				m.addCreateError(p, cs, m.nodeUID(p.Node), now, since)
 				renewed = true
@@ -297,13 +296,13 @@ func ruleOf(vs []classify.ContainerVerdict, name string, init bool) classify.Rul
 }
 
 // rawStatus finds a container's status by its raw name.
-func rawStatus(pod *corev1.Pod, name string, init bool) *corev1.ContainerStatus {
-	ss := pod.Status.ContainerStatuses
+func (r *PodRecord) rawStatus(name string, init bool) *statusRecord {
+	ss := r.statuses
 	if init {
-		ss = pod.Status.InitContainerStatuses
+		ss = r.init
 	}
 	for i := range ss {
-		if ss[i].Name == name {
+		if ss[i].name == name {
 			return &ss[i]
 		}
 	}

@@ -195,7 +195,16 @@ func deployment(ns, name string, replicas int32, revision string, opts ...deploy
 }
 
 func apply(m *Model, now time.Time, pods ...*corev1.Pod) {
-	m.Apply(&Batch{Pods: pods}, now)
+	m.Apply(&Batch{Pods: records(pods...)}, now)
+}
+
+// records makes the pods' records, as kube's transform does.
+func records(pods ...*corev1.Pod) []*PodRecord {
+	out := make([]*PodRecord, len(pods))
+	for i, p := range pods {
+		out[i] = RecordOf(p)
+	}
+	return out
 }
 
 // withUID gives a Node object its UID, as the API server does; node() leaves it empty, like a

@@ -3,41 +3,39 @@ package model
 import (
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"doomwatch/classify"
 )
 
-// upsertPod stores the latest object of a pod: it resolves the owner, records start failures in
+// upsertPod stores the latest record of a pod: it resolves the owner, records start failures in
 // the ledger, and judges the pod once.
-func (m *Model) upsertPod(obj *corev1.Pod, now time.Time) {
-	k := podKey{obj.Namespace, obj.Name}
+func (m *Model) upsertPod(r *PodRecord, now time.Time) {
+	k := podKey{r.namespace, r.name}
 	p := m.pods[k]
 	// The node's UID is looked up before uncount, which forgets a deleted node with its last pod.
 	// Node names are DNS subdomains, which Sanitize leaves as they are, so the raw name is the key.
-	nodeUID := m.nodeUID(obj.Spec.NodeName)
-	var prev *corev1.Pod // the pod's previous object; nil when it is seen for the first time
+	nodeUID := m.nodeUID(r.node)
+	var prev *PodRecord // the pod's previous record; nil when it is seen for the first time
 	if p == nil {
 		m.nextID++
-		p = &Pod{Key: Sanitize(obj.Namespace + "/" + obj.Name), id: m.nextID}
+		p = &Pod{Key: Sanitize(r.namespace + "/" + r.name), id: m.nextID}
 		m.pods[k] = p
 	} else {
 		m.uncount(p)
-		if p.UID != string(obj.UID) {
+		if p.UID != Sanitize(r.uid) {
 			p.sticky = nil // a new pod under the same name starts with a clean slate
 			m.endStarts(p)
 		} else {
-			prev = p.Object
+			prev = p.rec
 		}
 	}
-	p.Object = obj
-	p.UID = Sanitize(string(obj.UID))
-	p.Namespace = Sanitize(obj.Namespace)
-	p.Name = Sanitize(obj.Name)
-	p.Node = Sanitize(obj.Spec.NodeName)
-	p.Phase = Sanitize(string(obj.Status.Phase))
-	p.Created = obj.CreationTimestamp.Time
-	p.ctrl = ctrlKey(obj.Namespace, obj.OwnerReferences)
+	p.rec = r
+	p.UID = Sanitize(r.uid)
+	p.Namespace = Sanitize(r.namespace)
+	p.Name = Sanitize(r.name)
+	p.Node = Sanitize(r.node)
+	p.Phase = Sanitize(r.phase)
+	p.Created = r.created.time()
+	p.ctrl = ctrlKey(r.namespace, r.owners)
 	p.Owner = m.topOwner(p.ctrl)
 	if p.Owner == "" {
 		p.workload = p.Key
@@ -93,7 +91,8 @@ func (m *Model) delete(r Ref) {
 // by rule.
 func (m *Model) judge(p *Pod) {
 	// One pass: each container is judged once, for both the pod's verdict and its own.
-	base, cvs := classify.PodAndContainers(p.Object, p.Containers[:0])
+	pod := m.rebuilt.Pod(p.rec)
+	base, cvs := classify.PodAndContainers(pod, p.Containers[:0])
 	p.Containers = cvs
 	for i := range p.Containers {
 		c := &p.Containers[i]
@@ -118,7 +117,7 @@ func (m *Model) judge(p *Pod) {
 			v = c.Verdict // carries the container's name and init flag (classify.ContainerVerdict)
 		}
 	}
-	p.Verdict = m.withContext(p, v)
+	p.Verdict = m.withContext(p, pod, v)
 	m.indexStart(p, starting)
 }
 

@@ -139,8 +139,9 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 		Nodes:    []SnapshotNode{},
 		Rollouts: []SnapshotRollout{},
 	}
+	var scratch Scratch
 	for _, p := range m.View(Query{Sort: ByName}) {
-		s.Pods = append(s.Pods, snapshotPod(p, now))
+		s.Pods = append(s.Pods, snapshotPod(p, now, &scratch))
 	}
 	for _, n := range m.Nodes(now) {
 		s.Nodes = append(s.Nodes, SnapshotNode{
@@ -191,8 +192,9 @@ func snapshotHealth(h Health) SnapshotHealth {
 	return sh
 }
 
-func snapshotPod(p *Pod, now time.Time) SnapshotPod {
-	obj := p.Object
+// snapshotPod is p as --once prints it; scratch rebuilds its record.
+func snapshotPod(p *Pod, now time.Time, scratch *Scratch) SnapshotPod {
+	obj := scratch.Pod(p.rec)
 	ready, status, restarts := classify.Columns(obj, now)
 	sp := SnapshotPod{
 		Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.Node, Owner: p.Owner,
@@ -207,7 +209,7 @@ func snapshotPod(p *Pod, now time.Time) SnapshotPod {
 	for i := range p.Containers {
 		c := &p.Containers[i]
 		sc := SnapshotContainer{Name: c.Name, Init: c.Init, Verdict: c.Kind.String(), Reason: c.Reason}
-		if st := containerStatus(obj, c.Name, c.Init); st != nil {
+		if st := ContainerStatusOf(obj, c.Name, c.Init); st != nil {
 			sc.Ready, sc.RestartCount = st.Ready, st.RestartCount
 			sc.State = snapshotState(&st.State)
 			sc.LastState = snapshotState(&st.LastTerminationState)

@@ -1,10 +1,6 @@
 package model
 
-import (
-	corev1 "k8s.io/api/core/v1"
-
-	"doomwatch/classify"
-)
+import "doomwatch/classify"
 
 // stickyDoom remembers a container that classify doomed because the registry refused its image:
 // not found (RuleImageNotFound) or access denied (RuleImageAccessDenied). The kubelet alternates
@@ -38,7 +34,7 @@ const (
 func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 	switch c.Rule {
 	case classify.RuleImageNotFound, classify.RuleImageAccessDenied:
-		img := specImage(p.Object, c.Name, c.Init)
+		img := p.rec.specImage(c.Name, c.Init)
 		if s := p.findSticky(c.Name, c.Init); s != nil {
 			s.image, s.verdict = img, c.Verdict
 		} else {
@@ -53,11 +49,11 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 	if s == nil {
 		return false
 	}
-	st := containerStatus(p.Object, c.Name, c.Init)
+	st := p.rec.containerStatus(c.Name, c.Init)
 	if st == nil {
 		return false // no status says anything new
 	}
-	if !pulling(st) || st.ImageID != "" || s.image != specImage(p.Object, c.Name, c.Init) {
+	if !pulling(st) || st.imageID != "" || s.image != p.rec.specImage(c.Name, c.Init) {
 		p.dropSticky(c.Name, c.Init)
 		return false
 	}
@@ -77,9 +73,8 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 }
 
 // pulling reports whether the container waits in one of the kubelet's pull states.
-func pulling(st *corev1.ContainerStatus) bool {
-	w := st.State.Waiting
-	return w != nil && (w.Reason == reasonErrImagePull || w.Reason == reasonImagePullBackOff)
+func pulling(st *statusRecord) bool {
+	return st.state.kind == stateWaiting && (st.state.reason == reasonErrImagePull || st.state.reason == reasonImagePullBackOff)
 }
 
 func (p *Pod) findSticky(name string, init bool) *stickyDoom {
@@ -105,10 +100,10 @@ func (p *Pod) dropSticky(name string, init bool) {
 
 // specImage returns the image the spec asks for (the sanitised name is compared, so both sides
 // are sanitised).
-func specImage(pod *corev1.Pod, name string, init bool) string {
-	cs := pod.Spec.Containers
+func (r *PodRecord) specImage(name string, init bool) string {
+	cs := r.spec.containers
 	if init {
-		cs = pod.Spec.InitContainers
+		cs = r.spec.init
 	}
 	for i := range cs {
 		if Sanitize(cs[i].Name) == name {
@@ -119,13 +114,13 @@ func specImage(pod *corev1.Pod, name string, init bool) string {
 }
 
 // containerStatus finds a container's status by (sanitised) name.
-func containerStatus(pod *corev1.Pod, name string, init bool) *corev1.ContainerStatus {
-	ss := pod.Status.ContainerStatuses
+func (r *PodRecord) containerStatus(name string, init bool) *statusRecord {
+	ss := r.statuses
 	if init {
-		ss = pod.Status.InitContainerStatuses
+		ss = r.init
 	}
 	for i := range ss {
-		if Sanitize(ss[i].Name) == name {
+		if Sanitize(ss[i].name) == name {
 			return &ss[i]
 		}
 	}

@@ -37,9 +37,10 @@ type Ref struct {
 
 // Batch is one coalesced set of changes from a source: at most one per interval, holding the
 // latest object per key and the deletes since the previous batch. Objects are the informer's
-// (transformed) objects and are never mutated by the model.
+// (transformed) objects and are never mutated by the model. Pods come as records
+// (Interner.Pod, RecordOf).
 type Batch struct {
-	Pods         []*corev1.Pod
+	Pods         []*PodRecord
 	Nodes        []*corev1.Node
 	ReplicaSets  []*appsv1.ReplicaSet
 	Deployments  []*appsv1.Deployment
@@ -110,8 +111,8 @@ type Pod struct {
 	Verdict classify.Verdict
 	// Containers holds one verdict per container, init containers first.
 	Containers []classify.ContainerVerdict
-	// Object is the informer's object. Read-only; strings read from it must go through Sanitize.
-	Object *corev1.Pod
+
+	rec *PodRecord // the informer's record of the pod
 
 	// Evidence and index state, owned by the model.
 	workload string       // Failure.Workload of this pod's failures

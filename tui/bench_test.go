@@ -26,7 +26,7 @@ func benchModel(n int) *model.Model {
 		} else {
 			cs = running("app", "registry.example.com/app:v1", 0, nil)
 		}
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: fmt.Sprintf("ns-%d", i%40), name: fmt.Sprintf("app-%07d", i),
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: fmt.Sprintf("ns-%d", i%40), name: fmt.Sprintf("app-%07d", i),
 			node: node, rs: "app-rs", status: []corev1.ContainerStatus{cs}}))
 	}
 	m.Apply(&b, t0)

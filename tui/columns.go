@@ -57,12 +57,13 @@ func rowCells(p *model.Pod, c *common, out *[numCols]string) {
 	out[colReason] = p.Verdict.Reason
 	out[colReady], out[colStatus], out[colRestarts] = "", "", ""
 	out[colState], out[colLastState], out[colExit] = "", "", ""
-	if p.Object != nil {
+	if rec := p.Record(); rec != nil {
 		// One printPod pass for the three; READY and RESTARTS are built from numbers, STATUS
 		// may carry a container's reason, which is object text.
-		ready, status, restarts := classify.Columns(p.Object, c.now)
+		obj := c.scratch.Pod(rec)
+		ready, status, restarts := classify.Columns(obj, c.now)
 		out[colReady], out[colStatus], out[colRestarts] = ready, model.Sanitize(status), restarts
-		if cs := decidingStatus(p); cs != nil {
+		if cs := decidingStatus(p, obj); cs != nil {
 			out[colState] = stateSummary(cs.State)
 			out[colLastState] = stateSummary(cs.LastTerminationState)
 			if t := cs.LastTerminationState.Terminated; t != nil {
@@ -79,14 +80,14 @@ func rowCells(p *model.Pod, c *common, out *[numCols]string) {
 }
 
 // decidingStatus is the status of the container that decided the pod's verdict, or of the first
-// container when the pod itself decided.
-func decidingStatus(p *model.Pod) *corev1.ContainerStatus {
+// container when the pod itself decided; obj is the pod rebuilt from its record.
+func decidingStatus(p *model.Pod, obj *corev1.Pod) *corev1.ContainerStatus {
 	if name := p.Verdict.Container; name != "" {
-		if cs := p.ContainerStatus(name, p.Verdict.Init); cs != nil {
+		if cs := model.ContainerStatusOf(obj, name, p.Verdict.Init); cs != nil {
 			return cs
 		}
 	}
-	if st := &p.Object.Status; len(st.ContainerStatuses) > 0 {
+	if st := &obj.Status; len(st.ContainerStatuses) > 0 {
 		return &st.ContainerStatuses[0]
 	}
 	return nil

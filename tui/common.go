@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"doomwatch/model"
 )
 
 // common is what every component shares (soft-serve's common.Common): styles, keys and the clock
@@ -18,6 +20,8 @@ type common struct {
 	keys KeyMap
 	// now is the source's time at the last update; View never reads a clock.
 	now time.Time
+	// scratch rebuilds the pods on screen from their records for the kubectl columns.
+	scratch model.Scratch
 }
 
 // navigate moves c for the list keys and reports whether msg was one of them.

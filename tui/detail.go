@@ -99,7 +99,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 			}
 		}
 	}
-	obj := p.Object
+	obj := p.Object()
 
 	add(st.bold.Render("Verdict  ") + st.badgeFor(p.Verdict.Kind, badgeText(p.Verdict.Kind)) +
 		st.dim.Render(ruleSource(p.Verdict)))

@@ -158,7 +158,7 @@ func fixtureBatch() model.Batch {
 	}
 	healthyNodes := []string{"node-1", "node-2", "node-4", "node-5"}
 	for i := range 8 {
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("checkout-7d9f8b6c5-h%02d", i),
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("checkout-7d9f8b6c5-h%02d", i),
 			node: healthyNodes[i%4], rs: "checkout-7d9f8b6c5", created: 6 * time.Minute,
 			status: []corev1.ContainerStatus{running("checkout", "registry.example.com/checkout:v2", 0, nil)},
 			conds:  readyConds(true)}))
@@ -172,26 +172,26 @@ func fixtureBatch() model.Batch {
 			cs = running("checkout", "registry.example.com/checkout:v2", 1,
 				terminated("StartError", runtime128, 128, time.Duration(i+1)*time.Minute))
 		}
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("checkout-7d9f8b6c5-f%02d", i),
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("checkout-7d9f8b6c5-f%02d", i),
 			node: "node-3", rs: "checkout-7d9f8b6c5", created: 6 * time.Minute,
 			status: []corev1.ContainerStatus{cs}, conds: readyConds(i >= 2)}))
 	}
 	for i := range 3 {
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("payments-7d9f8b6c5-p%02d", i),
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("payments-7d9f8b6c5-p%02d", i),
 			node: healthyNodes[i], rs: "payments-7d9f8b6c5", created: 4 * time.Minute,
 			status: []corev1.ContainerStatus{waiting("payments", "registry.example.com/payments:v2.1.0-typo", "ErrImagePull",
 				pullNotFound("registry.example.com/payments:v2.1.0-typo"), 0, nil)},
 			conds: readyConds(false)}))
 	}
 	for i := range 2 {
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("search-7d9f8b6c5-s%02d", i),
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("search-7d9f8b6c5-s%02d", i),
 			node: healthyNodes[i+2], rs: "search-7d9f8b6c5", created: 8 * time.Minute,
 			status: []corev1.ContainerStatus{waiting("search", "registry.example.com/search:v7", "CrashLoopBackOff",
 				backOff("2m40s", "search", "shop", fmt.Sprintf("search-7d9f8b6c5-s%02d", i)), 5, terminated("OOMKilled", "", 137, 90*time.Second))},
 			conds: readyConds(false)}))
 	}
-	b.Pods = append(b.Pods, doomedAPIPod())
-	b.Pods = append(b.Pods, mkPod(podSpec{ns: "batch", name: "report-29437-xq7zt", node: "node-5", created: 9 * time.Minute,
+	b.Pods = appendPods(b.Pods, doomedAPIPod())
+	b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "batch", name: "report-29437-xq7zt", node: "node-5", created: 9 * time.Minute,
 		phase: corev1.PodSucceeded,
 		status: []corev1.ContainerStatus{{Name: "report", Image: "registry.example.com/report:v1",
 			State: corev1.ContainerState{Terminated: terminated("Completed", "", 0, 7*time.Minute)}}}}))
@@ -223,4 +223,12 @@ func fixtureModel() *model.Model {
 	b := fixtureBatch()
 	m.Apply(&b, t0)
 	return m
+}
+
+// appendPods appends the pods' records, as kube's transform makes them, to dst.
+func appendPods(dst []*model.PodRecord, pods ...*corev1.Pod) []*model.PodRecord {
+	for _, p := range pods {
+		dst = append(dst, model.RecordOf(p))
+	}
+	return dst
 }

@@ -132,11 +132,11 @@ func TestEscapeSequences(t *testing.T) {
 	p := mkPod(podSpec{ns: "attack", name: "evil-pod", node: "node-1", created: time.Minute,
 		status: []corev1.ContainerStatus{waiting("evil", "img\x1b]0;pwned\x07", "CrashLoopBackOff\x1b[2J", evil, 4,
 			terminated("Error\x1b[5A", evil, 1, 30*time.Second))}})
-	b.Pods = []*corev1.Pod{p}
+	b.Pods = appendPods(nil, p)
 	// Exit-128 start failures carrying the same bytes make node-2 suspect: its dominant message
 	// reaches the nodes panel, its why the header. The watch error reaches the header too.
 	for i := range 3 {
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: "attack", name: fmt.Sprintf("evil-start-%d", i), node: "node-2",
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "attack", name: fmt.Sprintf("evil-start-%d", i), node: "node-2",
 			created: time.Minute, status: []corev1.ContainerStatus{running("app", "img", 1,
 				terminated("StartError", evil+runtime128, 128, 20*time.Second))}}))
 	}

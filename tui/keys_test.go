@@ -75,10 +75,10 @@ func TestSelectionFollowsPodAcrossResort(t *testing.T) {
 	// Three healthy pods above the target start crash-looping: severity order moves them ahead.
 	var b model.Batch
 	for _, name := range []string{"checkout-7d9f8b6c5-h04", "checkout-7d9f8b6c5-h05", "checkout-7d9f8b6c5-h06"} {
-		p := d.m.Pod("shop/" + name).Object.DeepCopy()
+		p := d.m.Pod("shop/" + name).Object()
 		p.Status.ContainerStatuses[0] = waiting("checkout", "registry.example.com/checkout:v2", "CrashLoopBackOff",
 			backOff("1m20s", "checkout", "shop", name), 4, terminated("Error", "", 1, 10*time.Second))
-		b.Pods = append(b.Pods, p)
+		b.Pods = appendPods(b.Pods, p)
 	}
 	d.Update(batchMsg{batch: b})
 	if got := d.pods.selected(); got == nil || got.Key != target {
@@ -101,12 +101,12 @@ func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
 	// The top pod recovers: every container runs ready, so it sorts below the other problems.
 	topKey, topKind := top.Key, top.Verdict.Kind
 	var b model.Batch
-	p := top.Object.DeepCopy()
+	p := top.Object()
 	for i, cs := range p.Status.ContainerStatuses {
 		p.Status.ContainerStatuses[i] = running(cs.Name, cs.Image, cs.RestartCount, nil)
 	}
 	p.Status.Conditions = readyConds(true)
-	b.Pods = append(b.Pods, p)
+	b.Pods = appendPods(b.Pods, p)
 	d.Update(batchMsg{batch: b})
 	if d.m.Pod(topKey).Verdict.Kind == topKind {
 		t.Fatalf("the update did not change %s's verdict; the test proves nothing", topKey)
@@ -448,7 +448,7 @@ func TestEnterOnRolloutShowsExactlyItsPods(t *testing.T) {
 	db := mkPod(podSpec{ns: "shop", name: "checkout-db-0", node: "node-1", created: time.Hour, status: run})
 	db.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "StatefulSet", Name: "checkout-db",
 		UID: "uid-sts", Controller: ptr(true)}}
-	b.Pods = append(b.Pods, db, mkPod(podSpec{ns: "shop", name: "checkout-debug", node: "node-2", created: time.Hour, status: run}))
+	b.Pods = appendPods(b.Pods, db, mkPod(podSpec{ns: "shop", name: "checkout-debug", node: "node-2", created: time.Hour, status: run}))
 	m := model.New(model.DefaultConfig())
 	m.Apply(&b, t0)
 	if fuzzy := m.View(model.Query{Text: "checkout"}); !slices.ContainsFunc(fuzzy, func(p *model.Pod) bool { return p.Name == "checkout-db-0" }) {

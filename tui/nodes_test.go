@@ -35,7 +35,7 @@ func manySuspects(t *testing.T, width int) *dashboard {
 			cs = corev1.ContainerStatus{Name: "app", Image: "registry.example.com/app:v1", RestartCount: 1,
 				State: corev1.ContainerState{Terminated: terminated("StartError", runtime128, 128, time.Minute)}}
 		}
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("app%d-x", i), node: name,
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("app%d-x", i), node: name,
 			rs: fmt.Sprintf("app%d-rs", i), created: 5 * time.Minute, status: []corev1.ContainerStatus{cs}}))
 	}
 	m.Apply(&b, t0)
@@ -259,7 +259,7 @@ func TestPodsFillTheirPartWithNodesBelow(t *testing.T) {
 	m := model.New(model.DefaultConfig())
 	b := fixtureBatch()
 	for i := range 60 {
-		b.Pods = append(b.Pods, mkPod(podSpec{ns: "web", name: fmt.Sprintf("web-%02d", i),
+		b.Pods = appendPods(b.Pods, mkPod(podSpec{ns: "web", name: fmt.Sprintf("web-%02d", i),
 			node: []string{"node-1", "node-2", "node-4", "node-5"}[i%4], rs: "web-rs", created: time.Hour,
 			status: []corev1.ContainerStatus{running("app", "registry.example.com/web:v1", 0, nil)}}))
 	}
@@ -352,7 +352,7 @@ func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
 	for i := range 3 {
 		cs := corev1.ContainerStatus{Name: "app", Image: "registry.example.com/app:v1", RestartCount: 1,
 			State: corev1.ContainerState{Terminated: terminated("StartError", runtime128, 128, time.Minute)}}
-		fail.Pods = append(fail.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("web-%d", i), node: "node-3",
+		fail.Pods = appendPods(fail.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("web-%d", i), node: "node-3",
 			rs: "web-rs", created: 5 * time.Minute, status: []corev1.ContainerStatus{cs}}))
 	}
 	d.Update(batchMsg{batch: fail})

@@ -232,17 +232,25 @@ func NodeObjects() []*corev1.Node {
 	return out
 }
 
+// interner shares what the records repeat, as kube's informer transform does for a real
+// cluster's pods. Benchmarks run on one goroutine.
+var interner = model.NewInterner()
+
+// Record is pod i at version as the informer holds it: Pod, made a record by the interner kube's
+// transform would use.
+func Record(i, version int) *model.PodRecord { return interner.Pod(Pod(i, version)) }
+
 // Load applies an n-pod cluster to m in batches of 10,000 pods, owners and nodes first, and
-// returns the pod objects (the informer's cache).
-func Load(m *model.Model, n int) []*corev1.Pod {
+// returns the pod records (the informer's cache).
+func Load(m *model.Model, n int) []*model.PodRecord {
 	m.Apply(&model.Batch{Nodes: NodeObjects(), ReplicaSets: ReplicaSets(n), Deployments: Deployments(n),
 		Health: &model.Health{Synced: true, PodsSeen: n}}, T0)
-	pods := make([]*corev1.Pod, n)
+	pods := make([]*model.PodRecord, n)
 	const size = 10_000
 	for start := 0; start < n; start += size {
 		end := min(start+size, n)
 		for i := start; i < end; i++ {
-			pods[i] = Pod(i, 0)
+			pods[i] = Record(i, 0)
 		}
 		m.Apply(&model.Batch{Pods: pods[start:end]}, T0)
 	}
@@ -256,10 +264,10 @@ func Load(m *model.Model, n int) []*corev1.Pod {
 func Churn(count, size int) []model.Batch {
 	out := make([]model.Batch, count)
 	for k := range out {
-		out[k].Pods = make([]*corev1.Pod, size)
+		out[k].Pods = make([]*model.PodRecord, size)
 		for j := range size {
 			seq := k*size + j
-			out[k].Pods[j] = Pod(seq*7919%PodsPerNamespace, 1+seq/PodsPerNamespace)
+			out[k].Pods[j] = Record(seq*7919%PodsPerNamespace, 1+seq/PodsPerNamespace)
 		}
 	}
 	return out

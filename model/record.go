@@ -1,0 +1,508 @@
+package model
+
+import (
+	"maps"
+	"math"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// PodRecord is a pod as doomwatch keeps it: what classify, the model and the views read, and
+// nothing else. kube's informer transform makes one of every pod the API server sends
+// (Interner.Pod), the informer's store holds it in place of the pod, and the model's Pod points at
+// it, so the record is the only copy of a pod doomwatch holds. A record is immutable once made;
+// any goroutine may read it.
+//
+// Why not the pod itself, trimmed: a corev1.Pod's structs are 1,240 bytes however little they
+// hold, a container status 208, a condition 120, each container state another allocation; a
+// trimmed two-container pod cost 2.6 KB. The record keeps the same fields in their own few bytes
+// (times as nanoseconds, a state as one small struct), shares the spec with every pod of its
+// template and the text of its conditions with every pod in the same condition, and comes to
+// about a third of that (kube's BenchmarkPodMemory).
+//
+// classify still judges *corev1.Pod values: Scratch rebuilds one from a record without allocating
+// (Record.Pod allocates a new one), and the fixtures prove that the rebuilt pod is the trimmed pod
+// (TestRecordRebuildsTheTrimmedPod).
+type PodRecord struct {
+	namespace, name, uid, resourceVersion, node string
+	generation                                  int64
+	created, deleted                            stamp
+	deleting                                    bool                    // deleted is set: the pod is being deleted
+	owners                                      []metav1.OwnerReference // shared
+	// annotations holds the Job controller's index annotations (jobAnnotations) of an indexed
+	// Job's pod, classify.JobAttempt reads them; nil for every other pod.
+	annotations            map[string]string
+	spec                   *podSpec // shared
+	phase, reason, message string
+	conds                  []condition
+	init, statuses         []statusRecord
+}
+
+// podSpec is what a record keeps of a pod's spec besides the node, shared by the pods of a
+// template.
+type podSpec struct {
+	init, containers []corev1.Container
+	restartPolicy    corev1.RestartPolicy
+	gates            []corev1.PodReadinessGate
+}
+
+// condition is a pod condition: its text, shared, and when it last changed.
+type condition struct {
+	text *condText
+	at   stamp
+}
+
+type condText struct {
+	typ             corev1.PodConditionType
+	status          corev1.ConditionStatus
+	reason, message string
+}
+
+// statusRecord is a container's status: state, last state, readiness, started, restart count,
+// image and whether the image was pulled (imageID, model/sticky.go). Container IDs, resources,
+// volume mounts and the user go: nothing reads them.
+type statusRecord struct {
+	name, image, imageID string
+	state, last          stateRecord
+	restarts             int32
+	ready                bool
+	started              optBool
+}
+
+// stateRecord is a container state (the API allows one of waiting, running and terminated) without
+// the container ID. Reasons are shared; messages are not, as they mostly name their pod or
+// container ("back-off 1m20s restarting failed container=app pod=…") and would only churn the
+// table.
+type stateRecord struct {
+	kind              stateKind
+	exitCode, signal  int32
+	reason, message   string
+	started, finished stamp
+}
+
+type stateKind uint8
+
+const (
+	stateNone stateKind = iota
+	stateWaiting
+	stateRunning
+	stateTerminated
+)
+
+// optBool is a *bool as a byte.
+type optBool uint8
+
+const (
+	boolUnset optBool = iota
+	boolFalse
+	boolTrue
+)
+
+func optBoolOf(b *bool) optBool {
+	switch {
+	case b == nil:
+		return boolUnset
+	case *b:
+		return boolTrue
+	}
+	return boolFalse
+}
+
+func (b optBool) ptr() *bool {
+	switch b {
+	case boolTrue:
+		return &sharedTrue
+	case boolFalse:
+		return &sharedFalse
+	}
+	return nil
+}
+
+// stamp is a time as nanoseconds since the Unix epoch, and 0 the zero time, so that a record's
+// zero value holds zero times. The epoch itself, which containerd reports as the start of a
+// container that never started, is epochStamp.
+type stamp int64
+
+const epochStamp = stamp(math.MinInt64)
+
+func stampOf(t time.Time) stamp {
+	switch {
+	case t.IsZero():
+		return 0
+	case t.UnixNano() == 0:
+		return epochStamp
+	}
+	return stamp(t.UnixNano())
+}
+
+func (s stamp) time() time.Time {
+	switch s {
+	case 0:
+		return time.Time{}
+	case epochStamp:
+		return time.Unix(0, 0)
+	}
+	return time.Unix(0, int64(s))
+}
+
+func (s stamp) meta() metav1.Time {
+	if s == 0 {
+		return metav1.Time{}
+	}
+	return metav1.NewTime(s.time())
+}
+
+// jobAnnotations are the only annotations a record keeps: the Job controller's completion index
+// and per-index failure count (kubernetes pkg/controller/job/indexed_job_utils.go), which
+// classify.JobAttempt reads for a Job with a backoff limit per index.
+var jobAnnotations = [...]string{"batch.kubernetes.io/job-completion-index", "batch.kubernetes.io/job-index-failure-count"}
+
+// Pod makes p's record: identity, the resource version (the informer tells an update from a resync
+// by it), timestamps and ownership; the node, containers, restart policy and readiness gates
+// (classify); phase, reason, message, conditions and container statuses (classify, the model's
+// evidence and the detail pane); a Job's index annotations. Labels, other annotations, managedFields, IPs, start time, QoS class and
+// the rest of the spec go. Strings, the spec and condition texts are shared through in. An empty
+// list of statuses or conditions is kept as none.
+func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
+	r := &PodRecord{
+		namespace:       in.String(p.Namespace),
+		name:            p.Name,
+		uid:             string(p.UID),
+		resourceVersion: p.ResourceVersion,
+		node:            in.String(p.Spec.NodeName),
+		generation:      p.Generation,
+		created:         stampOf(p.CreationTimestamp.Time),
+		owners:          in.Owners(p.OwnerReferences),
+		spec:            in.spec(&p.Spec),
+		phase:           in.String(string(p.Status.Phase)),
+		reason:          in.String(p.Status.Reason),
+		message:         p.Status.Message,
+	}
+	if d := p.DeletionTimestamp; d != nil {
+		r.deleted, r.deleting = stampOf(d.Time), true
+	}
+	for _, k := range jobAnnotations {
+		if v, ok := p.Annotations[k]; ok {
+			if r.annotations == nil {
+				r.annotations = make(map[string]string, len(jobAnnotations))
+			}
+			r.annotations[k] = v
+		}
+	}
+	st := &p.Status
+	if len(st.Conditions) > 0 {
+		r.conds = make([]condition, len(st.Conditions))
+		for i := range st.Conditions {
+			c := &st.Conditions[i]
+			r.conds[i] = condition{text: in.condition(c), at: stampOf(c.LastTransitionTime.Time)}
+		}
+	}
+	// One allocation for both lists of statuses.
+	if n, m := len(st.InitContainerStatuses), len(st.ContainerStatuses); n+m > 0 {
+		all := make([]statusRecord, n+m)
+		for i := range st.InitContainerStatuses {
+			all[i] = in.status(&st.InitContainerStatuses[i])
+		}
+		for i := range st.ContainerStatuses {
+			all[n+i] = in.status(&st.ContainerStatuses[i])
+		}
+		if n > 0 {
+			r.init = all[:n:n]
+		}
+		if m > 0 {
+			r.statuses = all[n:]
+		}
+	}
+	return r
+}
+
+// RecordOf makes p's record without sharing anything with other records: for tests and tools.
+func RecordOf(p *corev1.Pod) *PodRecord { return (*Interner)(nil).Pod(p) }
+
+func (in *Interner) status(c *corev1.ContainerStatus) statusRecord {
+	return statusRecord{
+		name:     in.String(c.Name),
+		image:    in.String(c.Image),
+		imageID:  in.String(c.ImageID),
+		state:    in.state(&c.State),
+		last:     in.state(&c.LastTerminationState),
+		restarts: c.RestartCount,
+		ready:    c.Ready,
+		started:  optBoolOf(c.Started),
+	}
+}
+
+func (in *Interner) state(s *corev1.ContainerState) stateRecord {
+	switch {
+	case s.Waiting != nil:
+		return stateRecord{kind: stateWaiting, reason: in.String(s.Waiting.Reason), message: s.Waiting.Message}
+	case s.Running != nil:
+		return stateRecord{kind: stateRunning, started: stampOf(s.Running.StartedAt.Time)}
+	case s.Terminated != nil:
+		t := s.Terminated
+		return stateRecord{kind: stateTerminated, exitCode: t.ExitCode, signal: t.Signal,
+			reason: in.String(t.Reason), message: t.Message,
+			started: stampOf(t.StartedAt.Time), finished: stampOf(t.FinishedAt.Time)}
+	}
+	return stateRecord{}
+}
+
+// Pod rebuilds the pod the record was made from, as far as the record keeps it, in new memory.
+// Scratch.Pod does it without allocating, for a pod that is read at once and dropped.
+func (r *PodRecord) Pod() *corev1.Pod {
+	var s Scratch
+	return s.Pod(r)
+}
+
+// Scratch rebuilds pods from their records for classify and the printers, reusing its memory: the
+// pod it returns is valid until its next call and must not be kept, nor any pointer into it (the
+// strings in it may be kept: they are the record's). The zero value is ready to use. Not safe for
+// concurrent use.
+type Scratch struct {
+	pod      corev1.Pod
+	deleted  metav1.Time
+	conds    []corev1.PodCondition
+	statuses []corev1.ContainerStatus
+	waiting  []corev1.ContainerStateWaiting
+	running  []corev1.ContainerStateRunning
+	term     []corev1.ContainerStateTerminated
+}
+
+// Pod rebuilds r in s.
+func (s *Scratch) Pod(r *PodRecord) *corev1.Pod {
+	p := &s.pod
+	sp := r.spec
+	*p = corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: r.name, Namespace: r.namespace, UID: types.UID(r.uid), ResourceVersion: r.resourceVersion,
+			Generation: r.generation, CreationTimestamp: r.created.meta(), OwnerReferences: r.owners,
+			Annotations: r.annotations,
+		},
+		Spec: corev1.PodSpec{NodeName: r.node, InitContainers: sp.init, Containers: sp.containers,
+			RestartPolicy: sp.restartPolicy, ReadinessGates: sp.gates},
+		Status: corev1.PodStatus{Phase: corev1.PodPhase(r.phase), Reason: r.reason, Message: r.message},
+	}
+	if r.deleting {
+		s.deleted = r.deleted.meta()
+		p.DeletionTimestamp = &s.deleted
+	}
+	if len(r.conds) > 0 {
+		s.conds = s.conds[:0]
+		for _, c := range r.conds {
+			s.conds = append(s.conds, corev1.PodCondition{Type: c.text.typ, Status: c.text.status,
+				Reason: c.text.reason, Message: c.text.message, LastTransitionTime: c.at.meta()})
+		}
+		p.Status.Conditions = s.conds
+	}
+	n, m := len(r.init), len(r.statuses)
+	if n+m == 0 {
+		return p
+	}
+	// Every state of every status gets its place before any pointer into these is taken, so that
+	// growing them cannot leave an earlier pointer in a stale array.
+	if cap(s.statuses) < n+m {
+		s.statuses = make([]corev1.ContainerStatus, n+m)
+		s.waiting = make([]corev1.ContainerStateWaiting, 0, 2*(n+m))
+		s.running = make([]corev1.ContainerStateRunning, 0, 2*(n+m))
+		s.term = make([]corev1.ContainerStateTerminated, 0, 2*(n+m))
+	}
+	s.statuses = s.statuses[:n+m]
+	s.waiting, s.running, s.term = s.waiting[:0], s.running[:0], s.term[:0]
+	for i := range r.init {
+		s.statuses[i] = s.status(&r.init[i])
+	}
+	for i := range r.statuses {
+		s.statuses[n+i] = s.status(&r.statuses[i])
+	}
+	if n > 0 {
+		p.Status.InitContainerStatuses = s.statuses[:n:n]
+	}
+	if m > 0 {
+		p.Status.ContainerStatuses = s.statuses[n : n+m : n+m]
+	}
+	return p
+}
+
+func (s *Scratch) status(c *statusRecord) corev1.ContainerStatus {
+	return corev1.ContainerStatus{
+		Name: c.name, Image: c.image, ImageID: c.imageID,
+		State: s.state(&c.state), LastTerminationState: s.state(&c.last),
+		RestartCount: c.restarts, Ready: c.ready, Started: c.started.ptr(),
+	}
+}
+
+func (s *Scratch) state(st *stateRecord) corev1.ContainerState {
+	switch st.kind {
+	case stateWaiting:
+		s.waiting = append(s.waiting, corev1.ContainerStateWaiting{Reason: st.reason, Message: st.message})
+		return corev1.ContainerState{Waiting: &s.waiting[len(s.waiting)-1]}
+	case stateRunning:
+		s.running = append(s.running, corev1.ContainerStateRunning{StartedAt: st.started.meta()})
+		return corev1.ContainerState{Running: &s.running[len(s.running)-1]}
+	case stateTerminated:
+		s.term = append(s.term, corev1.ContainerStateTerminated{ExitCode: st.exitCode, Signal: st.signal,
+			Reason: st.reason, Message: st.message, StartedAt: st.started.meta(), FinishedAt: st.finished.meta()})
+		return corev1.ContainerState{Terminated: &s.term[len(s.term)-1]}
+	}
+	return corev1.ContainerState{}
+}
+
+// terminated is st as the API's terminated state, when it is one.
+func (st *stateRecord) terminated() (corev1.ContainerStateTerminated, bool) {
+	if st.kind != stateTerminated {
+		return corev1.ContainerStateTerminated{}, false
+	}
+	return corev1.ContainerStateTerminated{ExitCode: st.exitCode, Signal: st.signal, Reason: st.reason,
+		Message: st.message, StartedAt: st.started.meta(), FinishedAt: st.finished.meta()}, true
+}
+
+// SameContent reports whether a and b hold the same pod but for the resource version: an update
+// the transform makes nothing of (kube/unchanged.go).
+func (a *PodRecord) SameContent(b *PodRecord) bool {
+	if a == b {
+		return true
+	}
+	if a.namespace != b.namespace || a.name != b.name || a.uid != b.uid || a.node != b.node ||
+		a.generation != b.generation || a.created != b.created || a.deleted != b.deleted || a.deleting != b.deleting ||
+		a.phase != b.phase || a.reason != b.reason || a.message != b.message || !maps.Equal(a.annotations, b.annotations) ||
+		len(a.conds) != len(b.conds) || len(a.init) != len(b.init) || len(a.statuses) != len(b.statuses) ||
+		!sameOwners(a.owners, b.owners) || !sameSpec(a.spec, b.spec) {
+		return false
+	}
+	for i := range a.conds {
+		if a.conds[i].at != b.conds[i].at || *a.conds[i].text != *b.conds[i].text {
+			return false
+		}
+	}
+	for i := range a.init {
+		if a.init[i] != b.init[i] {
+			return false
+		}
+	}
+	for i := range a.statuses {
+		if a.statuses[i] != b.statuses[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func sameOwners(a, b []metav1.OwnerReference) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.APIVersion != y.APIVersion || x.Kind != y.Kind || x.Name != y.Name || x.UID != y.UID ||
+			optBoolOf(x.Controller) != optBoolOf(y.Controller) || optBoolOf(x.BlockOwnerDeletion) != optBoolOf(y.BlockOwnerDeletion) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameSpec compares shared specs: the interner hands out one per content, so two pods of a
+// template have the same pointer; records made without an interner are compared by content.
+func sameSpec(a, b *podSpec) bool {
+	if a == b {
+		return true
+	}
+	if a.restartPolicy != b.restartPolicy || len(a.init) != len(b.init) || len(a.containers) != len(b.containers) ||
+		len(a.gates) != len(b.gates) {
+		return false
+	}
+	for i := range a.gates {
+		if a.gates[i] != b.gates[i] {
+			return false
+		}
+	}
+	for _, pair := range [...][2][]corev1.Container{{a.init, b.init}, {a.containers, b.containers}} {
+		for i := range pair[0] {
+			if !sameContainer(&pair[0][i], &pair[1][i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func sameContainer(a, b *corev1.Container) bool {
+	if a.Name != b.Name || a.Image != b.Image {
+		return false
+	}
+	if (a.RestartPolicy == nil) != (b.RestartPolicy == nil) || a.RestartPolicy != nil && *a.RestartPolicy != *b.RestartPolicy {
+		return false
+	}
+	return a.ReadinessProbe.String() == b.ReadinessProbe.String() && a.StartupProbe.String() == b.StartupProbe.String()
+}
+
+// The record is what the informer's store holds, so it is an API object as far as client-go asks:
+// metav1.Object for keys and resource versions, runtime.Object for a list's items. Setters change
+// the fields the record keeps and ignore the rest (as metav1.Common does); they are only for a
+// record that no one else holds yet.
+
+// GetObjectKind is the empty kind: a record is never encoded.
+func (r *PodRecord) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+
+// DeepCopyObject copies the record. What it shares with other records is immutable.
+func (r *PodRecord) DeepCopyObject() runtime.Object {
+	c := *r
+	return &c
+}
+
+func (r *PodRecord) GetNamespace() string                          { return r.namespace }
+func (r *PodRecord) SetNamespace(ns string)                        { r.namespace = ns }
+func (r *PodRecord) GetName() string                               { return r.name }
+func (r *PodRecord) SetName(name string)                           { r.name = name }
+func (r *PodRecord) GetGenerateName() string                       { return "" }
+func (r *PodRecord) SetGenerateName(string)                        {}
+func (r *PodRecord) GetUID() types.UID                             { return types.UID(r.uid) }
+func (r *PodRecord) SetUID(uid types.UID)                          { r.uid = string(uid) }
+func (r *PodRecord) GetResourceVersion() string                    { return r.resourceVersion }
+func (r *PodRecord) SetResourceVersion(v string)                   { r.resourceVersion = v }
+func (r *PodRecord) GetGeneration() int64                          { return r.generation }
+func (r *PodRecord) SetGeneration(g int64)                         { r.generation = g }
+func (r *PodRecord) GetSelfLink() string                           { return "" }
+func (r *PodRecord) SetSelfLink(string)                            {}
+func (r *PodRecord) GetCreationTimestamp() metav1.Time             { return r.created.meta() }
+func (r *PodRecord) SetCreationTimestamp(t metav1.Time)            { r.created = stampOf(t.Time) }
+func (r *PodRecord) GetDeletionGracePeriodSeconds() *int64         { return nil }
+func (r *PodRecord) SetDeletionGracePeriodSeconds(*int64)          {}
+func (r *PodRecord) GetLabels() map[string]string                  { return nil }
+func (r *PodRecord) SetLabels(map[string]string)                   {}
+func (r *PodRecord) GetAnnotations() map[string]string             { return r.annotations }
+func (r *PodRecord) SetAnnotations(map[string]string)              {}
+func (r *PodRecord) GetFinalizers() []string                       { return nil }
+func (r *PodRecord) SetFinalizers([]string)                        {}
+func (r *PodRecord) GetOwnerReferences() []metav1.OwnerReference   { return r.owners }
+func (r *PodRecord) SetOwnerReferences(o []metav1.OwnerReference)  { r.owners = o }
+func (r *PodRecord) GetManagedFields() []metav1.ManagedFieldsEntry { return nil }
+func (r *PodRecord) SetManagedFields([]metav1.ManagedFieldsEntry)  {}
+
+func (r *PodRecord) GetDeletionTimestamp() *metav1.Time {
+	if !r.deleting {
+		return nil
+	}
+	t := r.deleted.meta()
+	return &t
+}
+
+func (r *PodRecord) SetDeletionTimestamp(t *metav1.Time) {
+	r.deleted, r.deleting = 0, t != nil
+	if t != nil {
+		r.deleted = stampOf(t.Time)
+	}
+}
+
+var (
+	_ metav1.Object  = (*PodRecord)(nil)
+	_ runtime.Object = (*PodRecord)(nil)
+)
