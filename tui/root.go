@@ -59,10 +59,10 @@ type dashboard struct {
 	// filter takes a few milliseconds and is applied at once.
 	asyncPods int
 	// debounce is how long typing must pause before a text filter runs.
-	debounce time.Duration
+	debounce    time.Duration
 	nodeList    []model.Node
 	rolloutList []model.Rollout
-	err           error
+	err         error
 	// onPanic reports a panic caught while drawing (set by Run).
 	onPanic func(error)
 }
