@@ -34,10 +34,13 @@ func ContainsFold(s, lower string) bool { return containsFold(s, lower) }
 func LowerASCII(b byte) byte { return toLower(b) }
 
 // StartFailure judges a terminated state as a container start failure (reason ContainerCannotRun
-// or StartError). ok is false when t is not a start failure. The verdict is transient for exit 128
-// with a runtime message (Krane's rule, RuleStartFailure128) and doomed otherwise. The model's
-// exit-128 ledger records only RuleStartFailure128. Source is left unset (FromNone): the caller
-// knows whether t came from state or lastState.
+// or StartError). ok is false when t is not a start failure. The verdict is transient,
+// RuleStartFailure128, for exit 128 (Krane's rule) and, beyond Krane, for a cri-dockerd 126 or 127
+// whose message is not about the container's command or working directory (moby derives those
+// codes from errno texts anywhere in the message); it is doomed for a command or working-directory
+// error and for any other exit code. The model's start-failure ledger records only
+// RuleStartFailure128, so it counts all three codes as node evidence. Source is left unset
+// (FromNone): the caller knows whether t came from state or lastState.
 func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) { return startFailure(t) }
 
 // Columns returns exactly what `kubectl get pods` prints in READY, STATUS and RESTARTS, from one

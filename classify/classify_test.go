@@ -32,6 +32,27 @@ const (
 	// translateContainerdStartErr) and records exit 127. Two lines.
 	msgDockerENOTDIR = "oci runtime error: container_linux.go:247: starting container process caused \"exec: \\\"/etc/service/emby/run/emby.sh\\\": stat /etc/service/emby/run/emby.sh: not a directory\"\n" +
 		": Are you trying to mount a directory onto a file (or vice-versa)? Check if the specified host path exists and is the expected type"
+	// xanmod/linux#255: docker 20.10 could not open a cgroup file while applying the container's
+	// cgroup config (the client's "Error response from daemon: " prefix dropped). The errno is
+	// about a path under /sys/fs/cgroup, not the command: node trouble, though moby records 127.
+	msgDockerCgroupENOENT = `failed to create shim: OCI runtime create failed: container_linux.go:380: starting container process caused: process_linux.go:545: container init caused: process_linux.go:508: setting cgroup config for procHooks process caused: openat2 /sys/fs/cgroup/system.slice/docker-93e3ef5ec1c4a029e6f0bb7509b63f5337a430926760181fa66d30509272df2c.scope/io.weight: no such file or directory: unknown`
+	// nestybox/sysbox#548: runc may not create the container's rdma cgroup (docker CLI prefix and
+	// trailing period removed). EACCES on a cgroup path: node trouble, though moby records 126.
+	msgDockerCgroupEACCES = `failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: unable to apply cgroup configuration: mkdir /sys/fs/cgroup/rdma/docker/b0df665f7fdc462f9f9e16cfe3a6be6209357c6b9965c4c7b212ff70587f272f: permission denied: unknown`
+	// NVIDIA/nvidia-docker#1269: the shim could not execute the configured OCI runtime
+	// (docker-compose's "ERROR: for plex  Cannot start service plex: " prefix dropped). moby
+	// records 127 for "executable file not found"; the runtime is missing on the node.
+	msgDockerRuntimeMissing = `OCI runtime create failed: unable to retrieve OCI runtime error (open /run/containerd/io.containerd.runtime.v1.linux/moby/7a5db13e7762a66cc95bc070c9fb3be25c72ef6df42250d0abf433029c4f0286/log.json: no such file or directory): exec: \"nvidia-container-runtime\": executable file not found in $PATH: unknown`
+	// containerd/containerd#11557: containerd 2.0 could not find runc for a user-namespaced pod
+	// (kubelet event for the container, its "Error: " prefix dropped): StartError 128, node trouble.
+	msgContainerdRuntimeMissing = `failed to create containerd task: failed to create shim task: OCI runtime create failed: unable to retrieve OCI runtime error (open /run/containerd/io.containerd.runtime.v2.task/k8s.io/emptydir-concealed-disk-over-sizelimit-quotas-false-container/log.json: no such file or directory): exec: \"runc\": executable file not found in $PATH`
+	// containerd/containerd#6429: docker 20.10 with containerd 1.5, the command is not on $PATH;
+	// `docker inspect` shows exit code 127 (docker CLI prefix and trailing period removed).
+	msgDocker127NotFound = `OCI runtime create failed: container_linux.go:380: starting container process caused: exec: "toto": executable file not found in $PATH: unknown`
+	// NVIDIA/gpu-operator#575: the shim could not execute the runtime binary at its configured
+	// absolute path (kubelet event; "Failed to create pod sandbox: rpc error: code = Unknown desc
+	// = " dropped).
+	msgContainerdRuntimeForkExec = `failed to create containerd task: failed to create shim task: OCI runtime create failed: unable to retrieve OCI runtime error (open /run/containerd/io.containerd.runtime.v2.task/k8s.io/6d828237f3cb1abdde025fe9daeb3db486f6390b1d0cb07dd0e0a8b4ce450f9f/log.json: no such file or directory): fork/exec /opt/nvidia-runtime/toolkit/nvidia-container-runtime: no such file or directory: unknown`
 )
 
 func TestStartFailure(t *testing.T) {
@@ -56,6 +77,19 @@ func TestStartFailure(t *testing.T) {
 		{"126 without message", terminated("ContainerCannotRun", 126, ""), true, Doomed, RuleStartFailure, "Failed to start (exit 126)"},
 		{"127 not a directory, two lines", terminated("ContainerCannotRun", 127, msgDockerENOTDIR), true, Doomed, RuleStartFailure,
 			`stat /etc/service/emby/run/emby.sh: not a directory" : Are you trying to mount`},
+		{"127 command not on $PATH", terminated("ContainerCannotRun", 127, msgDocker127NotFound), true, Doomed, RuleStartFailure,
+			`Failed to start (exit 127): OCI runtime create failed`},
+		// cri-dockerd: moby turns any "no such file or directory" into 127 and "permission denied"
+		// into 126, so these are the node's trouble with the command's exit codes.
+		{"127 cgroup ENOENT", terminated("ContainerCannotRun", 127, msgDockerCgroupENOENT), true, Transient, RuleStartFailure128,
+			"Failed to start on node, will retry (exit 127): failed to create shim"},
+		{"126 cgroup EACCES", terminated("ContainerCannotRun", 126, msgDockerCgroupEACCES), true, Transient, RuleStartFailure128,
+			"Failed to start on node, will retry (exit 126): failed to create shim task"},
+		{"127 OCI runtime missing", terminated("ContainerCannotRun", 127, msgDockerRuntimeMissing), true, Transient, RuleStartFailure128,
+			`exec: \"nvidia-container-runtime\": executable file not found`},
+		{"containerd 128 OCI runtime missing", terminated("StartError", 128, msgContainerdRuntimeMissing), true, Transient, RuleStartFailure128,
+			"Failed to start on node, will retry (exit 128)"},
+		{"other exit code", terminated("ContainerCannotRun", 137, msgDockerCgroupENOENT), true, Doomed, RuleStartFailure, "Failed to start (exit 137)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,6 +110,46 @@ func TestStartFailure(t *testing.T) {
 				t.Errorf("exit code / message not carried: %+v", v)
 			}
 		})
+	}
+}
+
+// TestCommandError pins the structural parse: the errno counts only right after the container's
+// command or working directory in a runtime's own form, never inside a cgroup, mount or shim error.
+// Every message is verbatim from the source named beside it or in the constants above.
+func TestCommandError(t *testing.T) {
+	tests := []struct {
+		name string
+		msg  string
+		want bool
+	}{
+		{"runc 1.1 not on $PATH (containerd)", msgContainerdNotFound, true},
+		{"runc 1.0 not on $PATH (docker)", msgDocker127NotFound, true},
+		{"runc rc stat ENOENT, docker-quoted", msgDocker127, true},
+		{"runc ENOTDIR with docker's mount hint", msgDockerENOTDIR, true},
+		// opencontainers/runc#4713 (CRI-O, fixture rt-crio-runc-exec-not-found).
+		{"runc 1.1 under CRI-O", `container create failed: runc create failed: unable to start container process: exec: "/cluster/kube-apiserver-operator": executable file not found in $PATH`, true},
+		// containers/crun#1688 under CRI-O's prefix (fixture create-error-crio-executable).
+		{"crun not on $PATH", "container create failed: executable file `/app/serve` not found in $PATH: No such file or directory", true},
+		// woodpecker-ci/woodpecker#2510 (fixture rt-crio-crun-chdir-enoent).
+		{"crun bare chdir", "container create failed: chdir: No such file or directory", true},
+		{"runc cgroup ENOENT", msgDockerCgroupENOENT, false},
+		{"runc cgroup EACCES", msgDockerCgroupEACCES, false},
+		{"runc lost its child", msgRunc128EOF, false},
+		{"shim deadline", msgShimDeadline, false},
+		{"shim cannot exec the OCI runtime, docker", msgDockerRuntimeMissing, false},
+		{"shim cannot exec the OCI runtime, containerd", msgContainerdRuntimeMissing, false},
+		{"shim cannot fork/exec the OCI runtime", msgContainerdRuntimeForkExec, false},
+		{"empty", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := commandError(tt.msg); got != tt.want {
+				t.Errorf("commandError(%q) = %v, want %v", tt.msg, got, tt.want)
+			}
+		})
+	}
+	if n := testing.AllocsPerRun(100, func() { commandError(msgDockerRuntimeMissing) }); n != 0 {
+		t.Errorf("commandError allocates %v times", n)
 	}
 }
 

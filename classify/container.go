@@ -35,25 +35,57 @@ func startFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
 	}
 	v = Verdict{Message: t.Message, ExitCode: t.ExitCode, HasExitCode: true}
 	switch {
-	case t.ExitCode == 128 && commandError(t.Message):
-		// containerd reports a missing executable as StartError 128
-		// (kubernetes/kubernetes#120331), so Krane's literal "128 is transient" would hide it.
-		// Only an error about the container's own command or working directory counts: runc's
-		// cgroup and mount errors on a sick node carry the same errno texts in their paths.
-		v.Kind, v.Rule = Doomed, RuleStartFailureConfig
-		v.Reason = withDetail("Failed to start (exit 128)", t.Message)
-	case t.ExitCode == 128:
+	case t.ExitCode == 128 || (t.ExitCode == 126 || t.ExitCode == 127) && t.Message != "":
+		// A 126 or 127 without any message keeps Krane's verdict below: there is no text to tell
+		// the command's error from the node's.
+		if commandError(t.Message) {
+			// Only an error about the container's own command or working directory counts:
+			// runc's cgroup and mount errors on a sick node carry the same errno texts in their
+			// paths. containerd reports a missing executable as StartError 128
+			// (kubernetes/kubernetes#120331), so Krane's literal "128 is transient" would hide it.
+			v.Kind, v.Rule = Doomed, RuleStartFailureConfig
+			if t.ExitCode != 128 {
+				v.Rule = RuleStartFailure // Krane pod.rb: ContainerCannotRun 126/127
+			}
+			v.Reason = startReason("Failed to start", t.ExitCode, t.Message)
+			return v, true
+		}
 		// Krane pod.rb (Shopify/krane#656): 128 start failures seen on one node at a time are
 		// node-local runtime trouble and clear within seconds; do not fail the rollout on them.
+		// Beyond Krane, 126 and 127 without the command structure are the same trouble: on
+		// cri-dockerd, moby's translateContainerdStartErr (daemon/errors.go) turns a start error
+		// into 127 when its text merely contains "no such file or directory" or "executable file
+		// not found" (since moby/moby#42270 without checking it names the command) and into 126
+		// on "permission denied", so a runc cgroup ENOENT or EACCES, or the OCI runtime binary
+		// missing on the node, arrives as ContainerCannotRun 127 or 126.
 		v.Kind, v.Rule = Transient, RuleStartFailure128
-		v.Reason = withDetail("Failed to start on node, will retry (exit 128)", t.Message)
+		v.Reason = startReason("Failed to start on node, will retry", t.ExitCode, t.Message)
 	default:
-		// Krane pod.rb: any other ContainerCannotRun exit code (126 not executable, 127 not
-		// found) is a configuration error.
+		// Krane pod.rb: any other ContainerCannotRun exit code is a configuration error.
 		v.Kind, v.Rule = Doomed, RuleStartFailure
-		v.Reason = withDetail("Failed to start (exit "+strconv.Itoa(int(t.ExitCode))+")", t.Message)
+		v.Reason = startReason("Failed to start", t.ExitCode, t.Message)
 	}
 	return v, true
+}
+
+// startReason is "head (exit N): message" in one allocation: the exit codes runtimes use are
+// constants, so only the final concatenation allocates.
+func startReason(head string, code int32, msg string) string {
+	var exit string
+	switch code {
+	case 126:
+		exit = " (exit 126)"
+	case 127:
+		exit = " (exit 127)"
+	case 128:
+		exit = " (exit 128)"
+	default:
+		exit = " (exit " + strconv.Itoa(int(code)) + ")"
+	}
+	if msg = oneLine(msg); msg == "" {
+		return head + exit
+	}
+	return head + exit + ": " + msg
 }
 
 // judge returns the verdict of one container. spec may be nil (a status without a spec entry),

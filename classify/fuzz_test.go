@@ -25,11 +25,14 @@ func FuzzClassify(f *testing.F) {
 		}
 		// Seeds pair a reason with a real message for it (see classify_test.go and the fixtures'
 		// cite annotations): a runc 128 runtime hiccup, containerd's missing executable, docker's
-		// two-line ENOTDIR text and containerd 1.7's missing tag.
+		// two-line ENOTDIR text, containerd 1.7's missing tag, and cri-dockerd 127s from a cgroup
+		// ENOENT and from the shim failing to execute the OCI runtime.
 		f.Add(data, "ContainerCannotRun", msgRunc128EOF, int32(128), uint8(0x01))
 		f.Add(data, "StartError", msgContainerdNotFound, int32(128), uint8(0x25))
 		f.Add(data, "ContainerCannotRun", msgDockerENOTDIR, int32(127), uint8(0x12))
 		f.Add(data, "ErrImagePull", msgPullNotFound, int32(0), uint8(0x00))
+		f.Add(data, "ContainerCannotRun", msgDockerCgroupENOENT, int32(127), uint8(0x01))
+		f.Add(data, "ContainerCannotRun", msgDockerRuntimeMissing, int32(127), uint8(0x12))
 	}
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte, reason, msg string, code int32, sel uint8) {

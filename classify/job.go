@@ -1,20 +1,23 @@
 package classify
 
 import (
+	"math"
 	"strconv"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
-// defaultBackoffLimit is spec.backoffLimit when unset (kubernetes pkg/apis/batch/v1 defaults).
+// defaultBackoffLimit is spec.backoffLimit when unset (kubernetes pkg/apis/batch/v1 defaults). With
+// spec.backoffLimitPerIndex set the API server defaults it to math.MaxInt32 instead: no Job-wide
+// limit.
 const defaultBackoffLimit = 6
 
 // JobAttempt judges a Job's pod as one attempt of the Job rather than on its own. A failed
 // attempt is not the end of a Job: the Job controller retries it until spec.backoffLimit is spent,
-// and it is the Job's Failed condition that dooms (Krane job.rb deploy_failed? reads the Job's
-// conditions, not its pods). So, for a pod whose own verdict is a failure (doomed, or a restarting
-// transient):
+// and it is the Job that fails. So, for a pod whose own verdict is a failure (doomed, or a
+// restarting transient):
 //   - the Job has failed (condition Failed, or FailureTarget while the controller terminates the
 //     rest, kubernetes pkg/controller/job): doomed, RuleJobFailed, with the Job's reason;
 //   - the Job has succeeded (Complete or SuccessCriteriaMet): the attempt is history, completed,
@@ -22,14 +25,30 @@ const defaultBackoffLimit = 6
 //   - otherwise, with retries left: transient, RuleJobRetrying, "Job has 3 of 6 retries left";
 //     with none left and no condition yet, doomed (the controller is about to fail it).
 //
+// "Retries left" is how many more failures the Job survives, so "0 of 6" is its last try. The Job
+// controller fails a Job when status.failed > spec.backoffLimit (job_controller.go
+// exceedsBackoffLimit): at failed == backoffLimit the last retry still runs. Krane's job.rb
+// deploy_failed? calls it failed one attempt earlier, at failed >= backoffLimit; a dashboard
+// that doomed the Job's last try while it runs would be wrong whenever that try succeeds.
+//
+// Under restartPolicy OnFailure the kubelet retries in place and the controller fails the Job when
+// the restarts of all its running and pending pods add up to spec.backoffLimit (or to 1 with a
+// limit of 0; pastBackoffLimitOnFailure), separately from status.failed. Only this pod's restarts
+// are known here, so with spec.parallelism > 1 the reason says "at most N retries left": the other
+// pods' restarts may have spent some.
+//
+// An Indexed Job with spec.backoffLimitPerIndex retries each index on its own: an index fails once
+// a pod of it fails with batch.kubernetes.io/job-index-failure-count >= backoffLimitPerIndex
+// (indexed_job_utils.go isIndexFailed), and a Job with a failed index fails. The pod's index
+// (batch.kubernetes.io/job-completion-index) and failure count are read from its annotations, and
+// status.failedIndexes is checked; without them the reason names the per-index limit only. No
+// count derived from the math.MaxInt32 default of spec.backoffLimit is ever printed.
+//
 // Pod-level verdicts that say nothing about the Job's own pods (evicted, rejected by the node,
 // terminating) and non-failures are returned unchanged, as is v when job is nil. A Job with a
-// podFailurePolicy may fail on the first attempt (action FailJob): its Failed or FailureTarget
-// condition then dooms, as above; until the controller writes it, the retry count is what is known.
-//
-// Under restartPolicy OnFailure the kubelet retries in place and the controller counts container
-// restarts against the limit (pkg/controller/job pastBackoffLimitOnFailure); the pod's own
-// restarts are added to the Job's failed count then.
+// podFailurePolicy may fail on the first attempt (action FailJob) or not count one (Ignore): its
+// Failed or FailureTarget condition then dooms, as above; until the controller writes it, the
+// retry count is what is known.
 func JobAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job) Verdict {
 	if job == nil || !attemptFailed(v) {
 		return v
@@ -53,24 +72,128 @@ func JobAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job) Verdict {
 	if job.Spec.BackoffLimit != nil {
 		limit = *job.Spec.BackoffLimit
 	}
-	used := job.Status.Failed
-	if pod != nil && pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
-		for i := range pod.Status.ContainerStatuses {
-			used += pod.Status.ContainerStatuses[i].RestartCount
-		}
-		for i := range pod.Status.InitContainerStatuses {
-			used += pod.Status.InitContainerStatuses[i].RestartCount
-		}
+	if limit != math.MaxInt32 && job.Status.Failed > limit {
+		return jobSpent(out, limit, v.Reason)
 	}
-	left := limit - used
-	if left < 0 || left == 0 && pod != nil && pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
+	if job.Spec.BackoffLimitPerIndex != nil {
+		return indexAttempt(pod, v, job, out)
+	}
+	if limit == math.MaxInt32 {
+		// backoffLimitPerIndex is set but not known here, or the limit was set to MaxInt32.
+		out.Kind, out.Rule = Transient, RuleJobRetrying
+		out.Reason = withDetail("Job will retry (no Job-wide backoff limit)", v.Reason)
+		return out
+	}
+	left := limit - job.Status.Failed
+	atMost := false
+	if pod != nil && pod.Spec.RestartPolicy == corev1.RestartPolicyOnFailure {
+		r := podRestarts(pod)
+		// pastBackoffLimitOnFailure fails the Job at restarts >= limit (> 0 for a limit of 0), so
+		// limit-1 restarts survive.
+		byRestarts := limit - 1 - r
+		if limit == 0 {
+			byRestarts = -r
+		}
+		left = min(left, byRestarts)
+		atMost = job.Spec.Parallelism != nil && *job.Spec.Parallelism > 1
+	}
+	if left < 0 {
+		return jobSpent(out, limit, v.Reason)
+	}
+	head := "Job has "
+	if atMost {
+		head += "at most "
+	}
+	out.Kind, out.Rule = Transient, RuleJobRetrying
+	out.Reason = withDetail(head+strconv.Itoa(int(left))+" of "+strconv.Itoa(int(limit))+" retries left", v.Reason)
+	return out
+}
+
+// jobSpent returns out doomed because the Job has used its backoff limit.
+func jobSpent(out Verdict, limit int32, detail string) Verdict {
+	out.Kind, out.Rule = Doomed, RuleJobFailed
+	out.Reason = withDetail("Job has used all "+strconv.Itoa(int(limit))+" retries", detail)
+	return out
+}
+
+// indexAttempt judges a failed attempt of an Indexed Job with spec.backoffLimitPerIndex.
+func indexAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job, out Verdict) Verdict {
+	per := *job.Spec.BackoffLimitPerIndex
+	perText := strconv.Itoa(int(per))
+	idx, hasIdx := podIntMeta(pod, batchv1.JobCompletionIndexAnnotation)
+	if hasIdx && job.Status.FailedIndexes != nil && inIndexList(*job.Status.FailedIndexes, idx) {
 		out.Kind, out.Rule = Doomed, RuleJobFailed
-		out.Reason = withDetail("Job has used all "+strconv.Itoa(int(limit))+" retries", v.Reason)
+		out.Reason = withDetail("Job index "+strconv.Itoa(int(idx))+" failed (per-index limit "+perText+")", v.Reason)
+		return out
+	}
+	failures, hasCount := podIntMeta(pod, batchv1.JobIndexFailureCountAnnotation)
+	if !hasIdx || !hasCount {
+		out.Kind, out.Rule = Transient, RuleJobRetrying
+		out.Reason = withDetail("Job retries each index up to "+perText+" times", v.Reason)
+		return out
+	}
+	// This attempt failed: the index fails when the failures before it already reach the limit.
+	left := per - failures - 1
+	index := "Job index " + strconv.Itoa(int(idx))
+	if left < 0 {
+		out.Kind, out.Rule = Doomed, RuleJobFailed
+		out.Reason = withDetail(index+" has used all "+perText+" retries", v.Reason)
 		return out
 	}
 	out.Kind, out.Rule = Transient, RuleJobRetrying
-	out.Reason = withDetail("Job has "+strconv.Itoa(int(left))+" of "+strconv.Itoa(int(limit))+" retries left", v.Reason)
+	out.Reason = withDetail(index+" has "+strconv.Itoa(int(left))+" of "+perText+" retries left", v.Reason)
 	return out
+}
+
+// podRestarts sums the restart counts of a pod's containers, as pastBackoffLimitOnFailure does.
+func podRestarts(pod *corev1.Pod) int32 {
+	var n int32
+	for i := range pod.Status.InitContainerStatuses {
+		n += pod.Status.InitContainerStatuses[i].RestartCount
+	}
+	for i := range pod.Status.ContainerStatuses {
+		n += pod.Status.ContainerStatuses[i].RestartCount
+	}
+	return n
+}
+
+// podIntMeta reads a non-negative integer the Job controller put on its pod, from the annotation
+// key or, failing that, the label of the same name (the completion index is both since
+// Kubernetes 1.28).
+func podIntMeta(pod *corev1.Pod, key string) (int32, bool) {
+	if pod == nil {
+		return 0, false
+	}
+	s, ok := pod.Annotations[key]
+	if !ok {
+		if s, ok = pod.Labels[key]; !ok {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 32)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return int32(n), true
+}
+
+// inIndexList reports whether idx is in a Job's index list, "1,3-5,7"
+// (status.failedIndexes, status.completedIndexes).
+func inIndexList(list string, idx int32) bool {
+	for list != "" {
+		var item string
+		item, list, _ = strings.Cut(list, ",")
+		lo, hi, isRange := strings.Cut(item, "-")
+		if !isRange {
+			hi = lo
+		}
+		a, err1 := strconv.ParseInt(lo, 10, 32)
+		b, err2 := strconv.ParseInt(hi, 10, 32)
+		if err1 == nil && err2 == nil && int64(idx) >= a && int64(idx) <= b {
+			return true
+		}
+	}
+	return false
 }
 
 // attemptFailed reports whether a Job pod's verdict is a failure of the attempt itself.

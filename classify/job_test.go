@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -40,6 +41,8 @@ func TestJobAttempt(t *testing.T) {
 		{"no job", failedPod, attempt, nil, Doomed, attempt.Rule, attempt.Reason},
 		{"retries left", failedPod, attempt, job(limit(6), 3), Transient, RuleJobRetrying, "Job has 3 of 6 retries left: "},
 		{"default limit", failedPod, attempt, job(nil, 1), Transient, RuleJobRetrying, "Job has 5 of 6 retries left"},
+		// Krane's job.rb dooms here (status.failed >= backoffLimit); the Job controller fails the
+		// Job only at failed > backoffLimit, so the last retry is still to come.
 		{"last retry", failedPod, attempt, job(limit(2), 2), Transient, RuleJobRetrying, "Job has 0 of 2 retries left"},
 		{"limit spent, no condition yet", failedPod, attempt, job(limit(2), 3), Doomed, RuleJobFailed, "Job has used all 2 retries"},
 		{"job failed", failedPod, attempt, job(limit(6), 7, failedCond), Doomed, RuleJobFailed,
@@ -59,15 +62,118 @@ func TestJobAttempt(t *testing.T) {
 		})
 	}
 
-	// Under restartPolicy OnFailure the pod's restarts count against the limit.
+	// Under restartPolicy OnFailure the controller fails the Job when the restarts of its running
+	// pods reach the limit (pastBackoffLimitOnFailure: restarts >= backoffLimit, or > 0 for a
+	// limit of 0), apart from status.failed. Only this pod's restarts are known: with parallelism
+	// above 1 the count is an upper bound.
 	onFailure := failedPod.DeepCopy()
 	onFailure.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	onFailure.Status.ContainerStatuses[0].RestartCount = 4
 	crash := Verdict{Kind: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly (exit 1)"}
-	if got := JobAttempt(onFailure, crash, job(limit(6), 0)); got.Rule != RuleJobRetrying || !strings.Contains(got.Reason, "2 of 6") {
-		t.Errorf("OnFailure with 4 restarts: %s %q, want job-retrying with 2 of 6 left", got.Rule, got.Reason)
+	fresh := onFailure.DeepCopy()
+	fresh.Status.ContainerStatuses[0].RestartCount = 0
+	parallel := func(j *batchv1.Job, n int32) *batchv1.Job { j.Spec.Parallelism = &n; return j }
+	onFailureTests := []struct {
+		name   string
+		pod    *corev1.Pod
+		job    *batchv1.Job
+		kind   Kind
+		rule   Rule
+		reason string
+	}{
+		{"4 restarts of 6", onFailure, job(limit(6), 0), Transient, RuleJobRetrying, "Job has 1 of 6 retries left"},
+		{"restarts and failed pods are separate limits", onFailure, job(limit(6), 3), Transient, RuleJobRetrying, "Job has 1 of 6 retries left"},
+		{"failed pods leave fewer", onFailure, job(limit(6), 6), Transient, RuleJobRetrying, "Job has 0 of 6 retries left"},
+		{"restarts at the limit", onFailure, job(limit(4), 0), Doomed, RuleJobFailed, "Job has used all 4 retries"},
+		{"limit 0, not restarted yet", fresh, job(limit(0), 0), Transient, RuleJobRetrying, "Job has 0 of 0 retries left"},
+		{"limit 0, restarted", onFailure, job(limit(0), 0), Doomed, RuleJobFailed, "Job has used all 0 retries"},
+		{"parallel pods share the limit", onFailure, parallel(job(limit(6), 0), 3), Transient, RuleJobRetrying, "Job has at most 1 of 6 retries left"},
+		{"parallelism 1 is exact", onFailure, parallel(job(limit(6), 0), 1), Transient, RuleJobRetrying, "Job has 1 of 6 retries left"},
 	}
-	if got := JobAttempt(onFailure, crash, job(limit(4), 0)); got.Kind != Doomed || got.Rule != RuleJobFailed {
-		t.Errorf("OnFailure with restarts at the limit: %s/%s, want doomed job-failed", got.Kind, got.Rule)
+	for _, tt := range onFailureTests {
+		t.Run("OnFailure/"+tt.name, func(t *testing.T) {
+			got := JobAttempt(tt.pod, crash, tt.job)
+			if got.Kind != tt.kind || got.Rule != tt.rule || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("JobAttempt = %s/%s %q, want %s/%s starting %q", got.Kind, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
+			}
+		})
+	}
+}
+
+// TestJobAttemptPerIndex covers Indexed Jobs with spec.backoffLimitPerIndex, whose backoffLimit the
+// API server defaults to math.MaxInt32: each index has its own retries, counted in the pod's
+// batch.kubernetes.io/job-index-failure-count annotation (kubernetes pkg/controller/job
+// indexed_job_utils.go isIndexFailed: the index fails when a pod of it fails with a count >=
+// backoffLimitPerIndex).
+func TestJobAttemptPerIndex(t *testing.T) {
+	base := fixturePod(t, "job-reindex-2") // completion index 2, annotation and label
+	attempt := Pod(base)
+	withCount := func(n string) *corev1.Pod {
+		p := base.DeepCopy()
+		p.Annotations[batchv1.JobIndexFailureCountAnnotation] = n
+		return p
+	}
+	labelOnly := withCount("0")
+	delete(labelOnly.Annotations, batchv1.JobCompletionIndexAnnotation)
+	maxInt := int32(math.MaxInt32)
+	perIndex := func(per int32, failedIndexes string) *batchv1.Job {
+		j := &batchv1.Job{Spec: batchv1.JobSpec{BackoffLimit: &maxInt, BackoffLimitPerIndex: &per},
+			Status: batchv1.JobStatus{Failed: 5}}
+		if failedIndexes != "" {
+			j.Status.FailedIndexes = &failedIndexes
+		}
+		return j
+	}
+	tests := []struct {
+		name   string
+		pod    *corev1.Pod
+		job    *batchv1.Job
+		kind   Kind
+		rule   Rule
+		reason string
+	}{
+		{"first failure of 2", withCount("0"), perIndex(2, ""), Transient, RuleJobRetrying, "Job index 2 has 1 of 2 retries left"},
+		{"last try", withCount("1"), perIndex(2, ""), Transient, RuleJobRetrying, "Job index 2 has 0 of 2 retries left"},
+		{"index spent", withCount("2"), perIndex(2, ""), Doomed, RuleJobFailed, "Job index 2 has used all 2 retries"},
+		{"index in failedIndexes", withCount("0"), perIndex(2, "0,2-4"), Doomed, RuleJobFailed, "Job index 2 failed (per-index limit 2)"},
+		{"other indexes failed", withCount("0"), perIndex(2, "0,3-4"), Transient, RuleJobRetrying, "Job index 2 has 1 of 2 retries left"},
+		{"index from the label", labelOnly, perIndex(1, ""), Transient, RuleJobRetrying, "Job index 2 has 0 of 1 retries left"},
+		{"no failure count", base, perIndex(3, ""), Transient, RuleJobRetrying, "Job retries each index up to 3 times"},
+		// backoffLimitPerIndex dropped on the way (or backoffLimit set to MaxInt32): never a count
+		// derived from MaxInt32.
+		{"MaxInt32 Job-wide limit", base, &batchv1.Job{Spec: batchv1.JobSpec{BackoffLimit: &maxInt}, Status: batchv1.JobStatus{Failed: 1}},
+			Transient, RuleJobRetrying, "Job will retry (no Job-wide backoff limit)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := JobAttempt(tt.pod, attempt, tt.job)
+			if got.Kind != tt.kind || got.Rule != tt.rule || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("JobAttempt = %s/%s %q, want %s/%s starting %q", got.Kind, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
+			}
+			if strings.Contains(got.Reason, "2147483") {
+				t.Errorf("reason %q prints a count derived from MaxInt32", got.Reason)
+			}
+		})
+	}
+}
+
+func TestInIndexList(t *testing.T) {
+	tests := []struct {
+		list string
+		idx  int32
+		want bool
+	}{
+		{"", 0, false},
+		{"2", 2, true},
+		{"1,3-5,7", 4, true},
+		{"1,3-5,7", 5, true},
+		{"1,3-5,7", 6, false},
+		{"1,3-5,7", 7, true},
+		{"10-12", 1, false},
+	}
+	for _, tt := range tests {
+		if got := inIndexList(tt.list, tt.idx); got != tt.want {
+			t.Errorf("inIndexList(%q, %d) = %v, want %v", tt.list, tt.idx, got, tt.want)
+		}
 	}
 }

@@ -16,11 +16,11 @@ var execErrnos = [...]string{
 	"operation not permitted",
 }
 
-// execMarkers introduce an error about the container's own command or working directory: open is
-// the text before the operand (the command or directory), close the text after it; the errno text
-// follows close. The same errno texts inside a cgroup, mount or namespace error (`openat2
-// /sys/fs/cgroup/...: no such file or directory`) are node trouble and must not match, so the errno
-// is only looked for right after one of these.
+// commandError reports whether a runtime message is an error about executing the container's own
+// command or changing to its working directory. The errno texts of execErrnos count only right
+// after the command or directory in one of the forms the runtimes print; the same texts inside a
+// cgroup, mount or namespace error (`openat2 /sys/fs/cgroup/...: no such file or directory`) are
+// node trouble and must not match:
 //
 //   - runc libcontainer (standard_init_linux.go): `exec: "serve": executable file not found in
 //     $PATH`, `exec: "/app": permission denied`, `exec: "/app": stat /app: no such file or
@@ -35,42 +35,127 @@ var execErrnos = [...]string{
 //     `/srv`: No such file or directory" or, in older crun, a bare "chdir: No such file or
 //     directory" (woodpecker-ci/woodpecker#2510). crun's "chdir to `<rootfs>`" is its own move
 //     into the root filesystem on the node, not the working directory, so it is not a marker.
-var execMarkers = [...]struct{ open, close string }{
-	{`exec: "`, `": `},
-	{`exec: \"`, `\": `},
-	{"unable to start container process: exec ", ": "},
-	{"chdir to cwd (", ") set in config.json failed: "},
-	{"executable file `", "` not found in $path"},
-	{"chdir `", "`: "},
-	{"chdir", ": "},
-	{"open executable", ": "},
+//
+// The shim's own failure to execute the OCI runtime binary has runc's `exec: "<name>": ...` form
+// too, because both come from Go's os/exec: containerd's shim (cmd/containerd-shim-runc-v2/process
+// init.go runtimeError) reports it as `OCI runtime create failed: unable to retrieve OCI runtime
+// error (open .../log.json: no such file or directory): exec: "nvidia-container-runtime":
+// executable file not found in $PATH` (NVIDIA/nvidia-docker#1269, containerd/containerd#11557),
+// or right after `OCI runtime create failed: ` when the runtime's log was empty. The runtime
+// missing on a node is node trouble, so an exec error in that position is not the command's
+// (shimExec).
+//
+// Every marker contains "exec" or "chdir", so the message is scanned once for each of the two words
+// (nextWord, exact case: runc, crun, Docker and containerd write these words and the text around
+// them in lower case; only crun's strerror is capitalised, so the errno alone is compared with
+// ASCII case folding). It does not allocate.
+func commandError(msg string) bool {
+	return execError(msg) || chdirError(msg)
 }
 
-// commandError reports whether a runtime message is an error about executing the container's own
-// command or changing to its working directory.
-func commandError(msg string) bool {
-	for _, m := range execMarkers {
-		rest := msg
-		for {
-			i := indexFold(rest, m.open)
-			if i < 0 {
-				break
+// execError reports an error about executing the container's command: each occurrence of "exec"
+// is checked against the runc, Docker and crun forms above.
+func execError(msg string) bool {
+	for off := 0; ; {
+		p := nextWord(msg, off, "exec", 1)
+		if p < 0 {
+			return false
+		}
+		off = p + len("exec")
+		before, rest := msg[:p], msg[p:]
+		switch {
+		case strings.HasPrefix(rest, `exec: "`):
+			if !shimExec(before) && operandErrno(rest[len(`exec: "`):], `": `, false) {
+				return true
 			}
-			rest = rest[i+len(m.open):]
-			j := indexFold(rest, m.close)
-			if j < 0 {
-				break
+		case strings.HasPrefix(rest, `exec: \"`):
+			if !shimExec(before) && operandErrno(rest[len(`exec: \"`):], `\": `, false) {
+				return true
 			}
-			operand, tail := rest[:j], rest[j+len(m.close):]
-			if m.close == ": " && strings.ContainsAny(operand, " \t") {
-				continue // a bare path has no spaces: this is another clause, not the operand
+		case strings.HasPrefix(rest, "exec ") && strings.HasSuffix(before, "unable to start container process: "):
+			if operandErrno(rest[len("exec "):], ": ", true) {
+				return true
 			}
-			if m.close == "` not found in $path" || errnoFollows(tail) {
+		case strings.HasPrefix(rest, "executable file `"):
+			if strings.Contains(rest[len("executable file `"):], "` not found in $PATH") {
+				return true
+			}
+		case strings.HasPrefix(rest, "executable") && strings.HasSuffix(before, "open "):
+			if operandErrno(rest[len("executable"):], ": ", true) {
 				return true
 			}
 		}
 	}
-	return false
+}
+
+// chdirError reports an error about changing to the container's working directory.
+func chdirError(msg string) bool {
+	for off := 0; ; {
+		p := nextWord(msg, off, "chdir", 1)
+		if p < 0 {
+			return false
+		}
+		off = p + len("chdir")
+		rest := msg[off:]
+		var ok bool
+		switch {
+		case strings.HasPrefix(rest, " to cwd ("):
+			ok = operandErrno(rest[len(" to cwd ("):], ") set in config.json failed: ", false)
+		case strings.HasPrefix(rest, " `"):
+			ok = operandErrno(rest[len(" `"):], "`: ", false)
+		default:
+			ok = operandErrno(rest, ": ", true) // crun's bare "chdir: <strerror>"
+		}
+		if ok {
+			return true
+		}
+	}
+}
+
+// nextWord returns the index of the first occurrence of word in s at or after off, or -1. It looks
+// for word[at], a letter that is rare in runtime messages ('x' of "exec", 'h' of "chdir"), with
+// the vectorised strings.IndexByte and compares the word only there; strings.Index would stop at
+// every 'e' and 'c' of a long message.
+func nextWord(s string, off int, word string, at int) int {
+	for i := off + at; i < len(s); {
+		j := strings.IndexByte(s[i:], word[at])
+		if j < 0 {
+			return -1
+		}
+		if p := i + j - at; strings.HasPrefix(s[p:], word) {
+			return p
+		}
+		i += j + 1
+	}
+	return -1
+}
+
+// operandErrno reports whether s is an operand (a command or directory) ended by close and
+// followed by one of execErrnos. bare says the operand is a bare word or path, which has no
+// spaces: text with spaces before close is another clause, not the operand.
+func operandErrno(s, close string, bare bool) bool {
+	j := strings.Index(s, close)
+	if j < 0 || bare && strings.ContainsAny(s[:j], " \t") {
+		return false
+	}
+	return errnoFollows(s[j+len(close):])
+}
+
+// shimExec reports whether an `exec: "<name>"` error that follows before is the containerd shim
+// failing to execute the OCI runtime rather than the runtime failing to execute the command: it
+// comes right after the shim's "unable to retrieve OCI runtime error (<log error>): ", or right
+// after "OCI runtime create failed: " (runc's own errors there start "runc create failed: " or
+// with a source location, never with `exec: `).
+func shimExec(before string) bool {
+	const retrieve = "unable to retrieve OCI runtime error ("
+	if strings.HasSuffix(before, "OCI runtime create failed: ") {
+		return true
+	}
+	if !strings.HasSuffix(before, "): ") {
+		return false
+	}
+	k := strings.LastIndex(before, retrieve)
+	return k >= 0 && strings.IndexByte(before[k+len(retrieve):len(before)-len("): ")], ')') < 0
 }
 
 // errnoFollows reports whether s starts with one of execErrnos, allowing for runc's one extra

@@ -89,7 +89,7 @@ const (
 	RuleConfigCacheSync           // CreateContainerConfigError "failed to sync ... cache"
 	RuleCreateError               // CreateContainerError / RunContainerError, deterministic
 	RuleCreateErrorTransient      // CreateContainerError / RunContainerError, otherwise
-	RuleStartFailure128           // ContainerCannotRun / StartError exit 128, runtime trouble
+	RuleStartFailure128           // ContainerCannotRun / StartError 128 (or 126/127 not about the command): runtime trouble
 	RuleStartFailureConfig        // ContainerCannotRun / StartError with a deterministic message
 	RuleStartFailure              // ContainerCannotRun / StartError with another exit code
 	RuleTerminatedError           // terminated non-zero, not restarted
