@@ -82,10 +82,12 @@ func escalates(r classify.Rule) bool {
 	return r == classify.RuleStartFailure128 || r == classify.RuleCreateErrorTransient
 }
 
-// escalatedReason is the doom reason of an escalated container whose own failure has rule r.
-func escalatedReason(nodes int, r classify.Rule) string {
-	if r == classify.RuleStartFailure128 {
-		return "failed to start with exit 128 on " + strconv.Itoa(nodes) + " nodes: not node-local"
+// escalatedReason is the doom reason of an escalated container whose own failure is v: it names
+// the exit code when the failure had one (128 from containerd; cri-dockerd's 126 and 127 are the
+// same runtime trouble, classify.RuleStartFailure128), none for a create error.
+func escalatedReason(nodes int, v classify.Verdict) string {
+	if v.Rule == classify.RuleStartFailure128 && v.HasExitCode {
+		return "failed to start with exit " + strconv.Itoa(int(v.ExitCode)) + " on " + strconv.Itoa(nodes) + " nodes: not node-local"
 	}
 	return "failed to start on " + strconv.Itoa(nodes) + " nodes: not node-local"
 }

@@ -109,7 +109,7 @@ func (m *Model) judge(p *Pod) {
 		if c.Kind == classify.Transient && escalates(c.Rule) {
 			starting = true
 			if escalated > 0 {
-				c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, c.Rule)
+				c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, c.Verdict)
 				promoted = true
 			}
 		}

@@ -148,8 +148,14 @@ type rsPods struct {
 
 // countRS adds (d = 1) or removes (d = -1) pod p in its ReplicaSet's counts and marks the rollout
 // of the ReplicaSet's Deployment dirty.
+//
+// A pod the kubelet failed for a node reason (evicted, preempted, rejected at admission, shut
+// down with its node) is left out: its ReplicaSet has replaced it, and such pods stay in the API
+// until they are garbage-collected, often for days. Counted, one of them would keep a new
+// ReplicaSet whose live pods are all doomed from ever being doomed. Krane counts them (its
+// all-doomed rule sees a transient pod); doomwatch counts the pods that will run.
 func (m *Model) countRS(p *Pod, d int) {
-	if p.ctrl.kind != string(KindReplicaSet) {
+	if p.ctrl.kind != string(KindReplicaSet) || replaced(p.Verdict.Rule) {
 		return
 	}
 	k := podKey{p.ctrl.ns, p.ctrl.name}
@@ -175,6 +181,9 @@ func (m *Model) countRS(p *Pod, d int) {
 		m.rollouts.dirty[dk] = struct{}{}
 	}
 }
+
+// replaced reports a pod its controller replaces: failed by the kubelet for a node reason.
+func replaced(r classify.Rule) bool { return r == classify.RulePodEvicted || r == classify.RulePodRejected }
 
 func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout {
 	r := Rollout{

@@ -8,6 +8,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"doomwatch/classify"
 )
 
 func rolloutOf(t *testing.T, m *Model, name string) Rollout {
@@ -91,6 +93,37 @@ func TestRolloutDoomedWhenEveryNewPodIsDoomed(t *testing.T) {
 	}
 	if rs := m.Rollouts(); rs[0].Name != "pay" {
 		t.Errorf("doomed rollouts first")
+	}
+}
+
+// TestEvictedPodsDoNotKeepADoomedRolloutAlive: an evicted pod of the new ReplicaSet, replaced by it
+// and left in the API, is not one of the pods the all-doomed rule waits for.
+func TestEvictedPodsDoNotKeepADoomedRolloutAlive(t *testing.T) {
+	m := New(DefaultConfig())
+	d := deployment("shop", "pay", 2, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 2, 0 })
+	m.Apply(&Batch{Deployments: []*appsv1.Deployment{d}, ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-new", "pay", "3")}}, t0)
+	newPod := func(name string, opts ...podOpt) *corev1.Pod {
+		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9")}, opts...)...)
+	}
+	evicted := newPod("pay-new-0")
+	// The kubelet's eviction as classify/testdata/evicted-managed.yaml has it (kubernetes
+	// pkg/kubelet/eviction/helpers.go evictionMessage).
+	evicted.Status = corev1.PodStatus{Phase: corev1.PodFailed, Reason: "Evicted",
+		Message: "The node was low on resource: memory. Threshold quantity: 100Mi, available: 51200Ki. " +
+			"Container app was using 1200Mi, request is 0, has larger consumption of memory. "}
+	apply(m, t0, evicted, newPod("pay-new-1", imageNotFound()), newPod("pay-new-2", imageNotFound()))
+	if v := m.Pod("shop/pay-new-0").Verdict; v.Rule != classify.RulePodEvicted {
+		t.Fatalf("the evicted pod is %s, want pod-evicted; the test proves nothing", v.Rule)
+	}
+	r := rolloutOf(t, m, "pay")
+	want := `2/2 new pods doomed: Image not found: registry.example/app:v9`
+	if r.Verdict != RolloutDoomed || r.Reason != want {
+		t.Errorf("got %s %q, want doomed %q", r.Verdict, r.Reason, want)
+	}
+	// Deleting it changes nothing; the counts stay right.
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "pay-new-0"}}}, t0)
+	if r := rolloutOf(t, m, "pay"); r.Verdict != RolloutDoomed || r.Reason != want {
+		t.Errorf("after the evicted pod is deleted: %s %q, want doomed %q", r.Verdict, r.Reason, want)
 	}
 }
 
