@@ -21,6 +21,10 @@ type Interner struct {
 	specs     table[*podSpec]
 	conds     table[*condText]
 	revisions table[map[string]string]
+	// specsRaw and ownersRaw share specs and owner references by their protobuf encoding, for
+	// PodFromProto.
+	specsRaw  table[*podSpec]
+	ownersRaw table[[]metav1.OwnerReference]
 	buf, key  []byte
 }
 
@@ -39,6 +43,8 @@ func NewInterner() *Interner {
 		specs:     newTable[*podSpec](internMax / 8),
 		conds:     newTable[*condText](internMax / 8),
 		revisions: newTable[map[string]string](internMax / 64),
+		specsRaw:  newTable[*podSpec](internMax / 8),
+		ownersRaw: newTable[[]metav1.OwnerReference](internMax / 8),
 	}
 }
 

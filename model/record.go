@@ -34,8 +34,8 @@ type PodRecord struct {
 	created, deleted                            stamp
 	deleting                                    bool                    // deleted is set: the pod is being deleted
 	owners                                      []metav1.OwnerReference // shared
-	// annotations holds the Job controller's index annotations (jobAnnotations) of an indexed
-	// Job's pod, classify.JobAttempt reads them; nil for every other pod.
+	// annotations holds the kept annotations (keptAnnotations): the Job controller's index
+	// annotations of an indexed Job's pod, which classify.JobAttempt reads; nil for other pods.
 	annotations            map[string]string
 	spec                   *podSpec // shared
 	phase, reason, message string
@@ -157,10 +157,13 @@ func (s stamp) meta() metav1.Time {
 	return metav1.NewTime(s.time())
 }
 
-// jobAnnotations are the only annotations a record keeps: the Job controller's completion index
+// keptAnnotations are the only annotations a record keeps: the Job controller's completion index
 // and per-index failure count (kubernetes pkg/controller/job/indexed_job_utils.go), which
-// classify.JobAttempt reads for a Job with a backoff limit per index.
-var jobAnnotations = [...]string{"batch.kubernetes.io/job-completion-index", "batch.kubernetes.io/job-index-failure-count"}
+// classify.JobAttempt reads for a Job with a backoff limit per index, and the API server's mark
+// on the bookmark that ends a streamed list (metav1.InitialEventsAnnotationKey), which client-go's
+// reflector reads from the bookmark's object.
+var keptAnnotations = [...]string{"batch.kubernetes.io/job-completion-index", "batch.kubernetes.io/job-index-failure-count",
+	metav1.InitialEventsAnnotationKey}
 
 // Pod makes p's record: identity, the resource version (the informer tells an update from a resync
 // by it), timestamps and ownership; the node, containers, restart policy and readiness gates
@@ -186,10 +189,10 @@ func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
 	if d := p.DeletionTimestamp; d != nil {
 		r.deleted, r.deleting = stampOf(d.Time), true
 	}
-	for _, k := range jobAnnotations {
+	for _, k := range keptAnnotations {
 		if v, ok := p.Annotations[k]; ok {
 			if r.annotations == nil {
-				r.annotations = make(map[string]string, len(jobAnnotations))
+				r.annotations = make(map[string]string, 2)
 			}
 			r.annotations[k] = v
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -114,5 +115,62 @@ func TestStampKeepsTheEpochApartFromZero(t *testing.T) {
 	at := time.Date(2026, 3, 1, 11, 58, 0, 123, time.UTC)
 	if got := stampOf(at).time(); !got.Equal(at) {
 		t.Errorf("%v became %v", at, got)
+	}
+}
+
+// TestPodFromProtoMakesTheSameRecord: for every classify fixture, the record read straight from
+// the pod's protobuf encoding (what the API server sends) is the record made from the decoded
+// pod, with and without an interner, and a record read through a warm interner (the second pod of
+// a template) shares its spec and owners with the first.
+func TestPodFromProtoMakesTheSameRecord(t *testing.T) {
+	in := NewInterner()
+	for name, orig := range classifyFixtures(t) {
+		t.Run(name, func(t *testing.T) {
+			data, err := orig.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := RecordOf(orig)
+			for _, tc := range []struct {
+				what string
+				in   *Interner
+			}{{"without an interner", nil}, {"with an interner", in}, {"with a warm interner", in}} {
+				got, err := tc.in.PodFromProto(data)
+				if err != nil {
+					t.Fatalf("%s: %v", tc.what, err)
+				}
+				if !got.SameContent(want) || got.resourceVersion != want.resourceVersion {
+					t.Errorf("%s: record\n%+v\nwant\n%+v", tc.what, *got, *want)
+				}
+				if g, w := got.Pod(), want.Pod(); !equality.Semantic.DeepEqual(g, w) {
+					gj, _ := json.Marshal(g)
+					wj, _ := json.Marshal(w)
+					t.Errorf("%s: rebuilds\n%s\nwant\n%s", tc.what, gj, wj)
+				}
+			}
+			a, _ := in.PodFromProto(data)
+			b, _ := in.PodFromProto(data)
+			if a.spec != b.spec || len(a.owners) > 0 && &a.owners[0] != &b.owners[0] {
+				t.Errorf("two records of one template do not share their spec and owners")
+			}
+		})
+	}
+}
+
+// TestPodFromProtoRejectsGarbage: a truncated or corrupt message is an error, never a panic.
+func TestPodFromProtoRejectsGarbage(t *testing.T) {
+	p := pod("shop", "web-1", crashLoop())
+	data, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range len(data) {
+		r, err := NewInterner().PodFromProto(data[:n])
+		if err == nil && r == nil {
+			t.Fatalf("%d bytes: no record and no error", n)
+		}
+	}
+	if _, err := NewInterner().PodFromProto([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f}); err == nil {
+		t.Errorf("a length past the end was accepted")
 	}
 }

@@ -183,7 +183,9 @@ func (m *Model) countRS(p *Pod, d int) {
 }
 
 // replaced reports a pod its controller replaces: failed by the kubelet for a node reason.
-func replaced(r classify.Rule) bool { return r == classify.RulePodEvicted || r == classify.RulePodRejected }
+func replaced(r classify.Rule) bool {
+	return r == classify.RulePodEvicted || r == classify.RulePodRejected
+}
 
 func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout {
 	r := Rollout{
