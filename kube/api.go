@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"doomwatch/model"
 )
@@ -26,6 +27,10 @@ type Options struct {
 	Now func() time.Time
 	// Context is the kubeconfig context name shown in the header ("demo" for the demo).
 	Context string
+
+	// restConfig, set by Connect, is the real cluster's connection: the pod informer then decodes
+	// pods straight into records with a client of its own (podcodec.go).
+	restConfig *rest.Config
 }
 
 // Source runs informers and hands the model coalesced batches.

@@ -75,6 +75,7 @@ func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*
 	if err != nil {
 		return nil, lineErrorf(err, "creating client: %v", err)
 	}
+	opts.restConfig = cfg
 	return Start(ctx, client, opts)
 }
 

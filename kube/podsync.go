@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -194,8 +195,9 @@ func (s *podSync) hasSynced() bool {
 	return s.done
 }
 
-// podPager lists one page of pods.
-type podPager func(ctx context.Context, o metav1.ListOptions) (*corev1.PodList, error)
+// podPager lists one page of pods: a *corev1.PodList from the typed client, or a metav1.List of
+// records from the record client (podcodec.go).
+type podPager func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error)
 
 // list is the pod informer's list call, used when the client or server cannot stream lists. It
 // pages through the pods itself, whatever page size the reflector asked for, and trims each page
@@ -217,15 +219,19 @@ func (s *podSync) list(ctx context.Context, o metav1.ListOptions, page podPager,
 	o.Limit, o.Continue = listPageSize, ""
 	out := &metav1.List{}
 	for {
-		pods, err := page(ctx, o)
+		obj, err := page(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		lm, items, err := listParts(obj)
 		if err != nil {
 			return nil, err
 		}
 		if out.ResourceVersion == "" {
-			out.ResourceVersion = pods.ResourceVersion
+			out.ResourceVersion = lm.GetResourceVersion()
 		}
-		for i := range pods.Items {
-			obj, err := transform(&pods.Items[i])
+		for _, item := range items {
+			obj, err := transform(item)
 			if err != nil {
 				return nil, err
 			}
@@ -233,22 +239,43 @@ func (s *podSync) list(ctx context.Context, o metav1.ListOptions, page podPager,
 			// ExtractListWithAlloc), so the informer stores the objects delivered here.
 			out.Items = append(out.Items, runtime.RawExtension{Object: obj.(runtime.Object)})
 		}
-		if total, ok := remaining(pods); ok {
+		if total, ok := remaining(lm); ok {
 			s.health.estimate(len(out.Items) + total)
 		}
-		if pods.Continue == "" {
+		if lm.GetContinue() == "" {
 			return out, nil
 		}
-		o.Continue, o.ResourceVersion, o.ResourceVersionMatch = pods.Continue, "", ""
+		o.Continue, o.ResourceVersion, o.ResourceVersionMatch = lm.GetContinue(), "", ""
 	}
 }
 
+// listParts is a page's list metadata and items.
+func listParts(obj runtime.Object) (metav1.ListInterface, []runtime.Object, error) {
+	switch l := obj.(type) {
+	case *corev1.PodList:
+		items := make([]runtime.Object, len(l.Items))
+		for i := range l.Items {
+			items[i] = &l.Items[i]
+		}
+		return l, items, nil
+	case *metav1.List:
+		items := make([]runtime.Object, len(l.Items))
+		for i := range l.Items {
+			if items[i] = l.Items[i].Object; items[i] == nil {
+				return nil, nil, fmt.Errorf("listing pods: an item came undecoded")
+			}
+		}
+		return l, items, nil
+	}
+	return nil, nil, fmt.Errorf("listing pods: unexpected %T", obj)
+}
+
 // remaining is how many pods the list holds past this page, when known.
-func remaining(l *corev1.PodList) (int, bool) {
+func remaining(l metav1.ListInterface) (int, bool) {
 	switch {
-	case l.RemainingItemCount != nil:
-		return int(*l.RemainingItemCount), true
-	case l.Continue == "":
+	case l.GetRemainingItemCount() != nil:
+		return int(*l.GetRemainingItemCount()), true
+	case l.GetContinue() == "":
 		return 0, true
 	}
 	return 0, false
@@ -257,11 +284,15 @@ func remaining(l *corev1.PodList) (int, bool) {
 // probe estimates the initial list's size from a one-item list, for a streamed list, which
 // carries no count. A failure only leaves the total unknown: the informer reports its own.
 func (s *podSync) probe(ctx context.Context, page podPager, selector string) {
-	pods, err := page(ctx, metav1.ListOptions{Limit: 1, LabelSelector: selector})
+	obj, err := page(ctx, metav1.ListOptions{Limit: 1, LabelSelector: selector})
 	if err != nil {
 		return
 	}
-	if n, ok := remaining(pods); ok {
-		s.health.estimate(len(pods.Items) + n)
+	lm, items, err := listParts(obj)
+	if err != nil {
+		return
+	}
+	if n, ok := remaining(lm); ok {
+		s.health.estimate(len(items) + n)
 	}
 }

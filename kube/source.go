@@ -59,8 +59,20 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	// No resync: every change arrives as an event, and a resync would only re-send unchanged objects.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0)
 	core, apps, batch := client.CoreV1(), client.AppsV1(), client.BatchV1()
-	podPage := func(ctx context.Context, o metav1.ListOptions) (*corev1.PodList, error) {
+	// Pods of a real cluster are decoded straight into records (podcodec.go); the demo's fake
+	// clientset hands over corev1.Pods, which the transform makes records.
+	var podObj runtime.Object = &corev1.Pod{}
+	podPage := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 		return core.Pods(ns).List(ctx, o)
+	}
+	podWatch := core.Pods(ns).Watch
+	if opts.restConfig != nil {
+		rc, err := recordClient(opts.restConfig, trim)
+		if err != nil {
+			return nil, err
+		}
+		rp := recordPods{rc: rc, ns: ns}
+		podObj, podPage, podWatch = &model.PodRecord{}, rp.list, rp.watch
 	}
 
 	// Pods are scoped by namespace and selector; workloads by namespace only (a pod selector says
@@ -78,11 +90,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		list  func(context.Context, metav1.ListOptions) (runtime.Object, error)
 		watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
 	}{
-		{model.KindPod, &corev1.Pod{}, tweak,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return core.Pods(ns).List(ctx, o)
-			},
-			core.Pods(ns).Watch},
+		{model.KindPod, podObj, tweak, podPage, podWatch},
 		{model.KindNode, &corev1.Node{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return core.Nodes().List(ctx, o)
