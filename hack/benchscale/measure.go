@@ -1,0 +1,419 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+
+	"doomwatch/hack/scale"
+)
+
+// settings are the harness's knobs, shared by every tool's run.
+type settings struct {
+	pods          int
+	width, height int
+	startTimeout  time.Duration // until rows and until synced
+	idle          time.Duration // the idle window
+	churnRate     float64
+	churnFor      time.Duration
+	probeTimeout  time.Duration // one update → screen wait
+	keyTimeout    time.Duration // one key → frame wait
+	maxProbes     int
+}
+
+// bench is what every run shares: the loaded server and the fleet on it.
+type bench struct {
+	settings
+	client kubernetes.Interface
+	fleet  *scale.Fleet
+	index  map[string]scale.PodRef
+}
+
+// result is one tool's figures.
+type result struct {
+	tool              string
+	firstRows, synced time.Duration
+	rowsOK, syncedOK  bool
+	idle, churn       window
+	churnRun          scale.ChurnResult
+	latency           samples
+	// floor is the server's share of latency: update sent → a plain watch received it.
+	floor         samples
+	sortKey       samples
+	filter, clear samples
+	err           error
+	lastScreen    string
+}
+
+// samples are timings of one kind, with the attempts that timed out.
+type samples struct {
+	d      []time.Duration
+	misses int
+}
+
+func (s *samples) add(d time.Duration, ok bool) {
+	if ok {
+		s.d = append(s.d, d)
+	} else {
+		s.misses++
+	}
+}
+
+// quantile is the nearest-rank q-quantile, counting misses as longer than any sample; ok is false
+// when it falls on a miss.
+func (s samples) quantile(q float64) (time.Duration, bool) {
+	n := len(s.d) + s.misses
+	if n == 0 {
+		return 0, false
+	}
+	sorted := slices.Clone(s.d)
+	slices.Sort(sorted)
+	rank := int(q*float64(n)+0.999999) - 1 // ceil(q·n), 1-based, then 0-based
+	rank = max(rank, 0)
+	if rank >= len(sorted) {
+		return 0, false
+	}
+	return sorted[rank], true
+}
+
+// runTool measures one tool: start → rows → synced, an idle window, a churn window with update →
+// screen probes, then sort and filter keys at rest.
+func (b *bench) runTool(ctx context.Context, t tool, seq int, logf func(string, ...any)) result {
+	r := result{tool: t.name}
+	start := time.Now()
+	term, err := startTerminal(t.bin, t.args, t.env, b.width, b.height)
+	if err != nil {
+		r.err = fmt.Errorf("starting %s: %w", t.name, err)
+		return r
+	}
+	defer func() {
+		r.lastScreen = term.screen()
+		term.stop(t.quit, 10*time.Second)
+	}()
+
+	at, _, ok := term.await(b.startTimeout, func(s string) bool { return len(rows(s)) > 0 })
+	r.firstRows, r.rowsOK = at.Sub(start), ok
+	if !ok {
+		r.err = fmt.Errorf("no pod rows on screen after %s", b.startTimeout)
+		return r
+	}
+	logf("%s: first rows after %s", t.name, r.firstRows.Round(time.Millisecond))
+	at, _, ok = term.await(b.startTimeout-time.Since(start), func(s string) bool { return t.synced(s, b.pods) })
+	r.synced, r.syncedOK = at.Sub(start), ok
+	if !ok {
+		r.err = fmt.Errorf("synced count %d not on screen after %s", b.pods, b.startTimeout)
+		return r
+	}
+	logf("%s: synced after %s", t.name, r.synced.Round(time.Millisecond))
+
+	// Let the start-up garbage be collected before the idle window, as an operator's dashboard
+	// would have been open a while.
+	if err := sleep(ctx, 5*time.Second); err != nil {
+		r.err = err
+		return r
+	}
+	if r.idle, err = observe(ctx, term.pid(), b.idle); err != nil {
+		r.err = fmt.Errorf("idle window: %w", err)
+		return r
+	}
+	logf("%s: idle %.3f cores, RSS %s", t.name, r.idle.cores, mib(r.idle.rssEnd))
+
+	r.churnRun, r.churn, r.latency, r.floor, err = b.churnWindow(ctx, term, seq, logf)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	logf("%s: churn %.0f/s: %.3f cores, RSS max %s; %d probes, %d missed", t.name, r.churnRun.Rate, r.churn.cores,
+		mib(r.churn.rssMax), len(r.latency.d), r.latency.misses)
+
+	if err := sleep(ctx, 3*time.Second); err != nil {
+		r.err = err
+		return r
+	}
+	r.sortKey = b.sortKeys(ctx, term, t)
+	r.filter, r.clear = b.filters(ctx, term, t)
+	return r
+}
+
+// churnWindow churns one namespace while sampling the tool and probing update → screen latency
+// on pods the tool shows.
+func (b *bench) churnWindow(ctx context.Context, term *terminal, seq int, logf func(string, ...any)) (scale.ChurnResult, window, samples, samples, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var run scale.ChurnResult
+	wg.Go(func() {
+		defer cancel()
+		run = b.fleet.Churn(ctx, b.client, scale.ChurnConfig{Namespace: 0, Rate: b.churnRate,
+			Count: int(b.churnRate * b.churnFor.Seconds()), Duration: b.churnFor, Workers: 48})
+	})
+	var w window
+	var werr error
+	wg.Go(func() { w, werr = observe(ctx, term.pid(), b.churnFor) })
+
+	var lat, floor samples
+	// Each probe writes a restart count no earlier probe used, so every probe is a change.
+	value := 7000 + 1000*seq
+	for i := 0; i < b.maxProbes && ctx.Err() == nil; i++ {
+		ok, d, server, err := b.probe(ctx, term, i, value+i)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			logf("probe: %v", err)
+			continue
+		}
+		lat.add(d, ok)
+		floor.add(server, server >= 0)
+		if sleep(ctx, 200*time.Millisecond) != nil {
+			break
+		}
+	}
+	wg.Wait()
+	if werr != nil {
+		return run, w, lat, floor, fmt.Errorf("churn window: %w", werr)
+	}
+	if run.FirstErr != nil {
+		logf("churn: %d of %d updates failed, first: %v", run.Failed, run.Sent, run.FirstErr)
+	}
+	return run, w, lat, floor, nil
+}
+
+// probe sets the restart count of a pod on screen to value and waits for its row to show it. The
+// pod is one whose verdict a restart count does not change, so its row stays where it is. It
+// returns the tool's latency, from the update's send to the screen, and the server's: from the
+// send to a plain watch's receipt of the update.
+func (b *bench) probe(ctx context.Context, term *terminal, i, value int) (ok bool, d, server time.Duration, err error) {
+	var cands []scale.PodRef
+	for _, name := range rows(term.screen()) {
+		if ref, ok := b.index[name]; ok && ref.State != scale.StartError {
+			cands = append(cands, ref)
+		}
+	}
+	if len(cands) == 0 {
+		return false, 0, 0, fmt.Errorf("no pod on screen to probe")
+	}
+	ref := cands[i%len(cands)]
+	key := ref.Namespace + "/" + ref.Name
+	b.fleet.Reserve(key)
+	defer b.fleet.Release(key)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pr, err := scale.SetRestarts(wctx, b.client, ref.Namespace, ref.Name, int32(value))
+	if err != nil {
+		return false, 0, 0, err
+	}
+	at, _, ok := term.await(b.probeTimeout, func(s string) bool { return hasToken(lineWith(s, ref.Name), value) })
+	select {
+	case <-pr.Seen:
+	case <-time.After(b.probeTimeout):
+	}
+	server = -1
+	if pr.SeenOK {
+		server = pr.SeenAt.Sub(pr.Sent)
+	}
+	return ok, at.Sub(pr.Sent), server, nil
+}
+
+// sortKeys presses each sort key twice round and times each until the rows on screen change.
+func (b *bench) sortKeys(ctx context.Context, term *terminal, t tool) samples {
+	var out samples
+	for range 2 {
+		for _, k := range t.sortKeys {
+			before := strings.Join(rows(term.screen()), "\n")
+			sent, err := term.send(k)
+			if err != nil {
+				out.misses++
+				continue
+			}
+			at, _, ok := term.await(b.keyTimeout, func(s string) bool {
+				r := rows(s)
+				return len(r) > 0 && strings.Join(r, "\n") != before
+			})
+			out.add(at.Sub(sent), ok)
+			if sleep(ctx, time.Second) != nil {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// filters types a ReplicaSet's name into the tool's filter and times until only its pods are on
+// screen, then clears the filter and times until other pods are back.
+func (b *bench) filters(ctx context.Context, term *terminal, t tool) (apply, clear samples) {
+	for _, text := range b.filterTexts(3) {
+		if _, err := term.send(t.filterOpen); err != nil {
+			apply.misses++
+			continue
+		}
+		if sleep(ctx, 500*time.Millisecond) != nil {
+			return
+		}
+		sent, err := term.send(text + t.filterApply)
+		if err != nil {
+			apply.misses++
+			continue
+		}
+		onlyText := func(s string) bool {
+			r := rows(s)
+			for _, name := range r {
+				if !strings.Contains(name, text) {
+					return false
+				}
+			}
+			return len(r) > 0
+		}
+		at, _, ok := term.await(b.keyTimeout, onlyText)
+		apply.add(at.Sub(sent), ok)
+		if sleep(ctx, time.Second) != nil {
+			return
+		}
+		sent, err = term.send(t.filterClear)
+		if err != nil {
+			clear.misses++
+			continue
+		}
+		at, _, ok = term.await(b.keyTimeout, func(s string) bool { return len(rows(s)) > 0 && !onlyText(s) })
+		clear.add(at.Sub(sent), ok)
+		if sleep(ctx, time.Second) != nil {
+			return
+		}
+	}
+	return
+}
+
+// filterTexts are ReplicaSet names from the last namespace, spread over its Deployments: a few
+// dozen pods each, none of them on the first screen of any sort.
+func (b *bench) filterTexts(n int) []string {
+	var out []string
+	k := b.fleet.Namespaces() - 1
+	deps := b.fleet.DeploymentsIn(k)
+	for i := range n {
+		out = append(out, scale.ReplicaSetName(k, deps-1-i*deps/(n+1)))
+	}
+	return out
+}
+
+// bareResult is the bare informer's figures.
+type bareResult struct {
+	synced time.Duration
+	idle   window
+	err    error
+}
+
+// runBare runs the bare typed informer until it has synced, then samples it over the idle
+// window.
+func (b *bench) runBare(ctx context.Context, bin, kubeconfig string, env []string) bareResult {
+	var r bareResult
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--max", (b.startTimeout + b.idle + time.Minute).String())
+	cmd.Env = env
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		r.err = err
+		return r
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.err = err
+		return r
+	}
+	defer func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	}()
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(out).ReadString('\n')
+		line <- s
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case s := <-line:
+		r.synced = time.Since(start)
+		if want := fmt.Sprintf("synced %d", b.pods); strings.TrimSpace(s) != want {
+			r.err = fmt.Errorf("bare informer said %q, want %q", strings.TrimSpace(s), want)
+			return r
+		}
+	case <-time.After(b.startTimeout):
+		r.err = fmt.Errorf("bare informer not synced after %s", b.startTimeout)
+		return r
+	case <-ctx.Done():
+		r.err = ctx.Err()
+		return r
+	}
+	if err := sleep(ctx, 5*time.Second); err != nil {
+		r.err = err
+		return r
+	}
+	r.idle, r.err = observe(ctx, cmd.Process.Pid, b.idle)
+	return r
+}
+
+// onceResult is `doomwatch --once -A`: wall time and peak RSS.
+type onceResult struct {
+	took    time.Duration
+	maxRSS  int64
+	outputs int // lines printed
+	err     error
+}
+
+func (b *bench) runOnce(ctx context.Context, bin, kubeconfig string, env []string) onceResult {
+	var r onceResult
+	ctx, cancel := context.WithTimeout(ctx, b.startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--kubeconfig", kubeconfig, "-A", "--once", "--request-timeout", b.startTimeout.String())
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		r.err = err
+		return r
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.err = err
+		return r
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		r.outputs++
+	}
+	err = cmd.Wait()
+	r.took = time.Since(start)
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSS = ru.Maxrss << 10 // kilobytes on Linux
+	}
+	if err != nil {
+		r.err = fmt.Errorf("doomwatch --once: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return r
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func mib(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
