@@ -157,6 +157,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 
+	go governMemory(ctx, src.Synced())
 	err = tui.Run(ctx, tui.Options{
 		Model:   m,
 		Batches: src.Batches(),

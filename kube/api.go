@@ -43,6 +43,8 @@ type Source struct {
 	scope   string
 	// interval is the coalescing interval, which paces Settle.
 	interval time.Duration
+	// synced is closed once every informer that is not forbidden has synced.
+	synced chan struct{}
 }
 
 // Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.
@@ -53,6 +55,10 @@ func Start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 
 // Batches delivers coalesced batches, at most one per interval. It is closed when the source stops.
 func (s *Source) Batches() <-chan model.Batch { return s.out }
+
+// Synced is closed once every informer that RBAC does not forbid has handed over its initial list:
+// the end of the start's burst of work and memory.
+func (s *Source) Synced() <-chan struct{} { return s.synced }
 
 // Err tells why the source stopped on its own, such as the demo engine failing: after Batches is
 // closed, a non-nil Err is an error to report. It is nil while the source runs and when it stopped

@@ -214,13 +214,20 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		context:  opts.Context,
 		scope:    scope(ns, opts.Selector),
 		interval: interval,
+		synced:   make(chan struct{}),
 	}
 	factory.Start(ctx.Done())
 	go func() {
 		defer close(src.out)
+		synced := false
 		co.run(ctx.Done(), src.out, interval, func() (model.Health, bool) {
 			pods.finish()
-			return health.poll()
+			h, changed := health.poll()
+			if h.Synced && !synced {
+				synced = true
+				close(src.synced)
+			}
+			return h, changed
 		})
 		// Wait for the informers to stop, so a closed Batches() means nothing runs any more.
 		factory.Shutdown()

@@ -135,6 +135,11 @@ func TestStartDeliversInitialStateAndScope(t *testing.T) {
 	src := startFake(t, client, Options{Namespace: "default", Context: "kind-dev"})
 	m := newMirror()
 	waitFor(t, src, m, "initial sync", func(m *mirror) bool { return synced(m) && len(m.pods) == 2 && len(m.nodes) == 2 })
+	select {
+	case <-src.Synced():
+	default:
+		t.Errorf("a batch said synced, but Synced is not closed")
+	}
 
 	if _, ok := m.pods["other/db-1"]; ok {
 		t.Errorf("pod from namespace other was delivered for a source scoped to default")
