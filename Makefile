@@ -2,7 +2,7 @@
 # outside the work tree) and runs every test.
 GO ?= go
 
-.PHONY: test unit e2e-bins build bench screenshots fuzz
+.PHONY: test unit e2e-bins build bench bench-scale screenshots fuzz
 
 build:
 	$(GO) build -o doomwatch .
@@ -24,8 +24,20 @@ e2e-bins:
 screenshots:
 	hack/screenshots.sh
 
+# The Go benchmarks: classify's verdicts, the model and the dashboard at 150,000 pods (a batch and the
+# refresh it causes, per sort; a sort key; a tick; memory per pod, informer included), the pod
+# informer's decoding.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./classify ./model ./tui
+	$(GO) test -run '^$$' -bench . -benchmem ./classify ./model ./tui ./kube
+
+# doomwatch and k9s side by side on a real kube-apiserver holding N pods (not part of `make test`):
+# builds the servers and k9s from the Go module proxy (pinned, cached), loads the pods, runs both in
+# a pseudo-terminal and prints the figures of BENCHMARKS.md as markdown. N=150000 takes about 40
+# minutes on 2 cores, most of it loading.
+N ?= 10000
+bench-scale: e2e-bins
+	$(GO) run ./hack/benchscale --pods $(N) --k8s-bin "$$(hack/build-k8s.sh 2>/dev/null | tail -n 1)" \
+		--k9s "$$(hack/build-k9s.sh | tail -n 1)" $(BENCHFLAGS)
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 30s ./classify

@@ -249,10 +249,15 @@ func (b *bench) sortKeys(ctx context.Context, term *terminal, t tool) samples {
 	return out
 }
 
-// filters types a ReplicaSet's name into the tool's filter and times until only its pods are on
-// screen, then clears the filter and times until other pods are back.
+// filters times the key → frame of a text filter and of clearing it. It types a ReplicaSet's name
+// and the dash after it (both tools filter as the user types), waits for that to settle, then
+// times the next key, the first character of one pod's suffix, until the rows on screen have
+// changed to pods matching it: the key narrows the ReplicaSet's pods to a few, whichever way each
+// tool matches (doomwatch fuzzily, k9s by regular expression). Then it ends the prompt, clears
+// the filter and times until other pods are back.
 func (b *bench) filters(ctx context.Context, term *terminal, t tool) (apply, clear samples) {
 	for _, text := range b.filterTexts(3) {
+		prefix, last := text[:len(text)-1], text[len(text)-1:]
 		if _, err := term.send(t.filterOpen); err != nil {
 			apply.misses++
 			continue
@@ -260,22 +265,31 @@ func (b *bench) filters(ctx context.Context, term *terminal, t tool) (apply, cle
 		if sleep(ctx, 500*time.Millisecond) != nil {
 			return
 		}
-		sent, err := term.send(text + t.filterApply)
+		if _, err := term.send(prefix); err != nil {
+			apply.misses++
+			continue
+		}
+		// Settled: every row on screen is the ReplicaSet's.
+		_, settled, ok := term.await(b.keyTimeout, func(s string) bool { return allContain(rows(s), prefix) })
+		if !ok || sleep(ctx, time.Second) != nil {
+			apply.misses++
+			continue
+		}
+		before := strings.Join(rows(settled), "\n")
+		sent, err := term.send(last)
 		if err != nil {
 			apply.misses++
 			continue
 		}
-		onlyText := func(s string) bool {
+		at, _, ok := term.await(b.keyTimeout, func(s string) bool {
 			r := rows(s)
-			for _, name := range r {
-				if !strings.Contains(name, text) {
-					return false
-				}
-			}
-			return len(r) > 0
-		}
-		at, _, ok := term.await(b.keyTimeout, onlyText)
+			return allContain(r, prefix) && strings.Join(r, "\n") != before
+		})
 		apply.add(at.Sub(sent), ok)
+		if _, err := term.send(t.filterApply); err != nil {
+			clear.misses++
+			continue
+		}
 		if sleep(ctx, time.Second) != nil {
 			return
 		}
@@ -284,7 +298,7 @@ func (b *bench) filters(ctx context.Context, term *terminal, t tool) (apply, cle
 			clear.misses++
 			continue
 		}
-		at, _, ok = term.await(b.keyTimeout, func(s string) bool { return len(rows(s)) > 0 && !onlyText(s) })
+		at, _, ok = term.await(b.keyTimeout, func(s string) bool { r := rows(s); return len(r) > 0 && !allContain(r, prefix) })
 		clear.add(at.Sub(sent), ok)
 		if sleep(ctx, time.Second) != nil {
 			return
@@ -293,14 +307,31 @@ func (b *bench) filters(ctx context.Context, term *terminal, t tool) (apply, cle
 	return
 }
 
-// filterTexts are ReplicaSet names from the last namespace, spread over its Deployments: a few
-// dozen pods each, none of them on the first screen of any sort.
+// allContain reports whether there are rows and every one contains text.
+func allContain(rows []string, text string) bool {
+	for _, r := range rows {
+		if !strings.Contains(r, text) {
+			return false
+		}
+	}
+	return len(rows) > 0
+}
+
+// filterTexts are ReplicaSet names from the last namespace, spread over its Deployments, each
+// with the dash and the first character of one of its pods' names: a few dozen pods share the
+// ReplicaSet, a few the character, and none is on the first screen of any sort.
 func (b *bench) filterTexts(n int) []string {
 	var out []string
 	k := b.fleet.Namespaces() - 1
 	deps := b.fleet.DeploymentsIn(k)
 	for i := range n {
-		out = append(out, scale.ReplicaSetName(k, deps-1-i*deps/(n+1)))
+		rs := scale.ReplicaSetName(k, deps-1-i*deps/(n+1))
+		for name := range b.index {
+			if strings.HasPrefix(name, rs+"-") {
+				out = append(out, name[:len(rs)+2])
+				break
+			}
+		}
 	}
 	return out
 }
