@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -46,12 +47,65 @@ func navigate(c *cursor, msg tea.KeyPressMsg, k KeyMap) bool {
 	return true
 }
 
+// width is the number of cells s takes on screen. What the views show is mostly printable ASCII
+// (names, nodes, numbers), the dashboard's own glyphs (uiGlyphs) and SGR styling, which are counted
+// byte by byte; anything else goes to ansi.StringWidth, whose grapheme segmentation was a third of
+// a frame's CPU when it measured everything.
+func width(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+			w++
+			i++
+		case c == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			// A CSI sequence (SGR styling): parameters and intermediates, then one final byte.
+			j := i + 2
+			for j < len(s) && s[j] >= 0x20 && s[j] < 0x40 {
+				j++
+			}
+			if j == len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return ansi.StringWidth(s)
+			}
+			i = j + 1
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			g, ok := uiGlyphs[r]
+			if !ok || i+n < len(s) && s[i+n] >= utf8.RuneSelf && !isGlyph(s[i+n:]) {
+				return ansi.StringWidth(s) // may start a cluster: measure it properly
+			}
+			w += g
+			i += n
+		default:
+			return ansi.StringWidth(s)
+		}
+	}
+	return w
+}
+
+// uiGlyphs are the dashboard's own symbols, with the width ansi.StringWidth gives each alone.
+var uiGlyphs = func() map[rune]int {
+	m := make(map[rune]int)
+	for _, r := range "·…⚠▶✗✖⌫→↑↓•×✓◐●▲█▇▆▅▄▃▂▁" {
+		m[r] = ansi.StringWidth(string(r))
+	}
+	return m
+}()
+
+// isGlyph reports whether s starts with one of uiGlyphs.
+func isGlyph(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	_, ok := uiGlyphs[r]
+	return ok
+}
+
 // fit truncates s (which may hold styling) to w cells and pads it with spaces to exactly w.
 func fit(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	sw := ansi.StringWidth(s)
+	sw := width(s)
 	if sw > w {
 		return ansi.Truncate(s, w, "…")
 	}
@@ -66,7 +120,7 @@ func clip(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) > w {
+	if width(s) > w {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s
@@ -105,9 +159,9 @@ func thousands(n int) string {
 
 // colWidth sizes a table column to its title and its n visible cells, capped at limit (0: no cap).
 func colWidth(title string, limit, n int, cell func(i int) string) int {
-	w := ansi.StringWidth(title)
+	w := width(title)
 	for i := range n {
-		w = max(w, ansi.StringWidth(cell(i)))
+		w = max(w, width(cell(i)))
 	}
 	if limit > 0 {
 		w = min(w, limit)

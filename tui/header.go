@@ -6,7 +6,6 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"doomwatch/classify"
 	"doomwatch/model"
@@ -65,7 +64,7 @@ func (h *header) buildRolloutsLine() {
 		b.WriteString("  ")
 		b.WriteString(st.rollout[r.Verdict].Render(name))
 		b.WriteString(counts)
-		used += 2 + ansi.StringWidth(name) + len(counts)
+		used += 2 + width(name) + len(counts)
 	}
 	h.rolloutsLine = clip(b.String(), h.width)
 }

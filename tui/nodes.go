@@ -282,7 +282,7 @@ func nodeLine(b *strings.Builder, mark string, cells *[numNodeCols]string, width
 	for _, c := range shown {
 		cell := cells[c]
 		if nodeColRight[c] {
-			if pad := widths[c] - ansi.StringWidth(cell); pad > 0 {
+			if pad := widths[c] - width(cell); pad > 0 {
 				b.WriteString(strings.Repeat(" ", pad))
 			}
 			b.WriteString(cell)

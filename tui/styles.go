@@ -17,7 +17,17 @@ type styles struct {
 	colHeader, selected, focusTitle    lipgloss.Style
 	badge                              [5]lipgloss.Style // indexed by classify.Kind
 	rollout                            map[model.RolloutVerdict]lipgloss.Style
+	// badges holds rendered badges: a frame draws the same few (kind, text) pairs on every row.
+	badges map[badgeKey]string
 }
+
+type badgeKey struct {
+	k    classify.Kind
+	text string
+}
+
+// maxBadges bounds the rendered badges kept; the texts are a handful of words fitted to a column.
+const maxBadges = 256
 
 var (
 	colRed    = lipgloss.Color("#FF5F5F")
@@ -79,7 +89,16 @@ func (s *styles) badgeFor(k classify.Kind, text string) string {
 	if !k.Valid() {
 		return text
 	}
-	return s.badge[k].Render(text)
+	key := badgeKey{k, text}
+	if b, ok := s.badges[key]; ok {
+		return b
+	}
+	if s.badges == nil || len(s.badges) >= maxBadges {
+		s.badges = make(map[badgeKey]string)
+	}
+	b := s.badge[k].Render(text)
+	s.badges[key] = b
+	return b
 }
 
 // rolloutIcon maps a rollout verdict onto the badge glyph of the pod kind it resembles.
