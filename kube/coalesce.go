@@ -194,10 +194,15 @@ func toBatch(changes []change) model.Batch {
 // the consumer has not taken the previous batch, new events keep coalescing in c; nothing is
 // dropped and the handlers never wait. health returns the current health and whether it changed
 // since the last call.
+//
+// Health is polled every interval until the informers have synced (HasSynced is not an event);
+// after that the health tracker signals its changes, and a poll every syncedPoll is only a
+// safety net, so an idle dashboard is not woken ten times a second.
 func (c *coalescer) run(stop <-chan struct{}, out chan<- model.Batch, interval time.Duration, health func() (model.Health, bool)) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	var last time.Time
+	slow := false
 	for {
 		// Wait for something to send: changes (notify) or a health change (found on a tick).
 		select {
@@ -231,5 +236,12 @@ func (c *coalescer) run(stop <-chan struct{}, out chan<- model.Batch, interval t
 		case out <- b:
 			last = time.Now()
 		}
+		if h.Synced && !slow {
+			slow = true
+			ticker.Reset(max(interval, syncedPoll))
+		}
 	}
 }
+
+// syncedPoll is how often the coalescer polls health once the informers have synced.
+const syncedPoll = 5 * time.Second

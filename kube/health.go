@@ -41,6 +41,16 @@ type healthTracker struct {
 	seq       uint64
 	last      model.Health
 	reported  bool
+	// changed, when set, is told of every change to a watch's state (broken, forbidden, recovered)
+	// and to the estimate, outside the lock: the coalescer polls health on its own only until the
+	// informers have synced.
+	changed func()
+}
+
+func (h *healthTracker) notify() {
+	if h.changed != nil {
+		h.changed()
+	}
 }
 
 func (h *healthTracker) add(kind model.Kind) *kindState {
@@ -64,16 +74,21 @@ func (h *healthTracker) event(kind model.Kind, podDelta int) {
 // estimate records how many pods the initial list is expected to hold.
 func (h *healthTracker) estimate(total int) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	h.podsTotal = total
+	h.mu.Unlock()
+	h.notify()
 }
 
 // ok records a successful list or watch call for one kind: the server answered and RBAC allowed
 // it, so that kind is neither broken nor forbidden any more.
 func (h *healthTracker) ok(ks *kindState) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	was := ks.err != "" || ks.forbidden
 	ks.err, ks.forbidden = "", false
+	h.mu.Unlock()
+	if was {
+		h.notify()
+	}
 }
 
 // watchErrorHandler records an informer's list/watch failure. The reflector retries on its own with
@@ -93,6 +108,7 @@ func (h *healthTracker) fail(ks *kindState, err error) {
 	if isRoutineWatchEnd(err) {
 		return
 	}
+	defer h.notify()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.seq++

@@ -55,6 +55,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	trim := newTrimmer()
 	co := newCoalescer()
 	co.onEvent = health.event
+	health.changed = co.signal
 	pods := newPodSync(co, health)
 	// No resync: every change arrives as an event, and a resync would only re-send unchanged objects.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0)
