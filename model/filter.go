@@ -31,7 +31,7 @@ func (m *Model) StartFilter(q Query) *FilterJob {
 	x := &m.idx
 	x.jobs++
 	x.journal = journal{seq: x.jobs}
-	return &FilterJob{v: newView(q), rows: x.orders[sortIndex(q.Sort)].all(), seq: x.jobs}
+	return &FilterJob{v: newView(q), rows: m.source(q).all(), seq: x.jobs}
 }
 
 // Run matches the snapshot. It is safe on any goroutine.

@@ -278,9 +278,9 @@ func (v PodView) Index(key string) int {
 }
 
 // PodView returns the pod view of q. A query that keeps every pod reads one of the orders; a
-// filtered one is built the first time it is asked for, with one pass over an order (a text
-// filter over many pods is better built off the UI goroutine: StartFilter), and kept up to date
-// from then on while it is among the last few asked for.
+// filtered one is built the first time it is asked for, with one pass over the rows it can come
+// from (ViewCost; a text filter over many pods is better built off the UI goroutine:
+// StartFilter), and kept up to date from then on while it is among the last few asked for.
 func (m *Model) PodView(q Query) PodView {
 	m.flush()
 	x := &m.idx
@@ -292,7 +292,7 @@ func (m *Model) PodView(q Query) PodView {
 	}
 	v := newView(q)
 	var sel []*row
-	for _, b := range x.orders[sortIndex(q.Sort)].blocks {
+	for _, b := range m.source(q).blocks {
 		for _, r := range b {
 			if v.match(r) {
 				sel = append(sel, r)
@@ -304,14 +304,47 @@ func (m *Model) PodView(q Query) PodView {
 	return PodView{m: m, rows: v.rows}
 }
 
-// HasView reports whether q's view is at hand, so PodView(q) does no pass over the pods.
-func (m *Model) HasView(q Query) bool {
+// source is the smallest set of rows, in q's order, that holds every row q selects: a kept view
+// that q narrows, or the whole order.
+//
+// q narrows a view when it asks for the same verdict, node, owner and sort, and its text is the
+// view's text with more typed after it, as a filter is typed key by key: every word of the view's
+// text is then a word of q's text or a prefix of one, and a row that matches a word also matches
+// its prefix (a subsequence, or a substring, of the longer word contains the shorter), while any
+// word added only narrows. So the next key of a filter over 150,000 pods scans the rows the
+// previous key left, not the 150,000.
+func (m *Model) source(q Query) *order {
+	best := m.idx.orders[sortIndex(q.Sort)]
 	for _, v := range m.idx.views {
-		if v.q == q {
-			return true
+		if narrows(q, v.q) && v.rows.Len() < best.Len() {
+			best = v.rows
 		}
 	}
-	return selectsAll(q)
+	return best
+}
+
+// narrows reports whether every row q selects is among the rows of the view of base.
+func narrows(q, base Query) bool {
+	if q.Sort != base.Sort || q.Filter != base.Filter || q.Node != base.Node || q.Owner != base.Owner {
+		return false
+	}
+	return strings.TrimSpace(base.Text) != "" && strings.HasPrefix(strings.ToLower(q.Text), strings.ToLower(base.Text))
+}
+
+// ViewCost is how many rows PodView(q) would match to build q's view: 0 when the view is at hand
+// (kept, or one of the orders), else the size of the rows it comes from (source). The dashboard
+// builds a costly view off its goroutine (StartFilter).
+func (m *Model) ViewCost(q Query) int {
+	m.flush()
+	if selectsAll(q) {
+		return 0
+	}
+	for _, v := range m.idx.views {
+		if v.q == q {
+			return 0
+		}
+	}
+	return m.source(q).Len()
 }
 
 // findView returns q's view and makes it the most recent, or nil.

@@ -55,8 +55,8 @@ type dashboard struct {
 	// query's text filter runs off the UI goroutine (textFilter).
 	shown model.Query
 	text  textFilter
-	// asyncPods is the pod count from which a text filter runs off the UI goroutine; below it a
-	// filter takes a few milliseconds and is applied at once.
+	// asyncPods is the number of rows from which a text filter is matched off the UI goroutine
+	// (model.ViewCost); below it the match takes a few milliseconds and is applied at once.
 	asyncPods int
 	// debounce is how long typing must pause before a text filter runs.
 	debounce    time.Duration
@@ -220,7 +220,7 @@ func (d *dashboard) refreshPods() tea.Cmd {
 
 // offThread reports whether q's view is built off the UI goroutine.
 func (d *dashboard) offThread(q model.Query) bool {
-	return strings.TrimSpace(q.Text) != "" && d.header.counts.Pods >= d.asyncPods && !d.m.HasView(q)
+	return strings.TrimSpace(q.Text) != "" && d.m.ViewCost(q) >= d.asyncPods
 }
 
 func (d *dashboard) rebuildDetail() {
