@@ -41,12 +41,12 @@ type bench struct {
 
 // result is one tool's figures.
 type result struct {
-	tool              string
-	firstRows, synced time.Duration
-	rowsOK, syncedOK  bool
-	idle, churn       window
-	churnRun          scale.ChurnResult
-	latency           samples
+	tool               string
+	firstRows, synced  time.Duration
+	rowsOK, syncedOK   bool
+	start, idle, churn window // start: from launch until synced (or given up)
+	churnRun           scale.ChurnResult
+	latency            samples
 	// floor is the server's share of latency: update sent → a plain watch received it.
 	floor         samples
 	sortKey       samples
@@ -88,8 +88,11 @@ func (s samples) quantile(q float64) (time.Duration, bool) {
 
 // runTool measures one tool: start → rows → synced, an idle window, a churn window with update →
 // screen probes, then sort and filter keys at rest.
-func (b *bench) runTool(ctx context.Context, t tool, seq int, logf func(string, ...any)) result {
-	r := result{tool: t.name}
+//
+// r is a named result: the deferred functions fill in the last screen and what the start cost,
+// also when the run stops early.
+func (b *bench) runTool(ctx context.Context, t tool, seq int, logf func(string, ...any)) (r result) {
+	r = result{tool: t.name}
 	start := time.Now()
 	term, err := startTerminal(t.bin, t.args, t.env, b.width, b.height)
 	if err != nil {
@@ -101,6 +104,15 @@ func (b *bench) runTool(ctx context.Context, t tool, seq int, logf func(string, 
 		term.stop(t.quit, 10*time.Second)
 	}()
 
+	// What the start costs, sampled until the synced count is on screen or the tool gives up.
+	startCtx, endStart := context.WithCancel(ctx)
+	startDone := make(chan struct{})
+	go func() {
+		defer close(startDone)
+		r.start, _ = observe(startCtx, term.pid(), b.startTimeout)
+	}()
+	stopStart := func() { endStart(); <-startDone }
+	defer stopStart()
 	at, _, ok := term.await(b.startTimeout, func(s string) bool { return len(rows(s)) > 0 })
 	r.firstRows, r.rowsOK = at.Sub(start), ok
 	if !ok {
@@ -115,6 +127,7 @@ func (b *bench) runTool(ctx context.Context, t tool, seq int, logf func(string, 
 		return r
 	}
 	logf("%s: synced after %s", t.name, r.synced.Round(time.Millisecond))
+	stopStart()
 
 	// Let the start-up garbage be collected before the idle window, as an operator's dashboard
 	// would have been open a while.

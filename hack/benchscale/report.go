@@ -56,7 +56,11 @@ func (r *report) write(w io.Writer) {
 	fmt.Fprintf(w, "- machine: %d CPUs, %s memory, %s/%s, harness built with %s\n", runtime.NumCPU(), memTotal(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Fprintf(w, "- cluster: kube-apiserver and etcd of the e2e suite on loopback; %s pods (2 containers each) on %d nodes in %d namespaces, %d Deployments; %v fail to start containers (exit 128)\n",
 		thousands(r.pods), cfg.Nodes, r.fleet.Namespaces(), r.load.Deployments, r.fleet.BadNodeNames())
-	fmt.Fprintf(w, "- load: %s (%.0f pods/s, each a create and a status update)\n", r.load.Took.Round(100*time.Millisecond), r.load.PodsPerSecond)
+	if r.load.Attached {
+		fmt.Fprintln(w, "- load: by an earlier run holding the servers (--serve), measured here with --attach")
+	} else {
+		fmt.Fprintf(w, "- load: %s (%.0f pods/s, each a create and a status update)\n", r.load.Took.Round(100*time.Millisecond), r.load.PodsPerSecond)
+	}
 	fmt.Fprintf(w, "- terminal: %d×%d pseudo-terminal; idle window %s; churn: status patches to the healthy pods of %s, %.0f/s asked for %s\n",
 		r.width, r.height, r.idle, scale.NamespaceName(0), r.churnRate, r.churnFor)
 	if r.k9sVersion != "" {
@@ -123,7 +127,10 @@ func (r *report) write(w io.Writer) {
 		func(c *result) string { return overBytes(c.idle.rssEnd, t.rss) }, bareRSS)
 	row("RSS, under churn (largest sample)", "≤ "+mib(t.rss), func(c *result) string { return mib(c.churn.rssMax) },
 		func(c *result) string { return overBytes(c.churn.rssMax, t.rss) }, "—")
-	row("RSS, peak since start (VmHWM)", "—", func(c *result) string { return mib(c.churn.hwm) }, nil, "—")
+	row("RSS, peak since start (VmHWM)", "—", func(c *result) string { return mib(max(c.churn.hwm, c.start.hwm)) }, nil, "—")
+	row("while starting: peak RSS, CPU", "—", func(c *result) string {
+		return fmt.Sprintf("%s, %.2f cores for %s", mib(c.start.hwm), c.start.cores, dur(c.start.took))
+	}, nil, "—")
 	row("CPU, idle", fmt.Sprintf("≤ %.2f cores", t.cpuIdle), func(c *result) string { return fmt.Sprintf("%.3f cores", c.idle.cores) },
 		func(c *result) string { return overFloat(c.idle.cores, t.cpuIdle, "cores") }, bareCPU+" cores")
 	row("CPU, under churn", fmt.Sprintf("≤ %.2f cores at 500/s", t.cpuChurn), func(c *result) string {

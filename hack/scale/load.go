@@ -28,6 +28,8 @@ type LoadResult struct {
 	Pods, Nodes, Deployments, Namespaces int
 	Took                                 time.Duration
 	PodsPerSecond                        float64
+	// Attached is set when the fleet was loaded by an earlier run (Attach), not by this one.
+	Attached bool
 }
 
 // Load writes the fleet: namespaces, Ready nodes, Deployments with their ReplicaSets, then the
