@@ -39,8 +39,10 @@ type Model struct {
 	replicaSets map[podKey]*appsv1.ReplicaSet
 	deployments map[podKey]*appsv1.Deployment
 	jobs        map[podKey]*batchv1.Job
-	// owners caches each controller's top owner string, shared by all its pods.
-	owners map[ownerKey]string
+	// owners caches each controller's top owner and workload strings, shared by all its pods, for as
+	// long as a pod counted by the model has that controller (owner.go).
+	owners    map[ownerKey]*ownerEntry
+	ownerless []ownerKey // entries that lost their last pod during this batch
 
 	ledger ledger
 	esc    escalation
@@ -90,7 +92,7 @@ func New(cfg Config) *Model {
 		replicaSets:      make(map[podKey]*appsv1.ReplicaSet),
 		deployments:      make(map[podKey]*appsv1.Deployment),
 		jobs:             make(map[podKey]*batchv1.Job),
-		owners:           make(map[ownerKey]string),
+		owners:           make(map[ownerKey]*ownerEntry),
 		ledger:           newLedger(),
 		esc:              newEscalation(),
 		starting:         make(map[*Pod][]startEpisode),
@@ -141,6 +143,7 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 		changed = true
 	}
 	m.reconcileEscalation()
+	m.forgetOwners()
 	m.flush()
 	if changed {
 		m.version++

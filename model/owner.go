@@ -31,6 +31,17 @@ func ctrlKey(ns string, refs []metav1.OwnerReference) ownerKey {
 	return ownerKey{ns: ns, kind: c.Kind, name: c.Name}
 }
 
+// ownerEntry is a controller's top owner and workload, and how many counted pods it has: the entry
+// goes with the last of them, so the cache holds the controllers of the pods the model has, not
+// every ReplicaSet a long session ever saw. While a pod is counted its controller's entry stays,
+// even after the controller itself is deleted, so pods still terminating stay grouped under their
+// Deployment.
+type ownerEntry struct {
+	top      string // "Deployment/checkout"
+	workload string // "shop/Deployment/checkout", Failure.Workload and Query.Owner
+	pods     int
+}
+
 // topOwner returns the workload a controller belongs to, "Deployment/checkout":
 //   - ReplicaSet → its controlling Deployment when the ReplicaSet is known, else "ReplicaSet/<name>"
 //     (only known objects are trusted; the pod-template-hash suffix is not guessed away);
@@ -42,12 +53,57 @@ func (m *Model) topOwner(k ownerKey) string {
 	if k.kind == "" {
 		return ""
 	}
-	if s, ok := m.owners[k]; ok {
-		return s
+	return m.ownerEntry(k).top
+}
+
+// ownerEntry returns k's cache entry, resolving it when there is none.
+func (m *Model) ownerEntry(k ownerKey) *ownerEntry {
+	e := m.owners[k]
+	if e == nil {
+		e = &ownerEntry{}
+		e.set(Sanitize(k.ns), m.resolveOwner(k))
+		m.owners[k] = e
 	}
-	s := m.resolveOwner(k)
-	m.owners[k] = s
-	return s
+	return e
+}
+
+func (e *ownerEntry) set(ns, top string) { e.top, e.workload = top, ns+"/"+top }
+
+// countOwner adds (d = 1) or removes (d = -1) pod p in its controller's entry.
+func (m *Model) countOwner(p *Pod, d int) {
+	if p.ctrl.kind == "" {
+		return
+	}
+	if d > 0 {
+		m.ownerEntry(p.ctrl).pods++
+		return
+	}
+	if e := m.owners[p.ctrl]; e != nil {
+		if e.pods--; e.pods <= 0 {
+			// Forgotten at the end of the batch (forgetOwners), not now: an update of the pod
+			// uncounts it before it counts it again.
+			m.ownerless = append(m.ownerless, p.ctrl)
+		}
+	}
+}
+
+// forgetOwners drops the entries of controllers left without a counted pod.
+func (m *Model) forgetOwners() {
+	for _, k := range m.ownerless {
+		if e := m.owners[k]; e != nil && e.pods <= 0 {
+			delete(m.owners, k)
+		}
+	}
+	clear(m.ownerless)
+	m.ownerless = m.ownerless[:0]
+}
+
+// workloadOf is p's workload: its controller's entry's, or the pod's key for an unmanaged pod.
+func (m *Model) workloadOf(p *Pod) string {
+	if p.Owner == "" {
+		return p.Key
+	}
+	return m.ownerEntry(p.ctrl).workload
 }
 
 func (m *Model) resolveOwner(k ownerKey) string {
@@ -68,24 +124,17 @@ func (m *Model) resolveOwner(k ownerKey) string {
 	return Sanitize(k.kind) + "/" + Sanitize(k.name)
 }
 
-// workloadOf is the ledger's workload key: namespace/Owner, or the pod key for an unmanaged pod.
-func workloadOf(ns, owner, key string) string {
-	if owner == "" {
-		return key
-	}
-	return ns + "/" + owner
-}
-
 // applyOwners stores the batch's controllers and returns the pods' controllers whose top owner
 // changed (a ReplicaSet seen for the first time, or re-parented).
 func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 	var changed map[ownerKey]struct{}
 	note := func(k ownerKey) {
-		if _, cached := m.owners[k]; !cached {
+		e := m.owners[k]
+		if e == nil {
 			return // no pod resolved it yet; the first pod resolves it fresh
 		}
-		if m.resolveOwner(k) != m.owners[k] {
-			delete(m.owners, k)
+		if top := m.resolveOwner(k); top != e.top {
+			e.set(Sanitize(k.ns), top)
 			if changed == nil {
 				changed = make(map[ownerKey]struct{})
 			}
@@ -119,7 +168,7 @@ func (m *Model) reresolveOwners(changed map[ownerKey]struct{}) {
 			continue
 		}
 		p.Owner = m.topOwner(p.ctrl)
-		w := workloadOf(p.Namespace, p.Owner, p.Key)
+		w := m.workloadOf(p)
 		if w != p.workload {
 			p.workload = w
 			moved[p.UID] = w

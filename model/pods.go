@@ -37,18 +37,10 @@ func (m *Model) upsertPod(r *PodRecord, now time.Time) {
 	p.Created = r.created.time()
 	p.ctrl = ctrlKey(r.namespace, r.owners)
 	p.Owner = m.topOwner(p.ctrl)
-	if p.Owner == "" {
-		p.workload = p.Key
-	} else if p.workload == "" || !hasOwnerPrefix(p.workload, p.Namespace, p.Owner) {
-		p.workload = workloadOf(p.Namespace, p.Owner, p.Key)
-	}
+	p.workload = m.workloadOf(p)
 	m.recordFailures(p, prev, nodeUID, now)
 	m.judge(p)
 	m.count(p)
-}
-
-func hasOwnerPrefix(w, ns, owner string) bool {
-	return len(w) == len(ns)+1+len(owner) && w[:len(ns)] == ns && w[len(ns)] == '/' && w[len(ns)+1:] == owner
 }
 
 // delete removes one object.
@@ -82,8 +74,7 @@ func (m *Model) delete(r Ref) {
 		delete(m.jobs, k)
 		m.rejudgeJobs([]podKey{k})
 	}
-	// Owner strings cached for deleted controllers are kept, so pods still terminating stay
-	// grouped under their Deployment.
+	// A deleted controller's owner entry stays while pods of it are counted (ownerEntry).
 }
 
 // judge sets the pod's verdicts: classify's, then the model's evidence on top (sticky doom,
@@ -138,6 +129,7 @@ func sanitizeVerdict(v *classify.Verdict) {
 // takes it out of the counts. Every change to a pod is an uncount, the change, then a count.
 func (m *Model) count(p *Pod) {
 	m.counts.add(p.Verdict.Kind, 1)
+	m.countOwner(p, 1)
 	m.indexJobPod(p, 1)
 	if p.Node != "" {
 		n := m.node(p.Node)
@@ -153,6 +145,7 @@ func (m *Model) count(p *Pod) {
 
 func (m *Model) uncount(p *Pod) {
 	m.counts.add(p.Verdict.Kind, -1)
+	m.countOwner(p, -1)
 	m.indexJobPod(p, -1)
 	if p.Node != "" {
 		if n := m.nodes[p.Node]; n != nil {

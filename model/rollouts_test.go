@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -175,6 +176,33 @@ func TestOwnerResolution(t *testing.T) {
 		if o := m.Pod(key).Owner; o != want {
 			t.Errorf("%s owner = %q, want %q", key, o, want)
 		}
+	}
+}
+
+// TestOwnerCacheForgetsControllersWithoutPods: a long session sees a new ReplicaSet every rollout;
+// the owner cache keeps the controllers of the pods it has, no more. A pod still terminating keeps
+// its Deployment after the ReplicaSet is deleted.
+func TestOwnerCacheForgetsControllersWithoutPods(t *testing.T) {
+	m := New(DefaultConfig())
+	for i := range 50 {
+		rs := fmt.Sprintf("web-%04d", i)
+		m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", rs, "web", "1")}}, t0)
+		apply(m, t0, pod("shop", rs+"-a", ownedBy("ReplicaSet", rs)), pod("shop", rs+"-b", ownedBy("ReplicaSet", rs)))
+		m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: rs + "-a"}, {Kind: KindPod, Namespace: "shop", Name: rs + "-b"},
+			{Kind: KindReplicaSet, Namespace: "shop", Name: rs}}}, t0)
+	}
+	if n := len(m.owners); n != 0 {
+		t.Errorf("%d controllers cached with no pod left", n)
+	}
+	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-last", "web", "1")}}, t0)
+	apply(m, t0, pod("shop", "web-last-a", ownedBy("ReplicaSet", "web-last")))
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindReplicaSet, Namespace: "shop", Name: "web-last"}}}, t0)
+	apply(m, t0, pod("shop", "web-last-a", ownedBy("ReplicaSet", "web-last"), crashLoop()))
+	if p := m.Pod("shop/web-last-a"); p.Owner != "Deployment/web" || p.workload != "shop/Deployment/web" {
+		t.Errorf("a pod of a deleted ReplicaSet lost its Deployment: owner %q, workload %q", p.Owner, p.workload)
+	}
+	if n := len(m.owners); n != 1 {
+		t.Errorf("%d controllers cached for one pod", n)
 	}
 }
 
