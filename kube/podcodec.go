@@ -100,53 +100,49 @@ func (d recordDecoder) Decode(data []byte, defaults *schema.GroupVersionKind, in
 // unwrapProtobuf reads the envelope of a protobuf-encoded object, a runtime.Unknown: its type meta
 // (1: apiVersion 1, kind 2) and its raw message (2). The raw bytes are not copied.
 func unwrapProtobuf(b []byte) (kind string, raw []byte, err error) {
+	err = bytesFields(b, func(num protowire.Number, v []byte) error {
+		switch num {
+		case 1:
+			return bytesFields(v, func(num protowire.Number, v []byte) error {
+				if num == 2 {
+					kind = string(v)
+				}
+				return nil
+			})
+		case 2:
+			raw = v
+		}
+		return nil
+	})
+	return kind, raw, err
+}
+
+// bytesFields calls fn with the number and bytes of every length-delimited field of message b
+// (strings and embedded messages), skipping the others.
+func bytesFields(b []byte, fn func(num protowire.Number, v []byte) error) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return "", nil, errMalformedEnvelope
+			return errMalformedEnvelope
 		}
 		b = b[n:]
 		if typ != protowire.BytesType {
 			if n = protowire.ConsumeFieldValue(num, typ, b); n < 0 {
-				return "", nil, errMalformedEnvelope
+				return errMalformedEnvelope
 			}
 			b = b[n:]
 			continue
 		}
 		v, n := protowire.ConsumeBytes(b)
 		if n < 0 {
-			return "", nil, errMalformedEnvelope
+			return errMalformedEnvelope
 		}
 		b = b[n:]
-		switch num {
-		case 1:
-			for tm := v; len(tm) > 0; {
-				fnum, ftyp, m := protowire.ConsumeTag(tm)
-				if m < 0 {
-					return "", nil, errMalformedEnvelope
-				}
-				tm = tm[m:]
-				if ftyp != protowire.BytesType {
-					if m = protowire.ConsumeFieldValue(fnum, ftyp, tm); m < 0 {
-						return "", nil, errMalformedEnvelope
-					}
-					tm = tm[m:]
-					continue
-				}
-				fv, m := protowire.ConsumeBytes(tm)
-				if m < 0 {
-					return "", nil, errMalformedEnvelope
-				}
-				tm = tm[m:]
-				if fnum == 2 {
-					kind = string(fv)
-				}
-			}
-		case 2:
-			raw = v
+		if err := fn(num, v); err != nil {
+			return err
 		}
 	}
-	return kind, raw, nil
+	return nil
 }
 
 var errMalformedEnvelope = errors.New("decoding a protobuf object: malformed envelope")
@@ -157,27 +153,19 @@ var errMalformedEnvelope = errors.New("decoding a protobuf object: malformed env
 func (d recordDecoder) podList(b []byte) (*metav1.List, error) {
 	l := &metav1.List{}
 	var items [][]byte
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || typ != protowire.BytesType {
-			return nil, errMalformedEnvelope
-		}
-		b = b[n:]
-		v, n := protowire.ConsumeBytes(b)
-		if n < 0 {
-			return nil, errMalformedEnvelope
-		}
-		b = b[n:]
+	err := bytesFields(b, func(num protowire.Number, v []byte) error {
 		switch num {
 		case 1:
-			var lm metav1.ListMeta
-			if err := lm.Unmarshal(v); err != nil {
-				return nil, fmt.Errorf("decoding a pod list: %w", err)
+			if err := l.ListMeta.Unmarshal(v); err != nil {
+				return fmt.Errorf("decoding a pod list: %w", err)
 			}
-			l.ListMeta = lm
 		case 2:
 			items = append(items, v)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	l.Items = make([]runtime.RawExtension, len(items))
 	d.t.mu.Lock()

@@ -106,6 +106,9 @@ func (in *Interner) Containers(cs []corev1.Container) []corev1.Container {
 	return shareSlice(&in.conts, &in.buf, out)
 }
 
+// noSharing trims as an Interner does and shares nothing: for keys, which must not fill the tables.
+var noSharing *Interner
+
 // Shared pointers for the pointer-to-value fields that take few values.
 var (
 	sharedTrue, sharedFalse = true, false
@@ -171,7 +174,7 @@ func (in *Interner) spec(s *corev1.PodSpec) *podSpec {
 			c := &cs[i]
 			// What Containers keeps, as it keeps it.
 			kept := corev1.Container{Name: c.Name, Image: c.Image, RestartPolicy: c.RestartPolicy,
-				ReadinessProbe: in.probeKey(c.ReadinessProbe), StartupProbe: in.probeKey(c.StartupProbe)}
+				ReadinessProbe: noSharing.probe(c.ReadinessProbe), StartupProbe: noSharing.probe(c.StartupProbe)}
 			if key, ok = appendEncoding(key, &kept); !ok {
 				return &podSpec{init: in.Containers(s.InitContainers), containers: in.Containers(s.Containers),
 					restartPolicy: in.restartPolicyOf(s.RestartPolicy), gates: shareSlice(&in.gates, &in.buf, s.ReadinessGates)}
@@ -201,27 +204,6 @@ func (in *Interner) spec(s *corev1.PodSpec) *podSpec {
 
 func (in *Interner) restartPolicyOf(p corev1.RestartPolicy) corev1.RestartPolicy {
 	return corev1.RestartPolicy(in.String(string(p)))
-}
-
-// probeKey is the part of a probe Containers keeps, without interning: for the spec's key.
-func (in *Interner) probeKey(p *corev1.Probe) *corev1.Probe {
-	if p == nil {
-		return nil
-	}
-	out := &corev1.Probe{}
-	if h := p.HTTPGet; h != nil {
-		out.HTTPGet = &corev1.HTTPGetAction{Path: h.Path, Port: h.Port}
-	}
-	if e := p.Exec; e != nil {
-		out.Exec = &corev1.ExecAction{Command: e.Command}
-	}
-	if s := p.TCPSocket; s != nil {
-		out.TCPSocket = &corev1.TCPSocketAction{Port: s.Port}
-	}
-	if g := p.GRPC; g != nil {
-		out.GRPC = &corev1.GRPCAction{Port: g.Port}
-	}
-	return out
 }
 
 // condition returns the shared text of a pod condition: its type, status, reason and message,

@@ -94,6 +94,17 @@ func eachField(b []byte, fn func(f field) error) error {
 	return nil
 }
 
+// byNumber sets *into[n-1] to the bytes of field n of message b, for n from 1 to len(into) (a nil
+// pointer skips its field; of a repeated field the last is kept).
+func byNumber(b []byte, into ...*[]byte) error {
+	return eachField(b, func(f field) error {
+		if f.typ == protowire.BytesType && f.num >= 1 && int(f.num) <= len(into) && into[f.num-1] != nil {
+			*into[f.num-1] = f.b
+		}
+		return nil
+	})
+}
+
 // bytesString is b as a shared string (no allocation when it is already in the table).
 func (in *Interner) bytesString(b []byte) string {
 	if len(b) == 0 {
@@ -176,16 +187,7 @@ func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
 // protoAnnotation keeps one annotation map entry (key 1, value 2) if it is one a record keeps.
 func (r *PodRecord) protoAnnotation(b []byte) error {
 	var k, v []byte
-	err := eachField(b, func(f field) error {
-		switch f.num {
-		case 1:
-			k = f.b
-		case 2:
-			v = f.b
-		}
-		return nil
-	})
-	if err != nil {
+	if err := byNumber(b, &k, &v); err != nil {
 		return err
 	}
 	for _, key := range keptAnnotations {
@@ -369,29 +371,16 @@ func (in *Interner) protoStatus(r *PodRecord, b []byte) error {
 // and message (6); the text is shared.
 func (in *Interner) protoCondition(b []byte) (condition, error) {
 	var c condition
-	var pc corev1.PodCondition
-	var typ, status, reason, message []byte
-	err := eachField(b, func(f field) error {
-		var err error
-		switch f.num {
-		case 1:
-			typ = f.b
-		case 2:
-			status = f.b
-		case 4:
-			c.at, err = protoTime(f.b)
-		case 5:
-			reason = f.b
-		case 6:
-			message = f.b
-		}
-		return err
-	})
+	var typ, status, at, reason, message []byte
+	err := byNumber(b, &typ, &status, nil, &at, &reason, &message)
+	if err == nil {
+		c.at, err = protoTime(at)
+	}
 	if err != nil {
 		return c, err
 	}
 	if in == nil {
-		pc = corev1.PodCondition{Type: corev1.PodConditionType(typ), Status: corev1.ConditionStatus(status),
+		pc := corev1.PodCondition{Type: corev1.PodConditionType(typ), Status: corev1.ConditionStatus(status),
 			Reason: string(reason), Message: string(message)}
 		c.text = in.condition(&pc)
 		return c, nil
@@ -449,33 +438,17 @@ func (in *Interner) protoContainerStatus(b []byte) (statusRecord, error) {
 // the first of waiting, running and terminated is kept, as Pod keeps it.
 func (in *Interner) protoState(b []byte) (stateRecord, error) {
 	var waiting, running, terminated []byte
-	err := eachField(b, func(f field) error {
-		switch f.num {
-		case 1:
-			waiting = f.b
-		case 2:
-			running = f.b
-		case 3:
-			terminated = f.b
-		}
-		return nil
-	})
-	if err != nil {
+	if err := byNumber(b, &waiting, &running, &terminated); err != nil {
 		return stateRecord{}, err
 	}
 	var st stateRecord
+	var err error
 	switch {
 	case waiting != nil:
 		st.kind = stateWaiting
-		err = eachField(waiting, func(f field) error {
-			switch f.num {
-			case 1:
-				st.reason = in.bytesString(f.b)
-			case 2:
-				st.message = string(f.b)
-			}
-			return nil
-		})
+		var reason, message []byte
+		err = byNumber(waiting, &reason, &message)
+		st.reason, st.message = in.bytesString(reason), string(message)
 	case running != nil:
 		st.kind = stateRunning
 		err = eachField(running, func(f field) error {
