@@ -79,14 +79,14 @@ func BenchmarkBatch(b *testing.B) {
 				d.Update(sortKey)
 			}
 			_ = d.View()
-			cpu, k0 := startCPU(), k
+			cpu, k0 := scaletest.StartCPU(), k
 			for b.Loop() {
 				now = now.Add(200 * time.Millisecond)
 				d.Update(batchMsg{batch: batches[k%len(batches)]})
 				_ = d.View()
 				k++
 			}
-			cpu.report(b, k-k0)
+			cpu.Report(b, k-k0)
 		})
 	}
 }
@@ -98,13 +98,13 @@ func BenchmarkSortKey(b *testing.B) {
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
 			var now time.Time
 			d := scaleDashboard(n, &now)
-			cpu, k := startCPU(), 0
+			cpu, k := scaletest.StartCPU(), 0
 			for b.Loop() {
 				d.Update(sortKey)
 				_ = d.View()
 				k++
 			}
-			cpu.report(b, k)
+			cpu.Report(b, k)
 		})
 	}
 }
@@ -114,14 +114,14 @@ func BenchmarkSortKey(b *testing.B) {
 func BenchmarkTick(b *testing.B) {
 	var now time.Time
 	d := scaleDashboard(150_000, &now)
-	cpu, k := startCPU(), 0
+	cpu, k := scaletest.StartCPU(), 0
 	for b.Loop() {
 		now = now.Add(time.Second)
 		d.Update(tickMsg{})
 		_ = d.View()
 		k++
 	}
-	cpu.report(b, k)
+	cpu.Report(b, k)
 }
 
 // BenchmarkFilterKey is a key typed into the text filter of a 150,000-pod dashboard, after the

@@ -363,14 +363,8 @@ func (b *bench) runBare(ctx context.Context, bin, kubeconfig string, env []strin
 	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--max", (b.startTimeout + b.idle + time.Minute).String())
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	out, err := cmd.StdoutPipe()
+	out, start, err := startPiped(cmd)
 	if err != nil {
-		r.err = err
-		return r
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
 		r.err = err
 		return r
 	}
@@ -420,16 +414,10 @@ func (b *bench) runOnce(ctx context.Context, bin, kubeconfig string, env []strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--kubeconfig", kubeconfig, "-A", "--once", "--request-timeout", b.startTimeout.String())
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	out, start, err := startPiped(cmd)
 	if err != nil {
-		r.err = err
-		return r
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
 		r.err = err
 		return r
 	}
@@ -447,6 +435,17 @@ func (b *bench) runOnce(ctx context.Context, bin, kubeconfig string, env []strin
 		r.err = fmt.Errorf("doomwatch --once: %v: %s", err, strings.TrimSpace(stderr.String()))
 	}
 	return r
+}
+
+// startPiped starts cmd, killed if the harness dies, with its stdout piped; start is the time just
+// before it started.
+func startPiped(cmd *exec.Cmd) (out io.ReadCloser, start time.Time, err error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if out, err = cmd.StdoutPipe(); err != nil {
+		return nil, start, err
+	}
+	start = time.Now()
+	return out, start, cmd.Start()
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
