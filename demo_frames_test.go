@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"doomwatch/kube"
+	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/tui"
 )
@@ -23,7 +24,7 @@ func demoModel(t *testing.T, at time.Duration) (*model.Model, *kube.Source) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
-	src, err := kube.StartDemo(ctx, kube.DemoOptions{Seed: 1, At: at})
+	src, err := demo.Start(ctx, demo.Options{Seed: 1, At: at})
 	if err != nil {
 		t.Fatal(err)
 	}

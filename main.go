@@ -9,23 +9,30 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"doomwatch/kube"
+	"doomwatch/kube/demo"
 	"doomwatch/model"
-	"doomwatch/tui"
 )
 
 // Exit codes: 0 success, 1 an error while running (cluster unreachable, bad kubeconfig, not
-// synced in time), 2 a usage error (unknown flag, bad value, conflicting flags).
+// synced in time) or, for wait, a doomed or missing workload, 2 a usage error (unknown flag, bad
+// value, conflicting flags), 70 wait's timeout.
 const (
 	exitOK    = 0
 	exitError = 1
 	exitUsage = 2
+	// exitTimeout is wait's timeout, Krane's code for it (EX_SOFTWARE); exitInterrupted is the
+	// shell's code for SIGINT.
+	exitTimeout     = 70
+	exitInterrupted = 130
 )
 
 // Hints are added once, here at the boundary, to errors about the cluster, each to the kind of
@@ -43,7 +50,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// options are the parsed flags that are not kubectl's.
+// options are the parsed flags that are not kubectl's, and wait's workloads.
 type options struct {
 	allNamespaces bool
 	selector      string
@@ -59,20 +66,45 @@ type options struct {
 	help          bool
 	version       bool
 	model         model.Config
+
+	// wait is the `wait` mode; timeout and args (its workloads) are its own.
+	wait    bool
+	timeout time.Duration
+	args    []string
 }
 
-func newFlags() (*pflag.FlagSet, *kube.Flags, *options) {
-	fs := pflag.NewFlagSet("doomwatch", pflag.ContinueOnError)
+// mode is which of doomwatch's modes a flag set is for: the flags differ, as their help does.
+type mode uint8
+
+const (
+	modeAny       mode = iota // every flag of every mode: only to find the mode
+	modeDashboard             // the dashboard and --once
+	modeWait                  // doomwatch wait
+)
+
+func newFlags(md mode) (*pflag.FlagSet, *kube.Flags, *options) {
+	fs := pflag.NewFlagSet(progName(), pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported by run, once, on one line
 	fs.SortFlags = false
 
-	o := &options{model: model.DefaultConfig()}
-	fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Watch pods in every namespace.")
-	fs.StringVarP(&o.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
-	fs.BoolVar(&o.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
-	fs.StringVarP(&o.output, "output", "o", "table", "Snapshot format with --once: table or json.")
+	o := &options{model: model.DefaultConfig(), wait: md == modeWait}
+	if md != modeWait {
+		fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Watch pods in every namespace.")
+		fs.StringVarP(&o.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
+		fs.BoolVar(&o.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
+		fs.StringVarP(&o.output, "output", "o", "table", "Snapshot format with --once: table or json.")
+	} else {
+		fs.StringVarP(&o.selector, "selector", "l", "", "Wait for every Deployment whose labels match this selector, as kubectl's -l.")
+		fs.DurationVar(&o.timeout, "timeout", defaultWaitTimeout, "Give up (exit 70) when the rollouts have not completed in this long.")
+		fs.StringVarP(&o.output, "output", "o", "text", "Verdict format: text or json (the document is on stdout; progress goes to stderr).")
+	}
+	if md == modeAny {
+		fs.DurationVar(&o.timeout, "timeout", defaultWaitTimeout, "")
+	}
 	fs.BoolVar(&o.demo, "demo", false, "Run against the embedded demo cluster instead of a real one.")
-	fs.DurationVar(&o.at, "at", 0, "With --demo: show the scenario at this simulated time (e.g. 90s) and hold it there.")
+	if md != modeWait {
+		fs.DurationVar(&o.at, "at", 0, "With --demo: show the scenario at this simulated time (e.g. 90s) and hold it there.")
+	}
 	fs.Int64Var(&o.seed, "seed", 1, "With --demo: seed for names and jitter (the story is the same).")
 	fs.Float64Var(&o.speed, "speed", 1, "With --demo: simulated seconds per real second.")
 	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
@@ -95,14 +127,29 @@ func newFlags() (*pflag.FlagSet, *kube.Flags, *options) {
 	return fs, kf, o
 }
 
+// parseArgs finds the mode (`wait` is the first argument that is not a flag, wherever the flags
+// are, as kubectl's subcommands are found) and parses args with that mode's flags.
+func parseArgs(args []string) (*pflag.FlagSet, *kube.Flags, *options, error) {
+	md := modeDashboard
+	if any, _, _ := newFlags(modeAny); any.Parse(args) == nil && any.Arg(0) == "wait" {
+		md = modeWait
+	}
+	fs, kf, o := newFlags(md)
+	err := fs.Parse(args)
+	if err == nil && o.wait {
+		o.args = fs.Args()[1:]
+	}
+	return fs, kf, o, err
+}
+
 // run is the whole program behind main, returning the exit code; tests call it directly.
 func run(args []string, stdout, stderr io.Writer) int {
-	fs, kf, o := newFlags()
-	if err := fs.Parse(args); err != nil {
+	fs, kf, o, err := parseArgs(args)
+	if err != nil {
 		return usageError(stderr, err)
 	}
 	if o.help {
-		fmt.Fprint(stdout, usage(fs))
+		fmt.Fprint(stdout, usage(fs, o.wait))
 		return exitOK
 	}
 	if o.version {
@@ -137,66 +184,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err, clusterHint(err, o.demo))
 	}
 	m := model.New(o.model)
-
-	if o.once {
-		syncCtx, cancelSync := context.WithDeadline(ctx, deadline)
-		err := src.Settle(syncCtx, func(b model.Batch) { m.Apply(&b, src.Now()) })
-		cancelSync()
-		if err != nil {
-			return fail(stderr, err, clusterHint(err, o.demo))
-		}
-		snap := m.Snapshot(src.Context(), src.Now())
-		if o.output == "json" {
-			err = snap.WriteJSON(stdout)
-		} else {
-			err = snap.WriteTable(stdout)
-		}
-		if err != nil {
-			return fail(stderr, fmt.Errorf("writing snapshot: %w", err), "")
-		}
-		return exitOK
+	switch {
+	case o.wait:
+		return runWait(ctx, src, m, o, kf, deadline, stdout, stderr)
+	case o.once:
+		return runOnce(ctx, src, m, o, deadline, stdout, stderr)
 	}
-
-	go governMemory(ctx, src.Synced())
-	err = tui.Run(ctx, tui.Options{
-		Model:   m,
-		Batches: src.Batches(),
-		Now:     src.Now,
-		Context: src.Context(),
-		Scope:   src.Scope(),
-		NoColor: o.noColor,
-	})
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return fail(stderr, err, "")
-	}
-	// The dashboard shows a stopped source; once the terminal is restored, say why it stopped.
-	if err := src.Err(); err != nil {
-		return fail(stderr, err, "")
-	}
-	return exitOK
+	return runDashboard(ctx, src, m, o, stderr)
 }
 
 func startSource(ctx context.Context, kf *kube.Flags, o *options, deadline time.Time) (*kube.Source, error) {
+	// wait's -l selects Deployments, not pods: it watches every pod of the namespace.
+	selector := o.selector
+	if o.wait {
+		selector = ""
+	}
 	if o.demo {
 		ns := ""
 		if !o.allNamespaces {
 			ns = kf.Namespace()
 		}
-		return kube.StartDemo(ctx, kube.DemoOptions{
+		return demo.Start(ctx, demo.Options{
 			Seed: o.seed, Speed: o.speed, At: o.at, Interval: o.interval,
-			Namespace: ns, Selector: o.selector,
+			Namespace: ns, Selector: selector,
 		})
 	}
 	return kube.Connect(ctx, kf, deadline, kube.Options{
 		AllNamespaces: o.allNamespaces,
-		Selector:      o.selector,
+		Selector:      selector,
 		Interval:      o.interval,
 	})
 }
 
 // validate rejects flag combinations and values that cannot be what the user meant.
 func validate(fs *pflag.FlagSet, o *options) error {
-	if fs.NArg() > 0 {
+	if !o.wait && fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if !o.demo {
@@ -209,12 +231,19 @@ func validate(fs *pflag.FlagSet, o *options) error {
 	if fs.Changed("suspect-share") {
 		return fmt.Errorf("--suspect-share was removed: a node is suspect when at least --suspect-pods pods failed to start there and it stands out (%dx the median of the other nodes)", model.SuspectRatio)
 	}
-	if fs.Changed("output") && !o.once {
-		return errors.New("-o/--output needs --once")
+	if o.wait {
+		if err := validateWait(o); err != nil {
+			return err
+		}
+	} else {
+		if fs.Changed("output") && !o.once {
+			return errors.New("-o/--output needs --once")
+		}
+		if o.output != "table" && o.output != "json" {
+			return fmt.Errorf("-o/--output must be table or json, not %q", o.output)
+		}
 	}
 	switch {
-	case o.output != "table" && o.output != "json":
-		return fmt.Errorf("-o/--output must be table or json, not %q", o.output)
 	case o.at < 0:
 		return fmt.Errorf("--at must not be negative, got %s", o.at)
 	case o.speed <= 0:
@@ -279,24 +308,58 @@ func clusterHint(err error, demo bool) string {
 }
 
 func usageError(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "doomwatch: %s (see doomwatch --help)\n", model.Sanitize(err.Error()))
+	fmt.Fprintf(stderr, "doomwatch: %s (see %s --help)\n", model.Sanitize(err.Error()), progName())
 	return exitUsage
 }
 
-func usage(fs *pflag.FlagSet) string {
-	return `doomwatch: a dashboard for Kubernetes rollouts that tells transient pod failures from doomed ones.
+// progName is how the user ran doomwatch: "kubectl doomwatch" when kubectl runs it as the plugin
+// kubectl-doomwatch (kubectl passes the plugin's path as argv[0]), otherwise "doomwatch".
+func progName() string {
+	base := filepath.Base(os.Args[0])
+	base = strings.TrimSuffix(base, ".exe")
+	if rest, ok := strings.CutPrefix(base, "kubectl-"); ok && rest != "" {
+		// kubectl maps dashes in a plugin's file name to spaces and underscores to dashes.
+		return "kubectl " + strings.ReplaceAll(strings.ReplaceAll(rest, "-", " "), "_", "-")
+	}
+	return "doomwatch"
+}
+
+func usage(fs *pflag.FlagSet, wait bool) string {
+	name := progName()
+	if wait {
+		return fmt.Sprintf(`%[1]s wait: a deploy gate. Waits until each workload's rollout completes, and fails fast,
+with the reasons, when one is doomed.
 
 Usage:
-  doomwatch [flags]                     live dashboard for the current kubeconfig context
-  doomwatch --demo                      the embedded demo cluster
-  doomwatch --once [-o table|json]      print a snapshot and exit
-  doomwatch --demo --once --at 90s      the demo scenario at 90s of simulated time
+  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME ...] [-n NS] [--timeout 10m] [-o text|json]
+  %[1]s wait deployment NAME [NAME ...]    the names of one kind
+  %[1]s wait -l SELECTOR                    every Deployment whose labels match
+
+Names take kubectl's forms: deployment/web, deploy/web, deployments.apps/web; sts/ and ds/ too.
+StatefulSets and DaemonSets follow kubectl rollout status's rules for them (RollingUpdate only).
+Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
+on a terminal, otherwise a plain line at most every 5s and one per change of verdict.
+
+Exit codes: 0 all rollouts completed, 1 one is doomed (or not found, or an error), 2 usage error,
+70 timeout (what was still missing is printed), 130 interrupted.
+
+Flags:
+`, name) + fs.FlagUsages()
+	}
+	return fmt.Sprintf(`%[1]s: a dashboard for Kubernetes rollouts that tells transient pod failures from doomed ones.
+
+Usage:
+  %[1]s [flags]                     live dashboard for the current kubeconfig context
+  %[1]s --demo                      the embedded demo cluster
+  %[1]s --once [-o table|json]      print a snapshot and exit
+  %[1]s --demo --once --at 90s      the demo scenario at 90s of simulated time
+  %[1]s wait deployment/NAME ...    a deploy gate: exit 0 when rolled out, 1 when doomed (see %[1]s wait --help)
 
 doomwatch only gets, lists and watches; it never writes to the cluster.
 Exit codes: 0 success, 1 error (e.g. cluster unreachable), 2 usage error.
 
 Flags:
-` + fs.FlagUsages()
+`, name) + fs.FlagUsages()
 }
 
 func buildVersion() string {

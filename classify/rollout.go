@@ -40,3 +40,53 @@ func DeploymentStatus(d *appsv1.Deployment) (msg string, done bool, err error) {
 	}
 	return fmt.Sprintf("deployment %q successfully rolled out", d.Name), true, nil
 }
+
+// StatefulSetStatus is `kubectl rollout status` for a StatefulSet: kubectl
+// pkg/polymorphichelpers/rollout_status.go, StatefulSetStatusViewer.Status, in its order and with
+// its messages verbatim minus the trailing newline. Only the RollingUpdate strategy has a rollout
+// status; for OnDelete kubectl answers with an error and done, and so does this.
+func StatefulSetStatus(s *appsv1.StatefulSet) (msg string, done bool, err error) {
+	if s.Spec.UpdateStrategy.Type != appsv1.RollingUpdateStatefulSetStrategyType {
+		return "", true, fmt.Errorf("rollout status is only available for %s strategy type", appsv1.RollingUpdateStatefulSetStrategyType)
+	}
+	st := &s.Status
+	if st.ObservedGeneration == 0 || s.Generation > st.ObservedGeneration {
+		return "Waiting for statefulset spec update to be observed...", false, nil
+	}
+	if s.Spec.Replicas != nil && st.ReadyReplicas < *s.Spec.Replicas {
+		return fmt.Sprintf("Waiting for %d pods to be ready...", *s.Spec.Replicas-st.ReadyReplicas), false, nil
+	}
+	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil {
+		if s.Spec.Replicas != nil && ru.Partition != nil && st.UpdatedReplicas < *s.Spec.Replicas-*ru.Partition {
+			return fmt.Sprintf("Waiting for partitioned roll out to finish: %d out of %d new pods have been updated...",
+				st.UpdatedReplicas, *s.Spec.Replicas-*ru.Partition), false, nil
+		}
+		return fmt.Sprintf("partitioned roll out complete: %d new pods have been updated...", st.UpdatedReplicas), true, nil
+	}
+	if st.UpdateRevision != st.CurrentRevision {
+		return fmt.Sprintf("waiting for statefulset rolling update to complete %d pods at revision %s...",
+			st.UpdatedReplicas, st.UpdateRevision), false, nil
+	}
+	return fmt.Sprintf("statefulset rolling update complete %d pods at revision %s...", st.CurrentReplicas, st.CurrentRevision), true, nil
+}
+
+// DaemonSetStatus is `kubectl rollout status` for a DaemonSet: kubectl
+// pkg/polymorphichelpers/rollout_status.go, DaemonSetStatusViewer.Status, in its order and with its
+// messages verbatim minus the trailing newline (its error names the StatefulSet constant, which has
+// the same value). Only the RollingUpdate strategy has a rollout status.
+func DaemonSetStatus(d *appsv1.DaemonSet) (msg string, done bool, err error) {
+	if d.Spec.UpdateStrategy.Type != appsv1.RollingUpdateDaemonSetStrategyType {
+		return "", true, fmt.Errorf("rollout status is only available for %s strategy type", appsv1.RollingUpdateStatefulSetStrategyType)
+	}
+	st := &d.Status
+	if d.Generation > st.ObservedGeneration {
+		return "Waiting for daemon set spec update to be observed...", false, nil
+	}
+	if st.UpdatedNumberScheduled < st.DesiredNumberScheduled {
+		return fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d out of %d new pods have been updated...", d.Name, st.UpdatedNumberScheduled, st.DesiredNumberScheduled), false, nil
+	}
+	if st.NumberAvailable < st.DesiredNumberScheduled {
+		return fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d of %d updated pods are available...", d.Name, st.NumberAvailable, st.DesiredNumberScheduled), false, nil
+	}
+	return fmt.Sprintf("daemon set %q successfully rolled out", d.Name), true, nil
+}

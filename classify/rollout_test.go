@@ -66,3 +66,107 @@ func TestDeploymentStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestStatefulSetStatus: kubectl's StatefulSetStatusViewer cases (kubectl
+// pkg/polymorphichelpers/rollout_status_test.go, TestStatefulSetStatusViewerStatus), word for word.
+func TestStatefulSetStatus(t *testing.T) {
+	partition := func(p int32) *appsv1.RollingUpdateStatefulSetStrategy {
+		return &appsv1.RollingUpdateStatefulSetStrategy{Partition: &p}
+	}
+	rolling := appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
+	tests := []struct {
+		name       string
+		generation int64
+		strategy   appsv1.StatefulSetUpdateStrategy
+		status     appsv1.StatefulSetStatus
+		msg        string
+		done       bool
+		wantErr    string
+	}{
+		{"on delete returns an error", 1, appsv1.StatefulSetUpdateStrategy{Type: appsv1.OnDeleteStatefulSetStrategyType},
+			appsv1.StatefulSetStatus{ObservedGeneration: 1, ReadyReplicas: 1},
+			"", true, "rollout status is only available for RollingUpdate strategy type"},
+		{"never observed", 1, rolling, appsv1.StatefulSetStatus{ReadyReplicas: 3},
+			"Waiting for statefulset spec update to be observed...", false, ""},
+		{"unobserved update is not complete", 2, rolling,
+			appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 3, ReadyReplicas: 3, CurrentReplicas: 3},
+			"Waiting for statefulset spec update to be observed...", false, ""},
+		{"if all pods are not ready the update is not complete", 1, rolling,
+			appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 2, CurrentReplicas: 3},
+			"Waiting for 1 pods to be ready...", false, ""},
+		{"partition update completes when all replicas above the partition are updated", 1,
+			appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: partition(2)},
+			appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 3, CurrentReplicas: 2, UpdatedReplicas: 1},
+			"partitioned roll out complete: 1 new pods have been updated...", true, ""},
+		{"partition update is in progress if all pods above the partition have not been updated", 1,
+			appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType, RollingUpdate: partition(2)},
+			appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 3, CurrentReplicas: 3},
+			"Waiting for partitioned roll out to finish: 0 out of 1 new pods have been updated...", false, ""},
+		{"revisions differ", 1, rolling,
+			appsv1.StatefulSetStatus{ObservedGeneration: 1, Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 1,
+				CurrentRevision: "db-1", UpdateRevision: "db-2"},
+			"waiting for statefulset rolling update to complete 1 pods at revision db-2...", false, ""},
+		{"update completes when all replicas are current", 1, rolling,
+			appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 3, CurrentReplicas: 3, UpdatedReplicas: 3,
+				CurrentRevision: "foo", UpdateRevision: "foo"},
+			"statefulset rolling update complete 3 pods at revision foo...", true, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			replicas := int32(3)
+			s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "foo", Generation: tc.generation},
+				Spec: appsv1.StatefulSetSpec{Replicas: &replicas, UpdateStrategy: tc.strategy}, Status: tc.status}
+			msg, done, err := StatefulSetStatus(s)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if msg != tc.msg || done != tc.done || gotErr != tc.wantErr {
+				t.Errorf("StatefulSetStatus = (%q, %v, %q), want (%q, %v, %q)", msg, done, gotErr, tc.msg, tc.done, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestDaemonSetStatus: kubectl's DaemonSetStatusViewer cases (TestDaemonSetStatusViewerStatus and
+// TestDaemonSetStatusViewerStatusWithWrongUpdateStrategyType), word for word.
+func TestDaemonSetStatus(t *testing.T) {
+	tests := []struct {
+		name       string
+		generation int64
+		strategy   appsv1.DaemonSetUpdateStrategyType
+		status     appsv1.DaemonSetStatus
+		msg        string
+		done       bool
+		wantErr    string
+	}{
+		{"not all updated", 0, appsv1.RollingUpdateDaemonSetStrategyType,
+			appsv1.DaemonSetStatus{ObservedGeneration: 1, DesiredNumberScheduled: 1},
+			`Waiting for daemon set "foo" rollout to finish: 0 out of 1 new pods have been updated...`, false, ""},
+		{"not all available", 1, appsv1.RollingUpdateDaemonSetStrategyType,
+			appsv1.DaemonSetStatus{ObservedGeneration: 1, UpdatedNumberScheduled: 2, DesiredNumberScheduled: 2, NumberAvailable: 1},
+			`Waiting for daemon set "foo" rollout to finish: 1 of 2 updated pods are available...`, false, ""},
+		{"complete", 1, appsv1.RollingUpdateDaemonSetStrategyType,
+			appsv1.DaemonSetStatus{ObservedGeneration: 1, UpdatedNumberScheduled: 2, DesiredNumberScheduled: 2, NumberAvailable: 2},
+			`daemon set "foo" successfully rolled out`, true, ""},
+		{"unobserved", 2, appsv1.RollingUpdateDaemonSetStrategyType,
+			appsv1.DaemonSetStatus{ObservedGeneration: 1, UpdatedNumberScheduled: 2, DesiredNumberScheduled: 2, NumberAvailable: 2},
+			"Waiting for daemon set spec update to be observed...", false, ""},
+		{"on delete", 1, appsv1.OnDeleteDaemonSetStrategyType, appsv1.DaemonSetStatus{ObservedGeneration: 1},
+			"", true, "rollout status is only available for RollingUpdate strategy type"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "foo", Generation: tc.generation},
+				Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: tc.strategy}}, Status: tc.status}
+			msg, done, err := DaemonSetStatus(d)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if msg != tc.msg || done != tc.done || gotErr != tc.wantErr {
+				t.Errorf("DaemonSetStatus = (%q, %v, %q), want (%q, %v, %q)", msg, done, gotErr, tc.msg, tc.done, tc.wantErr)
+			}
+		})
+	}
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the real kube-apiserver and etcd that the e2e suite runs, from the Go module proxy.
-# Pinned and idempotent: binaries are cached outside the work tree, keyed by version, so later
-# runs on the same machine skip the build. Prints the directory holding both binaries.
+# Builds the real kube-apiserver and etcd that the e2e suite runs, and the kubectl it runs
+# doomwatch under as a plugin (kubectl-doomwatch), from the Go module proxy. Pinned and
+# idempotent: binaries are cached outside the work tree, keyed by version, so later runs on the
+# same machine skip the build. Prints the directory holding the three binaries.
 #
 #   hack/build-k8s.sh            # build if missing, print the bin dir on the last line
 #   DOOMWATCH_K8S_CACHE=/path    # cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/doomwatch)
@@ -34,11 +35,9 @@ build_etcd() {
 	log "etcd done"
 }
 
-build_apiserver() {
-	if [ -x "$bin_dir/kube-apiserver" ]; then
-		log "kube-apiserver $K8S_VERSION cached at $bin_dir/kube-apiserver"
-		return
-	fi
+# kubernetes_module prepares the scratch module that builds commands of k8s.io/kubernetes (once per
+# version) and enters it.
+kubernetes_module() {
 	local src="$cache_root/src-kubernetes-$K8S_VERSION"
 	mkdir -p "$src"
 	cd "$src"
@@ -57,26 +56,40 @@ build_apiserver() {
 				sed -E "s#^\s*(k8s\.io/[a-z0-9-]+) => .*#\t\1 => \1 $STAGING_VERSION#"
 			echo ")"
 		} >>go.mod
-		log "resolving modules"
-		go get "k8s.io/kubernetes/cmd/kube-apiserver@$K8S_VERSION" >&2
 	fi
-	log "building kube-apiserver $K8S_VERSION (about 7 minutes on 2 cores, once per machine)"
-	( while sleep 30; do log "still building kube-apiserver ..."; done ) &
+}
+
+# build_kube_cmd builds k8s.io/kubernetes/cmd/$1 into the bin dir, unless it is there already;
+# $2 says how long that takes, for the log.
+build_kube_cmd() {
+	local name=$1 duration=$2
+	if [ -x "$bin_dir/$name" ]; then
+		log "$name $K8S_VERSION cached at $bin_dir/$name"
+		return
+	fi
+	kubernetes_module
+	# Each command imports modules the others do not (kubectl: cli-runtime, kustomize), whose
+	# go.sum entries only a go get of that command adds. It is quick once they are downloaded.
+	log "resolving modules for $name"
+	go get "k8s.io/kubernetes/cmd/$name@$K8S_VERSION" >&2
+	log "building $name $K8S_VERSION ($duration on 2 cores, once per machine)"
+	( while sleep 30; do log "still building $name ..."; done ) &
 	local ticker=$!
 	# The ticker must end however the build ends: an orphan would hold make's stderr open.
 	trap 'kill $ticker 2>/dev/null || true' EXIT
 	local status=0
-	go build -o "$bin_dir/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver || status=$?
+	go build -o "$bin_dir/$name.tmp" "k8s.io/kubernetes/cmd/$name" || status=$?
 	kill "$ticker" 2>/dev/null || true
 	trap - EXIT
 	if [ "$status" -ne 0 ]; then
-		log "building kube-apiserver failed (exit $status)"
+		log "building $name failed (exit $status)"
 		exit "$status"
 	fi
-	mv "$bin_dir/kube-apiserver.tmp" "$bin_dir/kube-apiserver"
-	log "kube-apiserver done"
+	mv "$bin_dir/$name.tmp" "$bin_dir/$name"
+	log "$name done"
 }
 
 build_etcd
-build_apiserver
+build_kube_cmd kube-apiserver "about 7 minutes"
+build_kube_cmd kubectl "a few minutes, under one after kube-apiserver"
 echo "$bin_dir"

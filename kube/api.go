@@ -1,6 +1,6 @@
-// Package kube is the only package that imports client-go. It runs typed informers (against a
-// real cluster, or against the demo cluster's fake clientset: the same path), turns their events
-// into coalesced model.Batches and reports connection health as data.
+// Package kube is, with the demo cluster in kube/demo, the only package that imports client-go.
+// It runs typed informers (against a real cluster, or against the demo's fake clientset: the same
+// path), turns their events into coalesced model.Batches and reports connection health as data.
 package kube
 
 import (
@@ -27,6 +27,10 @@ type Options struct {
 	Now func() time.Time
 	// Context is the kubeconfig context name shown in the header ("demo" for the demo).
 	Context string
+	// NoLogs, when set, says why the cluster has no container logs to give (the demo's fake
+	// clientset answers every log request with the same placeholder); TailLog returns it as its
+	// error.
+	NoLogs string
 
 	// restConfig, set by Connect, is the real cluster's connection: the pod informer then decodes
 	// pods straight into records with a client of its own (podcodec.go).
@@ -41,6 +45,11 @@ type Source struct {
 	now     func() time.Time
 	context string
 	scope   string
+	// namespace is the namespace watched, "" for all.
+	namespace string
+	// client serves TailLog; noLogs, when set, is why there are no logs to serve.
+	client kubernetes.Interface
+	noLogs string
 	// interval is the coalescing interval, which paces Settle.
 	interval time.Duration
 	// synced is closed once every informer that is not forbidden has synced.
@@ -76,6 +85,9 @@ func (s *Source) Now() time.Time { return s.now() }
 
 // Context is the kubeconfig context name ("demo" for the demo cluster).
 func (s *Source) Context() string { return s.context }
+
+// Namespace is the namespace the source watches, "" when it watches all of them.
+func (s *Source) Namespace() string { return s.namespace }
 
 // Scope describes the namespace scope and selector, e.g. "ns default · app=web" or "all namespaces".
 func (s *Source) Scope() string { return s.scope }

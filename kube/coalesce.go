@@ -183,6 +183,10 @@ func toBatch(changes []change) model.Batch {
 			b.ReplicaSets = append(b.ReplicaSets, o)
 		case *appsv1.Deployment:
 			b.Deployments = append(b.Deployments, o)
+		case *appsv1.StatefulSet:
+			b.StatefulSets = append(b.StatefulSets, o)
+		case *appsv1.DaemonSet:
+			b.DaemonSets = append(b.DaemonSets, o)
 		case *batchv1.Job:
 			b.Jobs = append(b.Jobs, o)
 		}

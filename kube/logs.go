@@ -1,9 +1,15 @@
 package kube
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -29,4 +35,42 @@ func QuietLogs(w io.Writer) (flush func(), err error) {
 		rest.SetDefaultWarningHandler(rest.NewWarningWriter(w, rest.WarningWriterOptions{Deduplicate: true}))
 	}
 	return klog.Flush, nil
+}
+
+// Log bounds: TailLog asks the API server for at most this many lines and bytes, and reads no
+// more than that whatever it sends.
+const (
+	logLines = 25
+	logBytes = 16 << 10
+)
+
+// TailLog returns the last lines (at most logLines, logBytes in all) of a container's log
+// through the API server's pods/log subresource: of its previous instance when previous is set,
+// as `kubectl logs -p` does. The lines are as the container wrote them: untrusted, to be
+// sanitised before they are shown. It only reads (get on pods/log).
+func (s *Source) TailLog(ctx context.Context, namespace, pod, container string, previous bool) ([]string, error) {
+	if s.noLogs != "" {
+		return nil, errors.New(s.noLogs)
+	}
+	lines, limit := int64(logLines), int64(logBytes)
+	req := s.client.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
+		Container: container, Previous: previous, TailLines: &lines, LimitBytes: &limit,
+	})
+	rc, err := req.Stream(ctx)
+	switch {
+	case apierrors.IsForbidden(err):
+		return nil, kindErrorf(ErrForbidden, err, "not allowed to get pods/log in %s: %v", namespace, apiMessage(err))
+	case err != nil:
+		return nil, fmt.Errorf("getting the log of %s/%s: %s", pod, container, apiMessage(err))
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, logBytes))
+	if err != nil {
+		return nil, fmt.Errorf("reading the log of %s/%s: %w", pod, container, err)
+	}
+	text := strings.TrimRight(string(data), "\n")
+	if text == "" {
+		return nil, nil
+	}
+	return strings.Split(text, "\n"), nil
 }

@@ -161,6 +161,9 @@ func podUID(i int) types.UID {
 	return types.UID(fmt.Sprintf("0b9a6c8e-%04x-4c1d-9e2f-%012x", i&0xffff, i))
 }
 
+// ptrTo is the address of a copy of v, for the optional fields of test objects.
+func ptrTo[T any](v T) *T { return &v }
+
 // decoded returns p as an informer receives it: encoded to protobuf by the API server and decoded
 // by client-go, so that every string is its own allocation.
 func decoded(tb testing.TB, p *corev1.Pod) *corev1.Pod {

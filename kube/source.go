@@ -78,12 +78,6 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 
 	// Pods are scoped by namespace and selector; workloads by namespace only (a pod selector says
 	// nothing about their owners' labels); nodes are cluster-scoped.
-	//
-	// StatefulSets and DaemonSets feed nothing: the model knows them from their pods' owner
-	// references. They are still listed and watched, kept as bare identities with no handler (so
-	// they never make a batch), because that is how RBAC refusing them is reported in the header
-	// and --once's health.forbidden as before, and because the demo cluster paces its writes of
-	// every kind by the informers' watches (demo_watch.go).
 	wire := []struct {
 		kind  model.Kind
 		obj   runtime.Object
@@ -180,11 +174,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		if err := inf.SetWatchErrorHandlerWithContext(health.watchErrorHandler(ks)); err != nil {
 			return nil, fmt.Errorf("setting %s watch error handler: %w", resourceName(w.kind), err)
 		}
-		switch w.kind {
-		case model.KindStatefulSet, model.KindDaemonSet:
-			ks.hasSynced = inf.HasSynced
-			continue
-		case model.KindPod:
+		if w.kind == model.KindPod {
 			pods.informer = inf
 		}
 		var delivered func(any) bool
@@ -209,13 +199,16 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 
 	src := &Source{
-		ctx:      ctx,
-		out:      make(chan model.Batch),
-		now:      now,
-		context:  opts.Context,
-		scope:    scope(ns, opts.Selector),
-		interval: interval,
-		synced:   make(chan struct{}),
+		ctx:       ctx,
+		out:       make(chan model.Batch),
+		now:       now,
+		context:   opts.Context,
+		scope:     scope(ns, opts.Selector),
+		namespace: ns,
+		client:    client,
+		noLogs:    opts.NoLogs,
+		interval:  interval,
+		synced:    make(chan struct{}),
 	}
 	factory.Start(ctx.Done())
 	go func() {

@@ -50,9 +50,9 @@ func (t *trimmer) transform(obj any) (any, error) {
 	case *batchv1.Job:
 		return t.job(o), nil
 	case *appsv1.StatefulSet:
-		return &appsv1.StatefulSet{ObjectMeta: t.stub(&o.ObjectMeta)}, nil
+		return t.statefulSet(o), nil
 	case *appsv1.DaemonSet:
-		return &appsv1.DaemonSet{ObjectMeta: t.stub(&o.ObjectMeta)}, nil
+		return t.daemonSet(o), nil
 	default:
 		// A *model.PodRecord, or a cache.DeletedFinalStateUnknown holding an object that already
 		// went through here.
@@ -62,7 +62,7 @@ func (t *trimmer) transform(obj any) (any, error) {
 
 func (t *trimmer) str(s string) string { return t.in.String(s) }
 
-// stub is an object's identity, all that is kept of the kinds nothing reads (see source.go).
+// stub is an object's identity.
 func (t *trimmer) stub(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: m.Name, Namespace: t.str(m.Namespace), UID: m.UID, ResourceVersion: m.ResourceVersion}
 }
@@ -81,6 +81,14 @@ func (t *trimmer) meta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	if rev, ok := m.Annotations[model.RevisionAnnotation]; ok {
 		out.Annotations = t.in.Revision(rev)
 	}
+	return out
+}
+
+// workloadMeta is meta with the labels, which `doomwatch wait -l` selects Deployments by
+// (model.Resolve). Workloads are few; their labels cost little.
+func (t *trimmer) workloadMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	out := t.meta(m)
+	out.Labels = m.Labels
 	return out
 }
 
@@ -138,7 +146,7 @@ func (t *trimmer) replicaSet(rs *appsv1.ReplicaSet) *appsv1.ReplicaSet {
 // the status counters) and the template.
 func (t *trimmer) deployment(d *appsv1.Deployment) *appsv1.Deployment {
 	return &appsv1.Deployment{
-		ObjectMeta: t.meta(&d.ObjectMeta),
+		ObjectMeta: t.workloadMeta(&d.ObjectMeta),
 		Spec: appsv1.DeploymentSpec{
 			Replicas:                d.Spec.Replicas,
 			Template:                t.template(&d.Spec.Template),
@@ -167,4 +175,33 @@ func (t *trimmer) job(j *batchv1.Job) *batchv1.Job {
 		},
 		Status: j.Status,
 	}
+}
+
+// statefulSet keeps what `kubectl rollout status` reads (classify.StatefulSetStatus: generation,
+// replicas, the update strategy and the status) and the status's update revision, by which the
+// model tells the pods of the rollout.
+func (t *trimmer) statefulSet(s *appsv1.StatefulSet) *appsv1.StatefulSet {
+	return &appsv1.StatefulSet{
+		ObjectMeta: t.workloadMeta(&s.ObjectMeta),
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:       s.Spec.Replicas,
+			UpdateStrategy: s.Spec.UpdateStrategy,
+		},
+		Status: s.Status,
+	}
+}
+
+// daemonSet keeps what `kubectl rollout status` reads (classify.DaemonSetStatus: generation, the
+// update strategy and the status) and the template generation annotation, by which the model tells
+// the pods of the rollout.
+func (t *trimmer) daemonSet(d *appsv1.DaemonSet) *appsv1.DaemonSet {
+	out := &appsv1.DaemonSet{
+		ObjectMeta: t.workloadMeta(&d.ObjectMeta),
+		Spec:       appsv1.DaemonSetSpec{UpdateStrategy: d.Spec.UpdateStrategy},
+		Status:     d.Status,
+	}
+	if gen, ok := d.Annotations[appsv1.DeprecatedTemplateGeneration]; ok {
+		out.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: t.str(gen)}
+	}
+	return out
 }

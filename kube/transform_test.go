@@ -226,7 +226,7 @@ func detailOf(p *corev1.Pod) viewedPod {
 
 // TestTransformSharesWhatPodsRepeat: two pods of one ReplicaSet, decoded separately as a watch
 // decodes them, share their containers, owner references and repeated strings after the
-// transform, and the kinds nothing reads keep only their identity.
+// transform.
 func TestTransformSharesWhatPodsRepeat(t *testing.T) {
 	tr := newTrimmer()
 	trim := func(i int) *corev1.Pod {
@@ -259,10 +259,42 @@ func TestTransformSharesWhatPodsRepeat(t *testing.T) {
 		t.Errorf("pods mixed up: %s/%s and %s/%s", a.Name, a.UID, b.Name, b.UID)
 	}
 
+}
+
+// TestTransformKeepsWhatRolloutStatusReads: a StatefulSet and a DaemonSet keep what `kubectl
+// rollout status` and the model read (replicas, strategy, status, the template generation, the labels
+// `wait -l` selects by) and lose their template and other annotations.
+func TestTransformKeepsWhatRolloutStatusReads(t *testing.T) {
+	tr := newTrimmer()
+	strategy := appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType,
+		RollingUpdate: &appsv1.RollingUpdateStatefulSetStrategy{Partition: ptrTo(int32(0))}}
+	status := appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 2, UpdateRevision: "redis-7c9f", CurrentRevision: "redis-5d4b"}
 	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "redis", UID: "s1", ResourceVersion: "7",
-		Labels: map[string]string{"app": "redis"}}, Spec: appsv1.StatefulSetSpec{Replicas: ptrTo(int32(3))}}
+		Generation: 2, Labels: map[string]string{"app": "redis"}},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptrTo(int32(3)), UpdateStrategy: strategy, ServiceName: "redis",
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "redis", Image: "redis:7"}}}}},
+		Status: status}
 	out, _ := tr.transform(sts)
-	if want := (&appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "redis", UID: "s1", ResourceVersion: "7"}}); !reflect.DeepEqual(out, want) {
-		t.Errorf("StatefulSet = %+v, want its identity only", out)
+	want := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "redis", UID: "s1", ResourceVersion: "7", Generation: 2,
+		Labels: map[string]string{"app": "redis"}},
+		Spec: appsv1.StatefulSetSpec{Replicas: ptrTo(int32(3)), UpdateStrategy: strategy}, Status: status}
+	if !reflect.DeepEqual(out, want) {
+		t.Errorf("StatefulSet = %+v, want %+v", out, want)
+	}
+
+	dsStrategy := appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType}
+	dsStatus := appsv1.DaemonSetStatus{ObservedGeneration: 4, DesiredNumberScheduled: 5, UpdatedNumberScheduled: 3, NumberAvailable: 3}
+	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "agent", UID: "d1", ResourceVersion: "9",
+		Generation: 4, Labels: map[string]string{"app": "agent"},
+		Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "3", "kubectl.kubernetes.io/last-applied-configuration": "{}"}},
+		Spec: appsv1.DaemonSetSpec{UpdateStrategy: dsStrategy,
+			Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:2"}}}}},
+		Status: dsStatus}
+	out, _ = tr.transform(ds)
+	wantDS := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "agent", UID: "d1", ResourceVersion: "9",
+		Generation: 4, Labels: map[string]string{"app": "agent"}, Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "3"}},
+		Spec: appsv1.DaemonSetSpec{UpdateStrategy: dsStrategy}, Status: dsStatus}
+	if !reflect.DeepEqual(out, wantDS) {
+		t.Errorf("DaemonSet = %+v, want %+v", out, wantDS)
 	}
 }

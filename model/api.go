@@ -36,8 +36,13 @@ type Model struct {
 	// now is the time of the last Apply or Expire, for reasons that say how long.
 	now time.Time
 
-	replicaSets map[podKey]*appsv1.ReplicaSet
-	deployments map[podKey]*appsv1.Deployment
+	replicaSets  map[podKey]*appsv1.ReplicaSet
+	deployments  map[podKey]*appsv1.Deployment
+	statefulSets map[podKey]*appsv1.StatefulSet
+	daemonSets   map[podKey]*appsv1.DaemonSet
+	// setPods counts the pods of each StatefulSet and DaemonSet per revision (their rollouts judge
+	// the pods of the current revision), as rsPods does for ReplicaSets.
+	setPods map[setKey]*rsPods
 	jobs        map[podKey]*batchv1.Job
 	// owners caches each controller's top owner and workload strings, shared by all its pods, for as
 	// long as a pod counted by the model has that controller (owner.go).
@@ -91,6 +96,9 @@ func New(cfg Config) *Model {
 		nodeNotReadyPods: make(map[*Pod]struct{}),
 		replicaSets:      make(map[podKey]*appsv1.ReplicaSet),
 		deployments:      make(map[podKey]*appsv1.Deployment),
+		statefulSets:     make(map[podKey]*appsv1.StatefulSet),
+		daemonSets:       make(map[podKey]*appsv1.DaemonSet),
+		setPods:          make(map[setKey]*rsPods),
 		jobs:             make(map[podKey]*batchv1.Job),
 		owners:           make(map[ownerKey]*ownerEntry),
 		ledger:           newLedger(),
@@ -98,7 +106,7 @@ func New(cfg Config) *Model {
 		starting:         make(map[*Pod][]startEpisode),
 		idx:              newIndex(),
 		nodeView:         nodeCache{counted: make(map[string]struct{})},
-		rollouts:         rolloutCache{byDeploy: make(map[podKey]Rollout), dirty: make(map[podKey]struct{})},
+		rollouts:         rolloutCache{byKey: make(map[rolloutKey]Rollout), dirty: make(map[rolloutKey]struct{})},
 	}
 }
 

@@ -154,7 +154,17 @@ func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 	for _, d := range b.Deployments {
 		k := podKey{d.Namespace, d.Name}
 		m.deployments[k] = d
-		m.rollouts.dirty[k] = struct{}{}
+		m.rollouts.dirty[deployKey(k)] = struct{}{}
+	}
+	for _, s := range b.StatefulSets {
+		k := podKey{s.Namespace, s.Name}
+		m.statefulSets[k] = s
+		m.rollouts.dirty[rolloutKey{KindStatefulSet, k}] = struct{}{}
+	}
+	for _, d := range b.DaemonSets {
+		k := podKey{d.Namespace, d.Name}
+		m.daemonSets[k] = d
+		m.rollouts.dirty[rolloutKey{KindDaemonSet, k}] = struct{}{}
 	}
 	return changed
 }

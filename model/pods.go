@@ -69,7 +69,13 @@ func (m *Model) delete(r Ref) {
 		m.linkReplicaSet(k, nil)
 	case KindDeployment:
 		delete(m.deployments, k)
-		m.rollouts.dirty[k] = struct{}{}
+		m.rollouts.dirty[deployKey(k)] = struct{}{}
+	case KindStatefulSet:
+		delete(m.statefulSets, k)
+		m.rollouts.dirty[rolloutKey{KindStatefulSet, k}] = struct{}{}
+	case KindDaemonSet:
+		delete(m.daemonSets, k)
+		m.rollouts.dirty[rolloutKey{KindDaemonSet, k}] = struct{}{}
 	case KindJob:
 		delete(m.jobs, k)
 		m.rejudgeJobs([]podKey{k})

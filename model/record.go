@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -36,8 +37,13 @@ type PodRecord struct {
 	owners                                      []metav1.OwnerReference // shared
 	// annotations holds the kept annotations (keptAnnotations): the Job controller's index
 	// annotations of an indexed Job's pod, which classify.JobAttempt reads; nil for other pods.
-	annotations            map[string]string
-	spec                   *podSpec // shared
+	annotations map[string]string
+	// revisionHash and templateGeneration are the pod's controller-revision-hash and
+	// pod-template-generation labels, the only labels a record keeps: a StatefulSet's rollout
+	// judges the pods of its update revision, a DaemonSet's those of its template generation
+	// (rollouts.go); "" for other pods.
+	revisionHash, templateGeneration string
+	spec                             *podSpec // shared
 	phase, reason, message string
 	conds                  []condition
 	init, statuses         []statusRecord
@@ -162,13 +168,23 @@ func (s stamp) meta() metav1.Time {
 // classify.JobAttempt reads for a Job with a backoff limit per index, and the API server's mark
 // on the bookmark that ends a streamed list (metav1.InitialEventsAnnotationKey), which client-go's
 // reflector reads from the bookmark's object.
+// The labels a record keeps (PodRecord.revisionHash, templateGeneration): the StatefulSet and
+// DaemonSet controllers' revision label (k8s.io/api/apps/v1 ControllerRevisionHashLabelKey) and the
+// DaemonSet controller's template generation label (k8s.io/api/extensions/v1beta1
+// DaemonSetTemplateGenerationKey, which the DaemonSet controller still sets).
+const (
+	revisionHashLabel       = appsv1.ControllerRevisionHashLabelKey
+	templateGenerationLabel = "pod-template-generation"
+)
+
 var keptAnnotations = [...]string{"batch.kubernetes.io/job-completion-index", "batch.kubernetes.io/job-index-failure-count",
 	metav1.InitialEventsAnnotationKey}
 
 // Pod makes p's record: identity, the resource version (the informer tells an update from a resync
 // by it), timestamps and ownership; the node, containers, restart policy and readiness gates
 // (classify); phase, reason, message, conditions and container statuses (classify, the model's
-// evidence and the detail pane); a Job's index annotations. Labels, other annotations, managedFields, IPs, start time, QoS class and
+// evidence and the detail pane); a Job's index annotations; the StatefulSet and DaemonSet revision
+// labels. Other labels, other annotations, managedFields, IPs, start time, QoS class and
 // the rest of the spec go. Strings, the spec and condition texts are shared through in. An empty
 // list of statuses or conditions is kept as none.
 func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
@@ -185,6 +201,10 @@ func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
 		phase:           in.String(string(p.Status.Phase)),
 		reason:          in.String(p.Status.Reason),
 		message:         p.Status.Message,
+	}
+	if len(p.Labels) > 0 {
+		r.revisionHash = in.String(p.Labels[revisionHashLabel])
+		r.templateGeneration = in.String(p.Labels[templateGenerationLabel])
 	}
 	if d := p.DeletionTimestamp; d != nil {
 		r.deleted, r.deleting = stampOf(d.Time), true
@@ -373,6 +393,7 @@ func (a *PodRecord) SameContent(b *PodRecord) bool {
 	if a.namespace != b.namespace || a.name != b.name || a.uid != b.uid || a.node != b.node ||
 		a.generation != b.generation || a.created != b.created || a.deleted != b.deleted || a.deleting != b.deleting ||
 		a.phase != b.phase || a.reason != b.reason || a.message != b.message || !maps.Equal(a.annotations, b.annotations) ||
+		a.revisionHash != b.revisionHash || a.templateGeneration != b.templateGeneration ||
 		len(a.conds) != len(b.conds) || len(a.init) != len(b.init) || len(a.statuses) != len(b.statuses) ||
 		!sameOwners(a.owners, b.owners) || !sameSpec(a.spec, b.spec) {
 		return false

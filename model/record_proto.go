@@ -148,7 +148,8 @@ func protoTime(b []byte) (stamp, error) {
 }
 
 // protoMeta reads ObjectMeta: name (1), namespace (3), uid (5), resourceVersion (6), generation
-// (7), creationTimestamp (8), deletionTimestamp (9), annotations (12, only the kept ones) and
+// (7), creationTimestamp (8), deletionTimestamp (9), labels (11, only the kept ones), annotations
+// (12, only the kept ones) and
 // ownerReferences (13).
 func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
 	var owners []byte // the encoded references, tags included: the key they are shared by
@@ -170,6 +171,8 @@ func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
 		case 9:
 			r.deleted, err = protoTime(f.b)
 			r.deleting = true
+		case 11:
+			err = in.protoLabel(r, f.b)
 		case 12:
 			err = r.protoAnnotation(f.b)
 		case 13:
@@ -182,6 +185,21 @@ func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
 	}
 	r.owners, err = in.ownersOf(owners)
 	return err
+}
+
+// protoLabel keeps one label map entry (key 1, value 2) if it is one a record keeps.
+func (in *Interner) protoLabel(r *PodRecord, b []byte) error {
+	var k, v []byte
+	if err := byNumber(b, &k, &v); err != nil {
+		return err
+	}
+	switch string(k) {
+	case revisionHashLabel:
+		r.revisionHash = in.bytesString(v)
+	case templateGenerationLabel:
+		r.templateGeneration = in.bytesString(v)
+	}
+	return nil
 }
 
 // protoAnnotation keeps one annotation map entry (key 1, value 2) if it is one a record keeps.

@@ -93,6 +93,7 @@ func TestSameContentIgnoresOnlyTheResourceVersion(t *testing.T) {
 		"node":     func(p *corev1.Pod) { p.Spec.NodeName = "node-9" },
 		"image":    func(p *corev1.Pod) { p.Spec.Containers[0].Image = "web:v3" },
 		"deletion": func(p *corev1.Pod) { p.DeletionTimestamp = &p.CreationTimestamp },
+		"revision": func(p *corev1.Pod) { p.Labels = map[string]string{revisionHashLabel: "db-7c9f"} },
 	} {
 		changed := bumped.DeepCopy()
 		change(changed)
@@ -154,6 +155,26 @@ func TestPodFromProtoMakesTheSameRecord(t *testing.T) {
 				t.Errorf("two records of one template do not share their spec and owners")
 			}
 		})
+	}
+}
+
+// TestRecordKeepsTheRevisionLabels: of a pod's labels a record keeps the two that tell a
+// StatefulSet's or DaemonSet's current pods, the same from the pod and from its protobuf.
+func TestRecordKeepsTheRevisionLabels(t *testing.T) {
+	p := pod("shop", "db-0", crashLoop())
+	p.Labels = map[string]string{"app": "db", revisionHashLabel: "db-7c9f6b", templateGenerationLabel: "4"}
+	data, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromProto, err := NewInterner().PodFromProto(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, r := range map[string]*PodRecord{"pod": RecordOf(p), "protobuf": fromProto} {
+		if r.revisionHash != "db-7c9f6b" || r.templateGeneration != "4" {
+			t.Errorf("from the %s: revision %q, template generation %q", what, r.revisionHash, r.templateGeneration)
+		}
 	}
 }
 

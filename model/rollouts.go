@@ -27,30 +27,47 @@ const (
 	maxDoomReasonsInReason = 3
 )
 
-// rolloutCache keeps every Deployment's rollout. Only the rollouts of Deployments marked dirty
-// (the Deployment, one of its ReplicaSets, or a pod of one changed) are made again, and the list is
-// rebuilt only when one of them came out different.
+// rolloutCache keeps every workload's rollout. Only the rollouts of workloads marked dirty (the
+// workload, one of its ReplicaSets, or a pod of one changed) are made again, and the list is rebuilt
+// only when one of them came out different.
 type rolloutCache struct {
-	byDeploy map[podKey]Rollout
-	dirty    map[podKey]struct{}
-	list     []Rollout
-	built    bool
+	byKey map[rolloutKey]Rollout
+	dirty map[rolloutKey]struct{}
+	list  []Rollout
+	built bool
 }
 
-// Rollouts returns every Deployment's rollout, doomed first, then by namespace/name. The slice is
-// the same until a rollout changes; callers must not modify it.
+// rolloutKey names a workload with a rollout: a Deployment, StatefulSet or DaemonSet.
+type rolloutKey struct {
+	kind Kind
+	podKey
+}
+
+func deployKey(k podKey) rolloutKey { return rolloutKey{KindDeployment, k} }
+
+// setKey is one revision of a StatefulSet or DaemonSet: its pods' controller-revision-hash or
+// pod-template-generation label.
+type setKey struct {
+	kind     Kind
+	ns, name string
+	revision string
+}
+
+// Rollouts returns every rollout (Deployments, StatefulSets with the RollingUpdate strategy and
+// DaemonSets with it: `kubectl rollout status` has none for OnDelete), doomed first, then by
+// namespace/name/kind. The slice is the same until a rollout changes; callers must not modify it.
 func (m *Model) Rollouts() []Rollout {
 	c := &m.rollouts
 	changed := !c.built
 	for k := range c.dirty {
 		r, ok := m.buildRollout(k)
-		old, had := c.byDeploy[k]
+		old, had := c.byKey[k]
 		switch {
 		case !ok && had:
-			delete(c.byDeploy, k)
+			delete(c.byKey, k)
 			changed = true
 		case ok && (!had || !sameRollout(&old, &r)):
-			c.byDeploy[k] = r
+			c.byKey[k] = r
 			changed = true
 		}
 	}
@@ -58,8 +75,8 @@ func (m *Model) Rollouts() []Rollout {
 	if !changed {
 		return c.list
 	}
-	out := make([]Rollout, 0, len(c.byDeploy))
-	for _, r := range c.byDeploy {
+	out := make([]Rollout, 0, len(c.byKey))
+	for _, r := range c.byKey {
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -70,7 +87,10 @@ func (m *Model) Rollouts() []Rollout {
 		if a.Namespace != b.Namespace {
 			return a.Namespace < b.Namespace
 		}
-		return a.Name < b.Name
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Kind < b.Kind
 	})
 	c.list, c.built = out, true
 	return out
@@ -82,9 +102,27 @@ func sameRollout(a, b *Rollout) bool {
 		a.Reason == b.Reason && a.NewReplicaSet == b.NewReplicaSet && slices.Equal(a.OldReplicaSets, b.OldReplicaSets)
 }
 
-// buildRollout makes Deployment k's rollout from the ReplicaSets it controls; false when the
+// buildRollout makes workload k's rollout; false when the workload is not known or has no rollout
+// status (the OnDelete strategy).
+func (m *Model) buildRollout(k rolloutKey) (Rollout, bool) {
+	switch k.kind {
+	case KindStatefulSet:
+		if s := m.statefulSets[k.podKey]; s != nil && s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
+			return m.statefulSetRollout(s), true
+		}
+		return Rollout{}, false
+	case KindDaemonSet:
+		if d := m.daemonSets[k.podKey]; d != nil && d.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+			return m.daemonSetRollout(d), true
+		}
+		return Rollout{}, false
+	}
+	return m.deploymentRollout(k.podKey)
+}
+
+// deploymentRollout makes Deployment k's rollout from the ReplicaSets it controls; false when the
 // Deployment is not known.
-func (m *Model) buildRollout(k podKey) (Rollout, bool) {
+func (m *Model) deploymentRollout(k podKey) (Rollout, bool) {
 	d := m.deployments[k]
 	if d == nil {
 		return Rollout{}, false
@@ -116,7 +154,7 @@ func (m *Model) linkReplicaSet(k podKey, rs *appsv1.ReplicaSet) {
 		}
 	}
 	if had {
-		m.rollouts.dirty[old] = struct{}{}
+		m.rollouts.dirty[deployKey(old)] = struct{}{}
 		if !has || old != now {
 			if set := m.deployRS[old]; set != nil {
 				delete(set, k)
@@ -135,7 +173,7 @@ func (m *Model) linkReplicaSet(k podKey, rs *appsv1.ReplicaSet) {
 			m.deployRS[now] = set
 		}
 		set[k] = struct{}{}
-		m.rollouts.dirty[now] = struct{}{}
+		m.rollouts.dirty[deployKey(now)] = struct{}{}
 	}
 }
 
@@ -154,8 +192,18 @@ type rsPods struct {
 // until they are garbage-collected, often for days. Counted, one of them would keep a new
 // ReplicaSet whose live pods are all doomed from ever being doomed. Krane counts them (its
 // all-doomed rule sees a transient pod); doomwatch counts the pods that will run.
+//
+// StatefulSets' and DaemonSets' pods are counted the same way, per revision (setPods).
 func (m *Model) countRS(p *Pod, d int) {
-	if p.ctrl.kind != string(KindReplicaSet) || replaced(p.Verdict.Rule) {
+	if replaced(p.Verdict.Rule) {
+		return
+	}
+	switch Kind(p.ctrl.kind) {
+	case KindReplicaSet:
+	case KindStatefulSet, KindDaemonSet:
+		m.countSet(p, d)
+		return
+	default:
 		return
 	}
 	k := podKey{p.ctrl.ns, p.ctrl.name}
@@ -164,6 +212,36 @@ func (m *Model) countRS(p *Pod, d int) {
 		s = &rsPods{}
 		m.rsPods[k] = s
 	}
+	s.add(p, d)
+	if s.total <= 0 {
+		delete(m.rsPods, k)
+	}
+	if dk, ok := m.rsDeploy[k]; ok {
+		m.rollouts.dirty[deployKey(dk)] = struct{}{}
+	}
+}
+
+// countSet counts pod p of a StatefulSet or DaemonSet under its revision.
+func (m *Model) countSet(p *Pod, d int) {
+	kind := Kind(p.ctrl.kind)
+	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.revisionHash}
+	if kind == KindDaemonSet {
+		k.revision = p.rec.templateGeneration
+	}
+	s := m.setPods[k]
+	if s == nil {
+		s = &rsPods{}
+		m.setPods[k] = s
+	}
+	s.add(p, d)
+	if s.total <= 0 {
+		delete(m.setPods, k)
+	}
+	m.rollouts.dirty[rolloutKey{kind, podKey{k.ns, k.name}}] = struct{}{}
+}
+
+// add counts p (d = 1) or stops counting it (d = -1).
+func (s *rsPods) add(p *Pod, d int) {
 	s.total += d
 	if p.Verdict.Kind == classify.Doomed {
 		s.doomed += d
@@ -173,12 +251,6 @@ func (m *Model) countRS(p *Pod, d int) {
 		if s.reasons[p.Verdict.Reason] += d; s.reasons[p.Verdict.Reason] <= 0 {
 			delete(s.reasons, p.Verdict.Reason)
 		}
-	}
-	if s.total <= 0 {
-		delete(m.rsPods, k)
-	}
-	if dk, ok := m.rsDeploy[k]; ok {
-		m.rollouts.dirty[dk] = struct{}{}
 	}
 }
 
@@ -265,7 +337,11 @@ func (d newPodDoom) String() string {
 // newPodsDoom is the doom of the new ReplicaSet's pods, from its counts. Their reasons are
 // already sanitised.
 func (m *Model) newPodsDoom(rs *appsv1.ReplicaSet) newPodDoom {
-	s := m.rsPods[podKey{rs.Namespace, rs.Name}]
+	return m.rsPods[podKey{rs.Namespace, rs.Name}].doom()
+}
+
+// doom is what the counted pods say.
+func (s *rsPods) doom() newPodDoom {
 	if s == nil {
 		return newPodDoom{}
 	}
@@ -321,4 +397,70 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 		b1.Labels = nil
 	}
 	return apiequality.Semantic.DeepEqual(a1, b1)
+}
+
+// statefulSetRollout is a StatefulSet's rollout (RollingUpdate only). It is doomed as Krane's
+// StatefulSet#deploy_failed? (lib/krane/kubernetes_resource/stateful_set.rb) says: once the
+// controller has observed the latest spec, when a pod of the update revision (its
+// controller-revision-hash label is status.updateRevision) is doomed. Otherwise kubectl's
+// StatefulSetStatus decides.
+func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
+	r := Rollout{
+		Namespace: Sanitize(s.Namespace),
+		Kind:      string(KindStatefulSet),
+		Name:      Sanitize(s.Name),
+		Desired:   1, // the API server's default for spec.replicas
+		Updated:   s.Status.UpdatedReplicas,
+		Ready:     s.Status.ReadyReplicas,
+		Available: s.Status.AvailableReplicas,
+	}
+	if s.Spec.Replicas != nil {
+		r.Desired = *s.Spec.Replicas
+	}
+	var doom newPodDoom
+	if rev := s.Status.UpdateRevision; rev != "" && s.Status.ObservedGeneration > 0 && current(s.Generation, s.Status.ObservedGeneration) {
+		doom = m.setPods[setKey{KindStatefulSet, s.Namespace, s.Name, rev}].doom()
+	}
+	msg, done, err := classify.StatefulSetStatus(s)
+	return r.judged(doom, msg, done, err)
+}
+
+// daemonSetRollout is a DaemonSet's rollout (RollingUpdate only). It is doomed as Krane's
+// DaemonSet#deploy_failed? (lib/krane/kubernetes_resource/daemon_set.rb) says: once the controller
+// has observed the latest spec, when a pod of the current template generation (its
+// pod-template-generation label is the DaemonSet's deprecated.daemonset.template.generation
+// annotation, which the API server keeps) is doomed. Otherwise kubectl's DaemonSetStatus decides.
+func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
+	r := Rollout{
+		Namespace: Sanitize(d.Namespace),
+		Kind:      string(KindDaemonSet),
+		Name:      Sanitize(d.Name),
+		Desired:   d.Status.DesiredNumberScheduled,
+		Updated:   d.Status.UpdatedNumberScheduled,
+		Ready:     d.Status.NumberReady,
+		Available: d.Status.NumberAvailable,
+	}
+	var doom newPodDoom
+	if gen := d.Annotations[appsv1.DeprecatedTemplateGeneration]; gen != "" && current(d.Generation, d.Status.ObservedGeneration) {
+		doom = m.setPods[setKey{KindDaemonSet, d.Namespace, d.Name, gen}].doom()
+	}
+	msg, done, err := classify.DaemonSetStatus(d)
+	return r.judged(doom, msg, done, err)
+}
+
+// judged sets a StatefulSet's or DaemonSet's verdict: doomed when one of its current pods is
+// (Krane fails these on any doomed pod, a Deployment only when all the new ones are), else kubectl's
+// answer. err is kubectl's "only available for RollingUpdate", which buildRollout has ruled out.
+func (r Rollout) judged(doom newPodDoom, msg string, done bool, err error) Rollout {
+	switch {
+	case doom.doomed > 0:
+		r.Verdict, r.Reason = RolloutDoomed, doom.String()
+	case err != nil:
+		r.Verdict, r.Reason = RolloutProgressing, Sanitize(err.Error())
+	case done:
+		r.Verdict, r.Reason = RolloutComplete, Sanitize(msg)
+	default:
+		r.Verdict, r.Reason = RolloutProgressing, Sanitize(msg)
+	}
+	return r
 }

@@ -291,3 +291,83 @@ func TestRolloutNotDoomedBeforeStatusIsCurrent(t *testing.T) {
 		})
 	}
 }
+
+func labelled(k, v string) podOpt {
+	return func(p *corev1.Pod) {
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[k] = v
+	}
+}
+
+// TestStatefulSetRollout: kubectl's answer until a pod of the update revision is doomed (Krane's
+// StatefulSet rule: any such pod), and a doomed pod of the old revision says nothing about this
+// rollout. OnDelete has no rollout, as kubectl has no status for it.
+func TestStatefulSetRollout(t *testing.T) {
+	m := New(DefaultConfig())
+	s := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db", Generation: 2},
+		Spec: appsv1.StatefulSetSpec{Replicas: new(int32(3)), UpdateStrategy: appsv1.StatefulSetUpdateStrategy{
+			Type: appsv1.RollingUpdateStatefulSetStrategyType}},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 1,
+			CurrentRevision: "db-5d4b", UpdateRevision: "db-7c9f"},
+	}
+	m.Apply(&Batch{StatefulSets: []*appsv1.StatefulSet{s}}, t0)
+	apply(m, t0, pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-5d4b"), crashLoop()))
+	r := rolloutOf(t, m, "db")
+	if r.Kind != "StatefulSet" || r.Verdict != RolloutProgressing || r.Reason != "Waiting for 1 pods to be ready..." ||
+		r.Desired != 3 || r.Updated != 1 || r.Ready != 2 {
+		t.Fatalf("old revision's pod crashing: %+v", r)
+	}
+	apply(m, t0, pod("shop", "db-2", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-7c9f"), crashLoop()))
+	if r = rolloutOf(t, m, "db"); r.Verdict != RolloutDoomed || !strings.HasPrefix(r.Reason, "1/1 new pods doomed: ") {
+		t.Fatalf("update revision's pod crashing: %+v", r)
+	}
+	s2 := s.DeepCopy()
+	s2.Generation = 3 // a new spec the controller has not seen: the old pods say nothing
+	m.Apply(&Batch{StatefulSets: []*appsv1.StatefulSet{s2}}, t0)
+	if r = rolloutOf(t, m, "db"); r.Verdict != RolloutProgressing || r.Reason != "Waiting for statefulset spec update to be observed..." {
+		t.Fatalf("unobserved spec: %+v", r)
+	}
+	s3 := s.DeepCopy()
+	s3.Spec.UpdateStrategy.Type = appsv1.OnDeleteStatefulSetStrategyType
+	m.Apply(&Batch{StatefulSets: []*appsv1.StatefulSet{s3}}, t0)
+	for _, r := range m.Rollouts() {
+		if r.Name == "db" {
+			t.Errorf("OnDelete StatefulSet has a rollout: %+v", r)
+		}
+	}
+}
+
+// TestDaemonSetRollout: the pods of the current template generation decide doom; kubectl's answer
+// otherwise; deleting the DaemonSet drops its rollout.
+func TestDaemonSetRollout(t *testing.T) {
+	m := New(DefaultConfig())
+	d := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "agent", Generation: 4,
+			Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "4"}},
+		Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType}},
+		Status: appsv1.DaemonSetStatus{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 3,
+			NumberReady: 2, NumberAvailable: 2},
+	}
+	m.Apply(&Batch{DaemonSets: []*appsv1.DaemonSet{d}}, t0)
+	apply(m, t0, pod("kube-system", "agent-a", ownedBy("DaemonSet", "agent"), labelled(templateGenerationLabel, "3"), crashLoop()))
+	r := rolloutOf(t, m, "agent")
+	if r.Verdict != RolloutProgressing || r.Reason != `Waiting for daemon set "agent" rollout to finish: 2 of 3 updated pods are available...` ||
+		r.Desired != 3 || r.Ready != 2 {
+		t.Fatalf("old generation's pod crashing: %+v", r)
+	}
+	apply(m, t0, pod("kube-system", "agent-b", ownedBy("DaemonSet", "agent"), labelled(templateGenerationLabel, "4"), imageNotFound()))
+	if r = rolloutOf(t, m, "agent"); r.Verdict != RolloutDoomed {
+		t.Fatalf("current generation's pod doomed: %+v", r)
+	}
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "kube-system", Name: "agent-b"}}}, t0)
+	if r = rolloutOf(t, m, "agent"); r.Verdict != RolloutProgressing {
+		t.Fatalf("the doomed pod deleted: %+v", r)
+	}
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindDaemonSet, Namespace: "kube-system", Name: "agent"}}}, t0)
+	if len(m.Rollouts()) != 0 {
+		t.Errorf("deleted DaemonSet keeps its rollout: %+v", m.Rollouts())
+	}
+}

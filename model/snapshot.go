@@ -110,7 +110,7 @@ type SnapshotNode struct {
 	Why              string `json:"why"`
 }
 
-// SnapshotRollout is one Deployment's rollout.
+// SnapshotRollout is one workload's rollout (Deployment, StatefulSet or DaemonSet).
 type SnapshotRollout struct {
 	Namespace      string   `json:"namespace"`
 	Kind           string   `json:"kind"`

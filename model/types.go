@@ -230,7 +230,8 @@ const (
 	RolloutDoomed      RolloutVerdict = "doomed"
 )
 
-// Rollout is one Deployment's rollout.
+// Rollout is one workload's rollout: a Deployment, or a StatefulSet or DaemonSet with the
+// RollingUpdate strategy. NewReplicaSet and OldReplicaSets are a Deployment's only.
 type Rollout struct {
 	Namespace, Kind, Name string
 	Verdict               RolloutVerdict

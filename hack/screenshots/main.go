@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"doomwatch/kube"
+	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/tui"
 )
@@ -31,7 +31,7 @@ func run(dir string, at time.Duration) error {
 	defer cancel()
 	// Snapshot mode: the scenario up to `at` is applied at once and the clock stays there, so
 	// the frames are the same on every run.
-	src, err := kube.StartDemo(ctx, kube.DemoOptions{At: at})
+	src, err := demo.Start(ctx, demo.Options{At: at})
 	if err != nil {
 		return err
 	}

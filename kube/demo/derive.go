@@ -1,4 +1,4 @@
-package kube
+package demo
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func podSchedule(p *corev1.Pod, node, hostIP, podIP string, at time.Duration) {
 	setPodCondition(p, corev1.PodInitialized, corev1.ConditionTrue, "", "", at)
 	p.Status.HostIP, p.Status.HostIPs = hostIP, []corev1.HostIP{{IP: hostIP}}
 	p.Status.PodIP, p.Status.PodIPs = podIP, []corev1.PodIP{{IP: podIP}}
-	p.Status.StartTime = demoTimePtr(at)
+	p.Status.StartTime = timestampPtr(at)
 	cs := containerStatus(p)
 	cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
 	cs.Started = boolp(false)
@@ -54,7 +54,7 @@ func podRun(p *corev1.Pod, containerID, imageID string, at time.Duration) {
 	if cs.LastTerminationState.Terminated != nil {
 		cs.RestartCount++
 	}
-	cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: demoTime(at)}}
+	cs.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: timestamp(at)}}
 	cs.ContainerID, cs.ImageID = containerID, imageID
 	cs.Ready, cs.Started = false, boolp(true)
 }
@@ -66,9 +66,9 @@ func podReady(p *corev1.Pod) { containerStatus(p).Ready = true }
 // (containerd reports the Unix epoch then).
 func podTerminate(p *corev1.Pod, containerID, reason, msg string, exit int32, started *time.Duration, at time.Duration) {
 	cs := containerStatus(p)
-	t := &corev1.ContainerStateTerminated{ExitCode: exit, Reason: reason, Message: msg, FinishedAt: demoTime(at), ContainerID: containerID}
+	t := &corev1.ContainerStateTerminated{ExitCode: exit, Reason: reason, Message: msg, FinishedAt: timestamp(at), ContainerID: containerID}
 	if started != nil {
-		t.StartedAt = demoTime(*started)
+		t.StartedAt = timestamp(*started)
 	} else {
 		t.StartedAt = metav1.NewTime(time.Unix(0, 0).UTC())
 	}
@@ -82,7 +82,7 @@ func podTerminate(p *corev1.Pod, containerID, reason, msg string, exit int32, st
 
 // derive plays the controllers at simulated time at: pod phase and readiness conditions (kubelet),
 // ReplicaSet, Deployment, DaemonSet, StatefulSet and Job status (their controllers).
-func (w *demoWorld) derive(at time.Duration) {
+func (w *world) derive(at time.Duration) {
 	for _, k := range sortedKeys(w.pods) {
 		derivePod(w.pods[k], at)
 	}
@@ -150,7 +150,7 @@ func (c *podCounts) add(pods []*corev1.Pod) {
 			}
 			c.ready++
 			// Available: ready for at least minReadySeconds (podutil.IsPodAvailable).
-			if !cond.LastTransitionTime.Time.Add(c.minReady).After(DemoEpoch.Add(c.at)) {
+			if !cond.LastTransitionTime.Time.Add(c.minReady).After(Epoch.Add(c.at)) {
 				c.available++
 			}
 		}
@@ -197,7 +197,7 @@ func derivePod(p *corev1.Pod, at time.Duration) {
 // deriveDeployment computes a Deployment's status as its controller does (kubernetes
 // pkg/controller/deployment/sync.go calculateStatus and progress.go): counts summed over its
 // ReplicaSets, Available against maxUnavailable, and Progressing with the progress deadline.
-func (w *demoWorld) deriveDeployment(key string, at time.Duration) {
+func (w *world) deriveDeployment(key string, at time.Duration) {
 	d := w.deploys[key]
 	var newRS *appsv1.ReplicaSet
 	var replicas, specTotal, ready, available int32
@@ -262,7 +262,7 @@ func (w *demoWorld) deriveDeployment(key string, at time.Duration) {
 // (deployment util SetDeploymentCondition), the update time moves with the reason and message.
 func setDeployCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason, msg string, at time.Duration) {
 	conds := make([]appsv1.DeploymentCondition, 0, len(st.Conditions)+1)
-	next := appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg, LastUpdateTime: demoTime(at), LastTransitionTime: demoTime(at)}
+	next := appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg, LastUpdateTime: timestamp(at), LastTransitionTime: timestamp(at)}
 	placed := false
 	for _, c := range st.Conditions {
 		if c.Type != t {
@@ -272,7 +272,7 @@ func setDeployCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentConditio
 		if c.Status == s && c.Reason == reason && c.Message == msg {
 			next.LastUpdateTime = c.LastUpdateTime
 			if reason == "ReplicaSetUpdated" {
-				next.LastUpdateTime = demoTime(at)
+				next.LastUpdateTime = timestamp(at)
 			}
 		}
 		if c.Status == s {

@@ -1,4 +1,9 @@
-package kube
+// Package demo is the embedded demo cluster behind --demo: a client-go fake clientset, a
+// simulated clock and a scenario engine that writes nodes, workloads and pods into the clientset
+// as a control plane and kubelets would. The ordinary kube informers (kube.Start) watch that
+// clientset, so the demo drives exactly the path a real cluster does; nothing in kube knows it is
+// a demo.
+package demo
 
 import (
 	"context"
@@ -7,33 +12,35 @@ import (
 	"time"
 
 	"k8s.io/client-go/kubernetes/fake"
+
+	"doomwatch/kube"
 )
 
-// DemoEpoch is the simulated time at which the demo scenario starts. It is fixed so that a
+// Epoch is the simulated time at which the demo scenario starts. It is fixed so that a
 // snapshot (`--demo --once --at 90s`) is the same on every run.
-var DemoEpoch = time.Date(2026, time.January, 15, 10, 0, 0, 0, time.UTC)
+var Epoch = time.Date(2026, time.January, 15, 10, 0, 0, 0, time.UTC)
 
-// DemoOptions configure the embedded demo cluster.
-type DemoOptions struct {
+// Options configure the embedded demo cluster.
+type Options struct {
 	// Seed varies names, UIDs, container IDs and small timing jitter, never the story.
 	Seed int64
 	// Speed scales simulated time against real time in live mode (default 1).
 	Speed float64
-	// At > 0 selects snapshot mode: every event up to DemoEpoch+At is applied at once and the
+	// At > 0 selects snapshot mode: every event up to Epoch+At is applied at once and the
 	// clock stays there. At == 0 is live mode: the scenario plays out as the clock advances.
 	At time.Duration
-	// Interval is the source's coalescing interval (Options.Interval).
+	// Interval is the source's coalescing interval (kube.Options.Interval).
 	Interval time.Duration
 	// Namespace and Selector scope the source as -n and -l do for a real cluster ("" for all).
 	Namespace string
 	Selector  string
 }
 
-// StartDemo builds the demo cluster: a client-go fake clientset, a simulated clock and the
+// Start builds the demo cluster: a client-go fake clientset, a simulated clock and the
 // scenario engine that writes objects into the clientset as a control plane and kubelets would
-// (create, update, update status, delete). It then starts the ordinary informer Source on that
+// (create, update, update status, delete). It then starts the ordinary informer kube.Source on that
 // clientset, so the demo exercises exactly the code a real cluster does.
-func StartDemo(ctx context.Context, opts DemoOptions) (*Source, error) {
+func Start(ctx context.Context, opts Options) (*kube.Source, error) {
 	if opts.At < 0 {
 		return nil, fmt.Errorf("demo: --at must not be negative, got %s", opts.At)
 	}
@@ -44,8 +51,8 @@ func StartDemo(ctx context.Context, opts DemoOptions) (*Source, error) {
 		opts.Speed = 1
 	}
 	cs := fake.NewClientset()
-	eng := newDemoEngine(opts.Seed, cs)
-	clock := &demoClock{epoch: DemoEpoch, speed: opts.Speed, fixed: opts.At > 0, at: opts.At, start: time.Now()}
+	eng := newEngine(opts.Seed, cs)
+	clk := &clock{epoch: Epoch, speed: opts.Speed, fixed: opts.At > 0, at: opts.At, start: time.Now()}
 
 	// Everything up to the starting point is in the clientset before the informers list, so the
 	// first sync already shows it (in snapshot mode, that is the whole answer).
@@ -54,41 +61,42 @@ func StartDemo(ctx context.Context, opts DemoOptions) (*Source, error) {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
 	// From here on informers watch, and every write waits until they have read enough.
-	eng.watches = watchDemoClient(cs)
-	return startDemo(ctx, eng, clock, Options{
+	eng.watches = watchClient(cs)
+	return startSource(ctx, eng, clk, kube.Options{
 		Namespace:     opts.Namespace,
 		AllNamespaces: opts.Namespace == "",
 		Selector:      opts.Selector,
 		Interval:      opts.Interval,
-		Now:           clock.Now,
+		Now:           clk.Now,
 		Context:       "demo",
+		NoLogs:        "the demo cluster keeps no container logs",
 	})
 }
 
-// startDemo starts the Source on the engine's clientset and, in live mode, the engine. Should the
+// startSource starts the Source on the engine's clientset and, in live mode, the engine. Should the
 // engine fail (or panic: it runs in its own goroutine, where nothing else would recover it and the
 // process would die with the terminal still in the dashboard's alternate screen), it stops the
 // Source: Batches closes and Err says why.
-func startDemo(ctx context.Context, eng *demoEngine, clock *demoClock, opts Options) (*Source, error) {
-	if clock.fixed {
-		return Start(ctx, eng.client, opts)
+func startSource(ctx context.Context, eng *engine, clk *clock, opts kube.Options) (*kube.Source, error) {
+	if clk.fixed {
+		return kube.Start(ctx, eng.client, opts)
 	}
 	ctx, stop := context.WithCancelCause(ctx)
-	src, err := Start(ctx, eng.client, opts)
+	src, err := kube.Start(ctx, eng.client, opts)
 	if err != nil {
 		stop(nil)
 		return nil, err
 	}
 	go func() {
-		if err := eng.run(ctx, clock); err != nil {
+		if err := eng.run(ctx, clk); err != nil {
 			stop(fmt.Errorf("demo: %w", err))
 		}
 	}()
 	return src, nil
 }
 
-// demoClock is the simulated clock. It is immutable once built, so any goroutine may read it.
-type demoClock struct {
+// clock is the simulated clock. It is immutable once built, so any goroutine may read it.
+type clock struct {
 	epoch time.Time
 	speed float64
 	fixed bool
@@ -96,31 +104,31 @@ type demoClock struct {
 	start time.Time // real time at which live mode began
 }
 
-// Now returns the simulated time: DemoEpoch+At in snapshot mode, otherwise DemoEpoch plus the
+// Now returns the simulated time: Epoch+At in snapshot mode, otherwise Epoch plus the
 // real time elapsed since the start, scaled by Speed.
-func (c *demoClock) Now() time.Time { return c.epoch.Add(c.elapsed()) }
+func (c *clock) Now() time.Time { return c.epoch.Add(c.elapsed()) }
 
-func (c *demoClock) elapsed() time.Duration {
+func (c *clock) elapsed() time.Duration {
 	if c.fixed {
 		return c.at
 	}
 	return time.Duration(float64(time.Since(c.start)) * c.speed)
 }
 
-// demoTick is how often live mode looks at the clock. Scenario steps are a second or more apart,
+// tick is how often live mode looks at the clock. Scenario steps are a second or more apart,
 // so 100ms keeps them punctual without busy work.
-const demoTick = 100 * time.Millisecond
+const tick = 100 * time.Millisecond
 
 // run plays the scenario in live mode until ctx ends. After the last event it holds the final
 // state: the story stays on screen. It returns an error if a write fails for any reason other
 // than ctx ending, or if a scenario step panics.
-func (e *demoEngine) run(ctx context.Context, clock *demoClock) (err error) {
+func (e *engine) run(ctx context.Context, clk *clock) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("scenario engine panicked: %v", r)
 		}
 	}()
-	t := time.NewTicker(demoTick)
+	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
 		select {
@@ -131,7 +139,7 @@ func (e *demoEngine) run(ctx context.Context, clock *demoClock) (err error) {
 		if e.done() {
 			return nil
 		}
-		e.advance(clock.elapsed())
+		e.advance(clk.elapsed())
 		if err := e.sync(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil

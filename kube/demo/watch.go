@@ -1,4 +1,4 @@
-package kube
+package demo
 
 import (
 	"context"
@@ -12,33 +12,33 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 )
 
-// demoWatches lets the demo engine write no faster than the informers read. The fake clientset's
+// watches lets the demo engine write no faster than the informers read. The fake clientset's
 // object tracker hands every write to each matching watcher's buffered channel and panics with
 // "channel full" when one already holds watch.DefaultChanSize (100) undelivered events
 // (client-go testing/fixture.go tracker.add and tracker.delete; apimachinery pkg/watch
 // RaceFreeFakeWatcher). The buffer size is fixed inside the tracker, so instead of replacing the
 // watchers we record them as the informers open them and make each write wait until they have
 // room: a write then blocks, as it would against a busy API server, and never panics.
-type demoWatches struct {
+type watches struct {
 	mu       sync.Mutex
-	watchers map[string][]demoWatcher // by resource, e.g. "pods"
+	watchers map[string][]watcher // by resource, e.g. "pods"
 }
 
-// demoWatcher is what the tracker's watchers (*watch.RaceFreeFakeWatcher) offer beyond
+// watcher is what the tracker's watchers (*watch.RaceFreeFakeWatcher) offer beyond
 // watch.Interface.
-type demoWatcher interface {
+type watcher interface {
 	watch.Interface
 	IsStopped() bool
 }
 
-// demoWatchPoll is how often a blocked write looks again. The informers drain their watchers
+// watchPoll is how often a blocked write looks again. The informers drain their watchers
 // within microseconds when scheduled, so the wait is short and rare.
-const demoWatchPoll = time.Millisecond
+const watchPoll = time.Millisecond
 
-// watchDemoClient installs a watch reactor in front of the fake clientset's own that does what the
+// watchClient installs a watch reactor in front of the fake clientset's own that does what the
 // default one does (client-go kubernetes/fake NewClientset) and also records the watcher.
-func watchDemoClient(cs *fake.Clientset) *demoWatches {
-	d := &demoWatches{watchers: map[string][]demoWatcher{}}
+func watchClient(cs *fake.Clientset) *watches {
+	d := &watches{watchers: map[string][]watcher{}}
 	tracker := cs.Tracker()
 	cs.PrependWatchReactor("*", func(action k8stesting.Action) (bool, watch.Interface, error) {
 		var opts metav1.ListOptions
@@ -49,7 +49,7 @@ func watchDemoClient(cs *fake.Clientset) *demoWatches {
 		if err != nil {
 			return false, nil, err
 		}
-		if dw, ok := w.(demoWatcher); ok {
+		if dw, ok := w.(watcher); ok {
 			d.mu.Lock()
 			d.watchers[action.GetResource().Resource] = append(d.watchers[action.GetResource().Resource], dw)
 			d.mu.Unlock()
@@ -64,11 +64,11 @@ func watchDemoClient(cs *fake.Clientset) *demoWatches {
 // into the new watcher all at once) and every open watcher is at most half full. The engine is
 // the only writer and one write adds at most one event per watcher, so half the buffer is a wide
 // margin.
-func (d *demoWatches) wait(ctx context.Context, resource string) error {
+func (d *watches) wait(ctx context.Context, resource string) error {
 	if d.room(resource) {
 		return nil
 	}
-	t := time.NewTicker(demoWatchPoll)
+	t := time.NewTicker(watchPoll)
 	defer t.Stop()
 	for {
 		select {
@@ -84,10 +84,10 @@ func (d *demoWatches) wait(ctx context.Context, resource string) error {
 
 // room drops stopped watchers (an informer stops its watch when it re-lists or shuts down) and
 // reports whether resource has an open watcher and every open watcher has room.
-func (d *demoWatches) room(resource string) bool {
+func (d *watches) room(resource string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	open := slices.DeleteFunc(d.watchers[resource], func(w demoWatcher) bool { return w.IsStopped() })
+	open := slices.DeleteFunc(d.watchers[resource], func(w watcher) bool { return w.IsStopped() })
 	d.watchers[resource] = open
 	for _, w := range open {
 		// ResultChan is the tracker's buffered channel itself; len and cap read how full it is.

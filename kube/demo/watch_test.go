@@ -1,4 +1,4 @@
-package kube
+package demo
 
 import (
 	"context"
@@ -14,18 +14,19 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"doomwatch/kube"
 	"doomwatch/model"
 )
 
-// TestDemoWritesWaitForSlowWatchers writes three times as many pods as a fake watcher buffers
+// TestWritesWaitForSlowWatchers writes three times as many pods as a fake watcher buffers
 // while nobody reads it. Unpaced, client-go's fake tracker panics "channel full" at the 101st
 // write; paced, the writes stop at half the buffer and wait, and once the watcher is read they
 // resume where they stopped and every event arrives, in order.
-func TestDemoWritesWaitForSlowWatchers(t *testing.T) {
+func TestWritesWaitForSlowWatchers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs := fake.NewClientset()
-	watches := watchDemoClient(cs)
+	ws := watchClient(cs)
 	w, err := cs.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -36,19 +37,19 @@ func TestDemoWritesWaitForSlowWatchers(t *testing.T) {
 	want := map[string]*corev1.Pod{}
 	for i := range n {
 		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: fmt.Sprintf("p-%03d", i)}}
-		want[demoKey(p.Namespace, p.Name)] = p
+		want[objectKey(p.Namespace, p.Name)] = p
 	}
 	have := map[string]*corev1.Pod{}
-	pods := func(ns string) demoClient[*corev1.Pod] { return cs.CoreV1().Pods(ns) }
+	pods := func(ns string) kindClient[*corev1.Pod] { return cs.CoreV1().Pods(ns) }
 
 	// Nobody reads: the first write that finds no room gives up (by cancelling its own context)
 	// instead of waiting, so this runs in one goroutine and shows where the writes stopped.
 	stalled, giveUp := context.WithCancel(ctx)
 	err = syncNamespaced(stalled, want, have, pods, func() error {
-		if !watches.room("pods") {
+		if !ws.room("pods") {
 			giveUp()
 		}
-		return watches.wait(stalled, "pods")
+		return ws.wait(stalled, "pods")
 	})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("sync with an unread watcher = %v, want it stopped waiting for room", err)
@@ -60,7 +61,7 @@ func TestDemoWritesWaitForSlowWatchers(t *testing.T) {
 	// Now the informer reads: the writes resume where they stopped.
 	done := make(chan error, 1)
 	go func() {
-		done <- syncNamespaced(ctx, want, have, pods, func() error { return watches.wait(ctx, "pods") })
+		done <- syncNamespaced(ctx, want, have, pods, func() error { return ws.wait(ctx, "pods") })
 	}()
 	var got []string
 	for len(got) < n {
@@ -82,16 +83,16 @@ func TestDemoWritesWaitForSlowWatchers(t *testing.T) {
 	}
 }
 
-// TestDemoWritesWaitForAWatcher: a write with nobody watching yet would be replayed into the
+// TestWritesWaitForAWatcher: a write with nobody watching yet would be replayed into the
 // informer's watcher all at once when it opens, so writes wait for one.
-func TestDemoWritesWaitForAWatcher(t *testing.T) {
+func TestWritesWaitForAWatcher(t *testing.T) {
 	cs := fake.NewClientset()
-	watches := watchDemoClient(cs)
+	ws := watchClient(cs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	waitCtx, cancelWait := context.WithCancel(ctx)
 	waited := make(chan error, 1)
-	go func() { waited <- watches.wait(waitCtx, "pods") }()
+	go func() { waited <- ws.wait(waitCtx, "pods") }()
 
 	// Open a watch on nodes: pods still have no watcher, so the wait goes on until cancelled.
 	nw, err := cs.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{})
@@ -108,33 +109,33 @@ func TestDemoWritesWaitForAWatcher(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := watches.wait(ctx, "pods"); err != nil {
+	if err := ws.wait(ctx, "pods"); err != nil {
 		t.Fatalf("wait with a pod watcher open: %v", err)
 	}
 	// A stopped watcher no longer counts: the informer that opened it has moved on.
 	pw.Stop()
 	stopped, cancelStopped := context.WithCancel(ctx)
 	cancelStopped()
-	if err := watches.wait(stopped, "pods"); err == nil {
+	if err := ws.wait(stopped, "pods"); err == nil {
 		t.Fatal("wait counted a stopped watcher as open")
 	}
 }
 
-// TestDemoLiveAtHighSpeed plays the whole scenario in live mode at --speed 1000 (the simulated
+// TestLiveAtHighSpeed plays the whole scenario in live mode at --speed 1000 (the simulated
 // hour in under four seconds) through the real informers. Each 100ms tick then spans 100s of
 // simulated time, thousands of writes in all: nothing panics, the source stays up to the end, and
 // every part of the story reaches the model: node-3 (and no other node) turns suspect, payments and
 // search are doomed, checkout completes, and the CronJob's history holds its last 3 runs.
-func TestDemoLiveAtHighSpeed(t *testing.T) {
+func TestLiveAtHighSpeed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	src, err := StartDemo(ctx, DemoOptions{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond})
+	src, err := Start(ctx, Options{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond})
 	if err != nil {
-		t.Fatalf("StartDemo: %v", err)
+		t.Fatalf("Start: %v", err)
 	}
 	// The CronJob's last run starts at 58m (every 5m from 3m, up to the horizon) and completes 25s
 	// later: its pod in the model means the whole scenario has been played.
-	lastRun := fmt.Sprintf("ledger-export-%d-", DemoEpoch.Add(58*time.Minute).Unix()/60)
+	lastRun := fmt.Sprintf("ledger-export-%d-", Epoch.Add(58*time.Minute).Unix()/60)
 	m := model.New(model.DefaultConfig())
 	node3Suspect := false
 	var verdicts map[string]model.RolloutVerdict
@@ -142,7 +143,7 @@ func TestDemoLiveAtHighSpeed(t *testing.T) {
 		select {
 		case <-ctx.Done():
 			t.Fatalf("at %s: node-3 suspect seen %v, rollouts %v, %d CronJob runs, last run done %v",
-				src.Now().Sub(DemoEpoch), node3Suspect, verdicts, cronRuns(m, src.Now()), completed(m, src.Now(), lastRun))
+				src.Now().Sub(Epoch), node3Suspect, verdicts, cronRuns(m, src.Now()), completed(m, src.Now(), lastRun))
 		case b, ok := <-src.Batches():
 			if !ok {
 				t.Fatalf("batches closed: %v", src.Err())
@@ -151,7 +152,7 @@ func TestDemoLiveAtHighSpeed(t *testing.T) {
 			m.Apply(&b, now)
 			for _, n := range m.Nodes(now) {
 				if n.Suspect && n.Name != "node-3" {
-					t.Fatalf("%s suspect at %s: %s", n.Name, now.Sub(DemoEpoch), n.Why)
+					t.Fatalf("%s suspect at %s: %s", n.Name, now.Sub(Epoch), n.Why)
 				}
 				node3Suspect = node3Suspect || n.Suspect
 			}
@@ -189,23 +190,23 @@ func completed(m *model.Model, now time.Time, prefix string) bool {
 	return false
 }
 
-// TestDemoEnginePanicStopsTheSource makes a scenario step panic in live mode: the process lives
+// TestEnginePanicStopsTheSource makes a scenario step panic in live mode: the process lives
 // on (the dashboard can restore the terminal), Batches closes and Err says what happened.
-func TestDemoEnginePanicStopsTheSource(t *testing.T) {
+func TestEnginePanicStopsTheSource(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs := fake.NewClientset()
-	eng := newDemoEngine(1, cs)
+	eng := newEngine(1, cs)
 	eng.advance(0)
 	if err := eng.sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eng.watches = watchDemoClient(cs)
+	eng.watches = watchClient(cs)
 	i := sort.Search(len(eng.events), func(i int) bool { return eng.events[i].at > 0 })
-	eng.events[i].do = func(*demoWorld, time.Duration) { panic("step exploded") }
+	eng.events[i].do = func(*world, time.Duration) { panic("step exploded") }
 
-	clock := &demoClock{epoch: DemoEpoch, speed: 100, start: time.Now()}
-	src, err := startDemo(ctx, eng, clock, Options{AllNamespaces: true, Now: clock.Now, Context: "demo"})
+	clk := &clock{epoch: Epoch, speed: 100, start: time.Now()}
+	src, err := startSource(ctx, eng, clk, kube.Options{AllNamespaces: true, Now: clk.Now, Context: "demo"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestDemoEnginePanicStopsTheSource(t *testing.T) {
 // TestSourceErrNilWhenCancelled: stopping a source on purpose is not an error to report.
 func TestSourceErrNilWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	src, err := StartDemo(ctx, DemoOptions{Seed: 1, Speed: 10})
+	src, err := Start(ctx, Options{Seed: 1, Speed: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package kube
+package demo
 
 import (
 	"encoding/hex"
@@ -16,27 +16,27 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// demoTime is the API timestamp of simulated time at. The API server stores seconds, so the demo
+// timestamp is the API timestamp of simulated time at. The API server stores seconds, so the demo
 // does too.
-func demoTime(at time.Duration) metav1.Time {
-	return metav1.NewTime(DemoEpoch.Add(at).Truncate(time.Second))
+func timestamp(at time.Duration) metav1.Time {
+	return metav1.NewTime(Epoch.Add(at).Truncate(time.Second))
 }
 
-func demoTimePtr(at time.Duration) *metav1.Time { t := demoTime(at); return &t }
+func timestampPtr(at time.Duration) *metav1.Time { t := timestamp(at); return &t }
 
-// demoIDs draws every name suffix, UID and container ID from one seeded source, in the fixed
+// ids draws every name suffix, UID and container ID from one seeded source, in the fixed
 // order the scenario is built, so a seed always yields the same cluster.
-type demoIDs struct{ rng *rand.Rand }
+type ids struct{ rng *rand.Rand }
 
-func newDemoIDs(seed int64) *demoIDs {
-	return &demoIDs{rng: rand.New(rand.NewPCG(uint64(seed), 0x646f6f6d77617463))}
+func newIDs(seed int64) *ids {
+	return &ids{rng: rand.New(rand.NewPCG(uint64(seed), 0x646f6f6d77617463))}
 }
 
 // safeAlphabet is the alphabet of generated names and pod-template hashes
 // (k8s.io/apimachinery/pkg/util/rand.SafeEncodeString: no vowels, no look-alikes).
 const safeAlphabet = "bcdfghjklmnpqrstvwxz2456789"
 
-func (g *demoIDs) suffix(n int) string {
+func (g *ids) suffix(n int) string {
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = safeAlphabet[g.rng.IntN(len(safeAlphabet))]
@@ -44,7 +44,7 @@ func (g *demoIDs) suffix(n int) string {
 	return string(b)
 }
 
-func (g *demoIDs) hex(n int) string {
+func (g *ids) hex(n int) string {
 	b := make([]byte, n/2)
 	for i := range b {
 		b[i] = byte(g.rng.UintN(256))
@@ -53,16 +53,16 @@ func (g *demoIDs) hex(n int) string {
 }
 
 // uid is a version-4 style UUID.
-func (g *demoIDs) uid() types.UID {
+func (g *ids) uid() types.UID {
 	h := g.hex(32)
 	return types.UID(h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-a" + h[17:20] + "-" + h[20:32])
 }
 
-func (g *demoIDs) containerID() string { return "containerd://" + g.hex(64) }
+func (g *ids) containerID() string { return "containerd://" + g.hex(64) }
 
 // jitter is a deterministic delay of whole seconds in [0, max]. Whole seconds keep every event
 // on the API's one-second timestamp grid.
-func (g *demoIDs) jitter(max time.Duration) time.Duration {
+func (g *ids) jitter(max time.Duration) time.Duration {
 	return time.Duration(g.rng.IntN(int(max/time.Second)+1)) * time.Second
 }
 
@@ -75,19 +75,19 @@ func ownerRef(kind string, obj metav1.Object) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID(), Controller: &t, BlockOwnerDeletion: &t}
 }
 
-// demoNode is a Ready worker node as a kubelet on containerd reports it. The condition reasons
+// newNode is a Ready worker node as a kubelet on containerd reports it. The condition reasons
 // and messages are the kubelet's (kubernetes/kubernetes pkg/kubelet/nodestatus/setters.go:
 // MemoryPressureCondition, DiskPressureCondition, PIDPressureCondition, ReadyCondition).
-func demoNode(g *demoIDs, i int, created time.Duration) *corev1.Node {
+func newNode(g *ids, i int, created time.Duration) *corev1.Node {
 	name := fmt.Sprintf("node-%d", i)
 	ip := fmt.Sprintf("10.0.1.%d", 10+i)
 	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
 		return corev1.NodeCondition{Type: t, Status: s, Reason: reason, Message: msg,
-			LastHeartbeatTime: demoTime(0), LastTransitionTime: demoTime(created + time.Minute)}
+			LastHeartbeatTime: timestamp(0), LastTransitionTime: timestamp(created + time.Minute)}
 	}
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: name, UID: g.uid(), CreationTimestamp: demoTime(created),
+			Name: name, UID: g.uid(), CreationTimestamp: timestamp(created),
 			Labels: map[string]string{
 				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
 				"node.kubernetes.io/instance-type": "m6i.2xlarge", "topology.kubernetes.io/zone": fmt.Sprintf("eu-west-1%c", 'a'+rune((i-1)%3)),
@@ -115,8 +115,8 @@ func demoNode(g *demoIDs, i int, created time.Duration) *corev1.Node {
 	}
 }
 
-// demoApp describes one container workload: enough to build its pod template.
-type demoApp struct {
+// appSpec describes one container workload: enough to build its pod template.
+type appSpec struct {
 	namespace, name string
 	image           string
 	port            int32
@@ -124,7 +124,7 @@ type demoApp struct {
 	probe           bool   // readiness probe on /healthz
 }
 
-func (a demoApp) container() corev1.Container {
+func (a appSpec) container() corev1.Container {
 	c := corev1.Container{
 		Name: a.name, Image: a.image, ImagePullPolicy: corev1.PullIfNotPresent,
 		Resources: corev1.ResourceRequirements{
@@ -145,7 +145,7 @@ func (a demoApp) container() corev1.Container {
 	return c
 }
 
-func (a demoApp) template(labels map[string]string) corev1.PodTemplateSpec {
+func (a appSpec) template(labels map[string]string) corev1.PodTemplateSpec {
 	grace := int64(30)
 	return corev1.PodTemplateSpec{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels},
@@ -170,13 +170,13 @@ func copyLabels(m map[string]string, extra ...string) map[string]string {
 
 func int32p(v int32) *int32 { return &v }
 
-// demoDeployment is a Deployment with a RollingUpdate strategy, settled at revision 1.
-func demoDeployment(g *demoIDs, a demoApp, replicas int32, created time.Duration) *appsv1.Deployment {
+// newDeployment is a Deployment with a RollingUpdate strategy, settled at revision 1.
+func newDeployment(g *ids, a appSpec, replicas int32, created time.Duration) *appsv1.Deployment {
 	labels := map[string]string{"app.kubernetes.io/name": a.name}
 	surge, unavail := intstr.FromString("25%"), intstr.FromString("25%")
 	return &appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: a.namespace, Name: a.name, UID: g.uid(), Generation: 1, CreationTimestamp: demoTime(created),
+			Namespace: a.namespace, Name: a.name, UID: g.uid(), Generation: 1, CreationTimestamp: timestamp(created),
 			Labels: copyLabels(labels), Annotations: map[string]string{"deployment.kubernetes.io/revision": "1"},
 		},
 		Spec: appsv1.DeploymentSpec{
@@ -189,8 +189,8 @@ func demoDeployment(g *demoIDs, a demoApp, replicas int32, created time.Duration
 	}
 }
 
-// demoReplicaSet is the ReplicaSet a Deployment controller makes for its current template.
-func demoReplicaSet(g *demoIDs, d *appsv1.Deployment, revision int, replicas int32, created time.Duration) *appsv1.ReplicaSet {
+// newReplicaSet is the ReplicaSet a Deployment controller makes for its current template.
+func newReplicaSet(g *ids, d *appsv1.Deployment, revision int, replicas int32, created time.Duration) *appsv1.ReplicaSet {
 	hash := g.suffix(10)
 	labels := copyLabels(d.Spec.Template.Labels, appsv1.DefaultDeploymentUniqueLabelKey, hash)
 	tmpl := *d.Spec.Template.DeepCopy()
@@ -198,7 +198,7 @@ func demoReplicaSet(g *demoIDs, d *appsv1.Deployment, revision int, replicas int
 	maxSurge := *d.Spec.Replicas + (*d.Spec.Replicas+3)/4
 	return &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: d.Namespace, Name: d.Name + "-" + hash, UID: g.uid(), Generation: 1, CreationTimestamp: demoTime(created),
+			Namespace: d.Namespace, Name: d.Name + "-" + hash, UID: g.uid(), Generation: 1, CreationTimestamp: timestamp(created),
 			Labels: labels, OwnerReferences: []metav1.OwnerReference{ownerRef("Deployment", d)},
 			Annotations: map[string]string{
 				"deployment.kubernetes.io/revision":         fmt.Sprint(revision),
@@ -213,8 +213,8 @@ func demoReplicaSet(g *demoIDs, d *appsv1.Deployment, revision int, replicas int
 	}
 }
 
-// demoPod is a new, not yet scheduled pod made from a template and owned by owner.
-func demoPod(g *demoIDs, namespace, name string, tmpl corev1.PodTemplateSpec, owner metav1.OwnerReference, created time.Duration) *corev1.Pod {
+// newPod is a new, not yet scheduled pod made from a template and owned by owner.
+func newPod(g *ids, namespace, name string, tmpl corev1.PodTemplateSpec, owner metav1.OwnerReference, created time.Duration) *corev1.Pod {
 	spec := *tmpl.Spec.DeepCopy()
 	spec.EnableServiceLinks = boolp(true)
 	spec.PreemptionPolicy = ptrTo(corev1.PreemptLowerPriority)
@@ -226,7 +226,7 @@ func demoPod(g *demoIDs, namespace, name string, tmpl corev1.PodTemplateSpec, ow
 	}
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{
-			Namespace: namespace, Name: name, UID: g.uid(), CreationTimestamp: demoTime(created),
+			Namespace: namespace, Name: name, UID: g.uid(), CreationTimestamp: timestamp(created),
 			Labels: copyLabels(tmpl.Labels), OwnerReferences: []metav1.OwnerReference{owner},
 		},
 		Spec: spec,
@@ -238,7 +238,7 @@ func demoPod(g *demoIDs, namespace, name string, tmpl corev1.PodTemplateSpec, ow
 
 func boolp(b bool) *bool  { return &b }
 func ptrTo[T any](v T) *T { return &v }
-func (g *demoIDs) podIP(node string) string {
+func (g *ids) podIP(node string) string {
 	return fmt.Sprintf("10.244.%s.%d", strings.TrimPrefix(node, "node-"), 2+g.rng.IntN(250))
 }
 
@@ -250,12 +250,12 @@ func setPodCondition(p *corev1.Pod, t corev1.PodConditionType, s corev1.Conditio
 			continue
 		}
 		if c.Status != s {
-			c.LastTransitionTime = demoTime(at)
+			c.LastTransitionTime = timestamp(at)
 		}
 		c.Status, c.Reason, c.Message = s, reason, msg
 		return
 	}
-	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: demoTime(at)})
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: timestamp(at)})
 }
 
 // podCondition returns the status of a pod condition ("" when absent).
@@ -278,7 +278,7 @@ func containerStatus(p *corev1.Pod) *corev1.ContainerStatus {
 }
 
 // imageDigest is the resolved image reference kubelet reports as imageID once pulled.
-func imageDigest(g *demoIDs, image string) string {
+func imageDigest(g *ids, image string) string {
 	repo := image
 	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
 		repo = image[:i]
@@ -286,14 +286,14 @@ func imageDigest(g *demoIDs, image string) string {
 	return repo + "@sha256:" + g.hex(64)
 }
 
-func demoJob(g *demoIDs, namespace, name string, app demoApp, created time.Duration) *batchv1.Job {
+func newJob(g *ids, namespace, name string, app appSpec, created time.Duration) *batchv1.Job {
 	uid := g.uid()
 	labels := map[string]string{"batch.kubernetes.io/controller-uid": string(uid), "batch.kubernetes.io/job-name": name,
 		"controller-uid": string(uid), "job-name": name}
 	tmpl := app.template(copyLabels(labels))
 	tmpl.Spec.RestartPolicy = corev1.RestartPolicyNever
 	return &batchv1.Job{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: uid, Generation: 1, CreationTimestamp: demoTime(created),
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, UID: uid, Generation: 1, CreationTimestamp: timestamp(created),
 			Labels: copyLabels(labels)},
 		Spec: batchv1.JobSpec{
 			Parallelism: int32p(1), Completions: int32p(1), BackoffLimit: int32p(6),
@@ -304,10 +304,10 @@ func demoJob(g *demoIDs, namespace, name string, app demoApp, created time.Durat
 	}
 }
 
-func demoDaemonSet(g *demoIDs, a demoApp, created time.Duration) *appsv1.DaemonSet {
+func newDaemonSet(g *ids, a appSpec, created time.Duration) *appsv1.DaemonSet {
 	labels := map[string]string{"app.kubernetes.io/name": a.name}
 	return &appsv1.DaemonSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: a.namespace, Name: a.name, UID: g.uid(), Generation: 1, CreationTimestamp: demoTime(created),
+		ObjectMeta: metav1.ObjectMeta{Namespace: a.namespace, Name: a.name, UID: g.uid(), Generation: 1, CreationTimestamp: timestamp(created),
 			Labels: copyLabels(labels), Annotations: map[string]string{"deprecated.daemonset.template.generation": "1"}},
 		Spec: appsv1.DaemonSetSpec{
 			Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: a.template(copyLabels(labels)),
@@ -316,10 +316,10 @@ func demoDaemonSet(g *demoIDs, a demoApp, created time.Duration) *appsv1.DaemonS
 	}
 }
 
-func demoStatefulSet(g *demoIDs, a demoApp, replicas int32, created time.Duration) *appsv1.StatefulSet {
+func newStatefulSet(g *ids, a appSpec, replicas int32, created time.Duration) *appsv1.StatefulSet {
 	labels := map[string]string{"app.kubernetes.io/name": a.name}
 	return &appsv1.StatefulSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: a.namespace, Name: a.name, UID: g.uid(), Generation: 1, CreationTimestamp: demoTime(created),
+		ObjectMeta: metav1.ObjectMeta{Namespace: a.namespace, Name: a.name, UID: g.uid(), Generation: 1, CreationTimestamp: timestamp(created),
 			Labels: copyLabels(labels)},
 		Spec: appsv1.StatefulSetSpec{
 			Replicas: int32p(replicas), Selector: &metav1.LabelSelector{MatchLabels: labels}, Template: a.template(copyLabels(labels)),

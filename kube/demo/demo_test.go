@@ -1,4 +1,4 @@
-package kube
+package demo
 
 import (
 	"bytes"
@@ -18,36 +18,36 @@ import (
 	"doomwatch/model"
 )
 
-var updateDemo = flag.Bool("update-demo", false, "rewrite kube/testdata/demo golden files")
+var update = flag.Bool("update", false, "rewrite testdata golden files")
 
-// demoGoldenTimes are the --at values the golden files cover: node-3's first failure, the
+// goldenTimes are the --at values the golden files cover: node-3's first failure, the
 // rollouts under way, and the finished story.
-var demoGoldenTimes = []time.Duration{5 * time.Second, 20 * time.Second, 45 * time.Second, 90 * time.Second}
+var goldenTimes = []time.Duration{5 * time.Second, 20 * time.Second, 45 * time.Second, 90 * time.Second}
 
-// demoOnce does what `doomwatch --demo --once -o json --at at` does: start the demo in snapshot
+// once does what `doomwatch --demo --once -o json --at at` does: start the demo in snapshot
 // mode, apply batches until the source has synced and gone quiet, and snapshot the model at the
 // source's (simulated) time.
-func demoOnce(t *testing.T, seed int64, at time.Duration) (model.Snapshot, []byte) {
+func once(t *testing.T, seed int64, at time.Duration) (model.Snapshot, []byte) {
 	t.Helper()
-	_, snap, out := demoOnceModel(t, seed, at)
+	_, snap, out := onceModel(t, seed, at)
 	return snap, out
 }
 
-// demoOnceModel is demoOnce that also hands back the model, for tests that look at evidence the
+// onceModel is once that also hands back the model, for tests that look at evidence the
 // JSON does not carry (the failure ledger).
-func demoOnceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, model.Snapshot, []byte) {
+func onceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, model.Snapshot, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	src, err := StartDemo(ctx, DemoOptions{Seed: seed, At: at})
+	src, err := Start(ctx, Options{Seed: seed, At: at})
 	if err != nil {
-		t.Fatalf("StartDemo: %v", err)
+		t.Fatalf("Start: %v", err)
 	}
 	m := model.New(model.DefaultConfig())
 	if err := src.Settle(ctx, func(b model.Batch) { m.Apply(&b, src.Now()) }); err != nil {
 		t.Fatalf("Settle: %v", err)
 	}
-	if want := DemoEpoch.Add(at); !src.Now().Equal(want) {
+	if want := Epoch.Add(at); !src.Now().Equal(want) {
 		t.Fatalf("snapshot clock = %s, want %s", src.Now(), want)
 	}
 	snap := m.Snapshot(src.Context(), src.Now())
@@ -58,24 +58,24 @@ func demoOnceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, mo
 	return m, snap, buf.Bytes()
 }
 
-func TestDemoSameSeedSameBytes(t *testing.T) {
-	_, a := demoOnce(t, 7, 90*time.Second)
-	_, b := demoOnce(t, 7, 90*time.Second)
+func TestSameSeedSameBytes(t *testing.T) {
+	_, a := once(t, 7, 90*time.Second)
+	_, b := once(t, 7, 90*time.Second)
 	if !bytes.Equal(a, b) {
 		t.Fatalf("two runs with seed 7 --at 90s differ:\n%s", firstDiff(a, b))
 	}
-	_, c := demoOnce(t, 8, 90*time.Second)
+	_, c := once(t, 8, 90*time.Second)
 	if bytes.Equal(a, c) {
 		t.Fatal("seeds 7 and 8 produced identical output; the seed should vary names and IDs")
 	}
 }
 
-func TestDemoGolden(t *testing.T) {
-	for _, at := range demoGoldenTimes {
+func TestGolden(t *testing.T) {
+	for _, at := range goldenTimes {
 		t.Run(at.String(), func(t *testing.T) {
-			_, got := demoOnce(t, 1, at)
-			path := filepath.Join("testdata", "demo", fmt.Sprintf("at-%ds.json", int(at.Seconds())))
-			if *updateDemo {
+			_, got := once(t, 1, at)
+			path := filepath.Join("testdata", fmt.Sprintf("at-%ds.json", int(at.Seconds())))
+			if *update {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -86,7 +86,7 @@ func TestDemoGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./kube -run TestDemoGolden -update-demo)", err)
+				t.Fatalf("%v (run go test ./kube/demo -run TestGolden -update)", err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("--demo --once -o json --at %s differs from %s:\n%s", at, path, firstDiff(want, got))
@@ -95,11 +95,11 @@ func TestDemoGolden(t *testing.T) {
 	}
 }
 
-// TestDemoStory checks the story issue 3 tells, at 90s and for several seeds: the seed changes
+// TestStory checks the story issue 3 tells, at 90s and for several seeds: the seed changes
 // names and jitter, never the outcome.
-func TestDemoStory(t *testing.T) {
+func TestStory(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
-		m, snap, _ := demoOnceModel(t, seed, 90*time.Second)
+		m, snap, _ := onceModel(t, seed, 90*time.Second)
 
 		// node-3's runtime trouble shows in both spellings the kubelet uses for an exit-128 start
 		// failure: containerd's StartError and dockershim/cri-dockerd's ContainerCannotRun. Both
@@ -108,7 +108,7 @@ func TestDemoStory(t *testing.T) {
 		// entrypoint (issue 8).
 		reasons := map[string]int{}
 		cgroupErrno := 0
-		for _, f := range m.Failures(DemoEpoch.Add(90 * time.Second)) {
+		for _, f := range m.Failures(Epoch.Add(90 * time.Second)) {
 			if f.Node != "node-3" || f.ExitCode != 128 {
 				t.Errorf("seed %d: ledger holds %s/%s exit %d on %s, want exit 128 on node-3 only", seed, f.Pod, f.Container, f.ExitCode, f.Node)
 			}
@@ -209,10 +209,10 @@ func TestDemoStory(t *testing.T) {
 	}
 }
 
-// TestDemoEarlyFailuresAreTransient looks at node-3 while its first pod is failing to start:
+// TestEarlyFailuresAreTransient looks at node-3 while its first pod is failing to start:
 // the failure is transient, not doomed, and already counts as node evidence.
-func TestDemoEarlyFailuresAreTransient(t *testing.T) {
-	snap, _ := demoOnce(t, 1, 5*time.Second)
+func TestEarlyFailuresAreTransient(t *testing.T) {
+	snap, _ := once(t, 1, 5*time.Second)
 	failing := 0
 	for _, p := range snap.Pods {
 		if len(p.Containers) == 0 || p.Containers[0].State == nil || p.Containers[0].State.Reason != "StartError" {
@@ -236,22 +236,22 @@ func TestDemoEarlyFailuresAreTransient(t *testing.T) {
 	}
 }
 
-// TestDemoCannotRunIsTransient looks at the checkout pod that fails as dockershim/cri-dockerd
+// TestCannotRunIsTransient looks at the checkout pod that fails as dockershim/cri-dockerd
 // reports it (ContainerCannotRun, exit 128) while it is failing: transient on node-3, like its
 // containerd StartError neighbours, not doomed. The moment comes from the ledger, so the test
 // follows the scenario's jitter rather than a hard-coded time.
-func TestDemoCannotRunIsTransient(t *testing.T) {
-	m, _, _ := demoOnceModel(t, 1, 90*time.Second)
+func TestCannotRunIsTransient(t *testing.T) {
+	m, _, _ := onceModel(t, 1, 90*time.Second)
 	var at time.Duration
-	for _, f := range m.Failures(DemoEpoch.Add(90 * time.Second)) {
+	for _, f := range m.Failures(Epoch.Add(90 * time.Second)) {
 		if f.Reason == "ContainerCannotRun" {
-			at = f.FinishedAt.Sub(DemoEpoch) + time.Second // the kubelet's next attempt is seconds later
+			at = f.FinishedAt.Sub(Epoch) + time.Second // the kubelet's next attempt is seconds later
 		}
 	}
 	if at == 0 {
 		t.Fatal("no ContainerCannotRun failure in node-3's ledger by 90s")
 	}
-	snap, _ := demoOnce(t, 1, at)
+	snap, _ := once(t, 1, at)
 	failing := 0
 	for _, p := range snap.Pods {
 		if len(p.Containers) == 0 || p.Containers[0].State == nil || p.Containers[0].State.Reason != "ContainerCannotRun" {
@@ -272,22 +272,22 @@ func TestDemoCannotRunIsTransient(t *testing.T) {
 	}
 }
 
-// TestDemoLive plays the scenario in live mode at high speed through the real informer path and
+// TestLive plays the scenario in live mode at high speed through the real informer path and
 // waits for the story to reach the model: node-3 suspect, payments and search doomed, checkout
 // not, and the migration job completed.
-func TestDemoLive(t *testing.T) {
+func TestLive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	src, err := StartDemo(ctx, DemoOptions{Seed: 1, Speed: 40, Interval: 20 * time.Millisecond})
+	src, err := Start(ctx, Options{Seed: 1, Speed: 40, Interval: 20 * time.Millisecond})
 	if err != nil {
-		t.Fatalf("StartDemo: %v", err)
+		t.Fatalf("Start: %v", err)
 	}
 	m := model.New(model.DefaultConfig())
 	for {
 		select {
 		case <-ctx.Done():
 			t.Fatalf("story did not reach the model in live mode; at %s: nodes %+v rollouts %+v",
-				src.Now().Sub(DemoEpoch), m.Nodes(src.Now()), m.Rollouts())
+				src.Now().Sub(Epoch), m.Nodes(src.Now()), m.Rollouts())
 		case b, ok := <-src.Batches():
 			if !ok {
 				t.Fatal("batches closed")
@@ -319,9 +319,9 @@ func storyTold(m *model.Model, now time.Time) bool {
 		m.Counts().Completed == 1
 }
 
-func TestStartDemoRejectsNegativeAt(t *testing.T) {
-	if _, err := StartDemo(context.Background(), DemoOptions{At: -time.Second}); err == nil {
-		t.Fatal("StartDemo accepted --at -1s")
+func TestStartRejectsNegativeAt(t *testing.T) {
+	if _, err := Start(context.Background(), Options{At: -time.Second}); err == nil {
+		t.Fatal("Start accepted --at -1s")
 	}
 }
 
@@ -343,10 +343,10 @@ func firstDiff(want, got []byte) string {
 	return "(no line differs)"
 }
 
-// TestDemoStoryHolds looks at the demo long after checkout's failures left the 15m window: the
+// TestStoryHolds looks at the demo long after checkout's failures left the 15m window: the
 // CronJob runs that keep flaking on node-3 keep it suspect, and the doomed rollouts stay doomed.
-func TestDemoStoryHolds(t *testing.T) {
-	snap, _ := demoOnce(t, 1, 20*time.Minute)
+func TestStoryHolds(t *testing.T) {
+	snap, _ := once(t, 1, 20*time.Minute)
 	for _, n := range snap.Nodes {
 		if n.Suspect != (n.Name == "node-3") {
 			t.Errorf("%s suspect = %v (%s)", n.Name, n.Suspect, n.Why)
@@ -378,11 +378,11 @@ func TestDemoStoryHolds(t *testing.T) {
 	}
 }
 
-// TestDemoSyncForgetsActions: the fake clientset's action log would otherwise grow for as long as
+// TestSyncForgetsActions: the fake clientset's action log would otherwise grow for as long as
 // a live demo runs.
-func TestDemoSyncForgetsActions(t *testing.T) {
+func TestSyncForgetsActions(t *testing.T) {
 	cs := fake.NewClientset()
-	e := newDemoEngine(1, cs)
+	e := newEngine(1, cs)
 	e.advance(90 * time.Second)
 	if err := e.sync(context.Background()); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package kube
+package demo
 
 import (
 	"context"
@@ -14,17 +14,17 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// demoEvent is one step of the scenario: at simulated time at (since DemoEpoch), do changes the
+// event is one step of the scenario: at simulated time at (since Epoch), do changes the
 // world the way a controller or kubelet would.
-type demoEvent struct {
+type event struct {
 	at  time.Duration
 	seq int // insertion order, to keep events at the same instant in the order they were planned
-	do  func(w *demoWorld, at time.Duration)
+	do  func(w *world, at time.Duration)
 }
 
-// demoWorld is the desired content of the demo cluster: what the API server would hold. Events
+// world is the desired content of the demo cluster: what the API server would hold. Events
 // mutate it; derive fills the controller-owned status fields; sync writes the difference.
-type demoWorld struct {
+type world struct {
 	nodes   map[string]*corev1.Node
 	pods    map[string]*corev1.Pod
 	rss     map[string]*appsv1.ReplicaSet
@@ -37,8 +37,8 @@ type demoWorld struct {
 	progress map[string]time.Duration
 }
 
-func newDemoWorld() *demoWorld {
-	return &demoWorld{
+func newWorld() *world {
+	return &world{
 		nodes:    map[string]*corev1.Node{},
 		pods:     map[string]*corev1.Pod{},
 		rss:      map[string]*appsv1.ReplicaSet{},
@@ -50,39 +50,39 @@ func newDemoWorld() *demoWorld {
 	}
 }
 
-// demoEngine applies the scenario's events in time order and mirrors the world into a clientset.
-type demoEngine struct {
+// engine applies the scenario's events in time order and mirrors the world into a clientset.
+type engine struct {
 	client  kubernetes.Interface
-	world   *demoWorld
-	events  []demoEvent
+	world   *world
+	events  []event
 	next    int           // index of the first event not yet applied
 	now     time.Duration // simulated time the world reflects
-	written *demoWorld    // what the clientset holds, to write only differences
+	written *world        // what the clientset holds, to write only differences
 	// watches, once set (live mode), paces writes to what the informers have read; nil while
 	// nothing watches yet, before the informers start.
-	watches *demoWatches
+	watches *watches
 }
 
-func newDemoEngine(seed int64, client kubernetes.Interface) *demoEngine {
-	w, events := buildDemoScenario(seed)
+func newEngine(seed int64, client kubernetes.Interface) *engine {
+	w, events := buildScenario(seed)
 	sort.SliceStable(events, func(i, j int) bool {
 		if events[i].at != events[j].at {
 			return events[i].at < events[j].at
 		}
 		return events[i].seq < events[j].seq
 	})
-	e := &demoEngine{client: client, world: w, events: events, written: newDemoWorld()}
+	e := &engine{client: client, world: w, events: events, written: newWorld()}
 	w.derive(0)
 	return e
 }
 
 // done reports whether every event has been applied.
-func (e *demoEngine) done() bool { return e.next >= len(e.events) }
+func (e *engine) done() bool { return e.next >= len(e.events) }
 
 // advance applies the events up to simulated time t. Status is derived after every single event,
 // so the world at t does not depend on how the events were grouped into ticks: live mode at any
 // --speed passes through the same states as snapshots (--at) taken at its ticks.
-func (e *demoEngine) advance(t time.Duration) {
+func (e *engine) advance(t time.Duration) {
 	for e.next < len(e.events) && e.events[e.next].at <= t {
 		ev := e.events[e.next]
 		ev.do(e.world, ev.at)
@@ -98,7 +98,7 @@ func (e *demoEngine) advance(t time.Duration) {
 // sync writes the world's differences into the clientset: owners before the pods they own on
 // create, pods first on delete, spec changes with Update and status changes with UpdateStatus as
 // the control plane and kubelets do.
-func (e *demoEngine) sync(ctx context.Context) error {
+func (e *engine) sync(ctx context.Context) error {
 	cs := e.client
 	steps := []struct {
 		resource string
@@ -108,22 +108,22 @@ func (e *demoEngine) sync(ctx context.Context) error {
 			return syncKind(ctx, e.world.nodes, e.written.nodes, cs.CoreV1().Nodes(), room)
 		}},
 		{"deployments", func(room roomFunc) error {
-			return syncNamespaced(ctx, e.world.deploys, e.written.deploys, func(ns string) demoClient[*appsv1.Deployment] { return cs.AppsV1().Deployments(ns) }, room)
+			return syncNamespaced(ctx, e.world.deploys, e.written.deploys, func(ns string) kindClient[*appsv1.Deployment] { return cs.AppsV1().Deployments(ns) }, room)
 		}},
 		{"replicasets", func(room roomFunc) error {
-			return syncNamespaced(ctx, e.world.rss, e.written.rss, func(ns string) demoClient[*appsv1.ReplicaSet] { return cs.AppsV1().ReplicaSets(ns) }, room)
+			return syncNamespaced(ctx, e.world.rss, e.written.rss, func(ns string) kindClient[*appsv1.ReplicaSet] { return cs.AppsV1().ReplicaSets(ns) }, room)
 		}},
 		{"statefulsets", func(room roomFunc) error {
-			return syncNamespaced(ctx, e.world.stss, e.written.stss, func(ns string) demoClient[*appsv1.StatefulSet] { return cs.AppsV1().StatefulSets(ns) }, room)
+			return syncNamespaced(ctx, e.world.stss, e.written.stss, func(ns string) kindClient[*appsv1.StatefulSet] { return cs.AppsV1().StatefulSets(ns) }, room)
 		}},
 		{"daemonsets", func(room roomFunc) error {
-			return syncNamespaced(ctx, e.world.dss, e.written.dss, func(ns string) demoClient[*appsv1.DaemonSet] { return cs.AppsV1().DaemonSets(ns) }, room)
+			return syncNamespaced(ctx, e.world.dss, e.written.dss, func(ns string) kindClient[*appsv1.DaemonSet] { return cs.AppsV1().DaemonSets(ns) }, room)
 		}},
 		{"jobs", func(room roomFunc) error {
-			return syncNamespaced(ctx, e.world.jobs, e.written.jobs, func(ns string) demoClient[*batchv1.Job] { return cs.BatchV1().Jobs(ns) }, room)
+			return syncNamespaced(ctx, e.world.jobs, e.written.jobs, func(ns string) kindClient[*batchv1.Job] { return cs.BatchV1().Jobs(ns) }, room)
 		}},
 		{"pods", func(room roomFunc) error {
-			return syncNamespaced(ctx, e.world.pods, e.written.pods, func(ns string) demoClient[*corev1.Pod] { return cs.CoreV1().Pods(ns) }, room)
+			return syncNamespaced(ctx, e.world.pods, e.written.pods, func(ns string) kindClient[*corev1.Pod] { return cs.CoreV1().Pods(ns) }, room)
 		}},
 	}
 	for _, step := range steps {
@@ -143,18 +143,18 @@ func (e *demoEngine) sync(ctx context.Context) error {
 	return nil
 }
 
-// roomFunc waits until one more write cannot overflow a watcher (see demoWatches).
+// roomFunc waits until one more write cannot overflow a watcher (see watches).
 type roomFunc func() error
 
-// demoObject is one of the typed API objects the demo writes.
-type demoObject[T any] interface {
+// object is one of the typed API objects the demo writes.
+type object[T any] interface {
 	*T
 	metav1.Object
 	DeepCopy() *T
 }
 
-// demoClient is the part of a typed client the demo uses.
-type demoClient[P any] interface {
+// kindClient is the part of a typed client the demo uses.
+type kindClient[P any] interface {
 	Create(ctx context.Context, obj P, opts metav1.CreateOptions) (P, error)
 	Update(ctx context.Context, obj P, opts metav1.UpdateOptions) (P, error)
 	UpdateStatus(ctx context.Context, obj P, opts metav1.UpdateOptions) (P, error)
@@ -162,14 +162,14 @@ type demoClient[P any] interface {
 }
 
 // syncKind mirrors one cluster-scoped kind.
-func syncKind[T any, P demoObject[T]](ctx context.Context, want, have map[string]P, c demoClient[P], room roomFunc) error {
-	return syncNamespaced(ctx, want, have, func(string) demoClient[P] { return c }, room)
+func syncKind[T any, P object[T]](ctx context.Context, want, have map[string]P, c kindClient[P], room roomFunc) error {
+	return syncNamespaced(ctx, want, have, func(string) kindClient[P] { return c }, room)
 }
 
 // syncNamespaced mirrors one kind: creates what is new, updates what changed (metadata and spec
 // with Update, status with UpdateStatus) and deletes what is gone, in key order. Every write
 // waits for room first.
-func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[string]P, client func(ns string) demoClient[P], room roomFunc) error {
+func syncNamespaced[T any, P object[T]](ctx context.Context, want, have map[string]P, client func(ns string) kindClient[P], room roomFunc) error {
 	for _, k := range sortedKeys(have) {
 		if _, ok := want[k]; ok {
 			continue
@@ -197,7 +197,7 @@ func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[
 			have[k] = obj.DeepCopy()
 			continue
 		}
-		specChanged, statusChanged := demoDiff(old, obj)
+		specChanged, statusChanged := diff(old, obj)
 		if specChanged {
 			if err := room(); err != nil {
 				return err
@@ -221,17 +221,17 @@ func syncNamespaced[T any, P demoObject[T]](ctx context.Context, want, have map[
 	return nil
 }
 
-// demoDiff tells whether metadata/spec and status differ between the written and wanted object.
-func demoDiff(old, cur any) (spec, status bool) {
-	oMeta, oSpec, oStatus := demoParts(old)
-	cMeta, cSpec, cStatus := demoParts(cur)
+// diff tells whether metadata/spec and status differ between the written and wanted object.
+func diff(old, cur any) (spec, status bool) {
+	oMeta, oSpec, oStatus := parts(old)
+	cMeta, cSpec, cStatus := parts(cur)
 	return !equality.Semantic.DeepEqual(oMeta, cMeta) || !equality.Semantic.DeepEqual(oSpec, cSpec),
 		!equality.Semantic.DeepEqual(oStatus, cStatus)
 }
 
-// demoParts splits an object into what Update writes (metadata and spec) and what UpdateStatus
+// parts splits an object into what Update writes (metadata and spec) and what UpdateStatus
 // writes.
-func demoParts(obj any) (meta, spec, status any) {
+func parts(obj any) (meta, spec, status any) {
 	switch o := obj.(type) {
 	case *corev1.Pod:
 		return o.ObjectMeta, o.Spec, o.Status

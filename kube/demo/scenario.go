@@ -1,4 +1,4 @@
-package kube
+package demo
 
 import (
 	"fmt"
@@ -40,13 +40,13 @@ import (
 // formats it or from an upstream report of it; only the names, UIDs and IDs are the demo's own.
 // Each cites its source.
 
-// demoHorizon is how far the scenario plans back-off cycles in live mode.
-const demoHorizon = time.Hour
+// horizon is how far the scenario plans back-off cycles in live mode.
+const horizon = time.Hour
 
-// demoStartFailure is how a runtime reports a container that failed to start: the terminated
+// startFailure is how a runtime reports a container that failed to start: the terminated
 // state's reason and message (exit code 128). message gets the pod and the ID of the container
 // that failed, for the runtime errors that name them.
-type demoStartFailure struct {
+type startFailure struct {
 	reason  string
 	message func(p *corev1.Pod, containerID string) string
 }
@@ -61,7 +61,7 @@ var (
 	// A shim that does not answer in time, verbatim from GKE's CrashLoopBackOff troubleshooting
 	// page, which shows it as a StartError with exit code 128 and a 1970 start time
 	// (https://docs.cloud.google.com/kubernetes-engine/docs/troubleshooting/crashloopbackoff-events).
-	demoShimTimeout = demoStartFailure{reason: "StartError", message: func(*corev1.Pod, string) string {
+	shimTimeout = startFailure{reason: "StartError", message: func(*corev1.Pod, string) string {
 		return "failed to create containerd task: failed to create shim task: context deadline exceeded: unknown"
 	}}
 
@@ -72,19 +72,19 @@ var (
 	// cgroup config for procHooks process: %w") around the cgroup manager's openat2 error. The pod
 	// UID and container ID in the path are this pod's, as runc's systemd driver names them
 	// (kubepods-<qos>-pod<uid>.slice/cri-containerd-<id>.scope).
-	demoCgroupENOENT = demoStartFailure{reason: "StartError", message: func(p *corev1.Pod, containerID string) string {
+	cgroupENOENT = startFailure{reason: "StartError", message: func(p *corev1.Pod, containerID string) string {
 		return "failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: " +
 			"unable to start container process: error during container init: error setting cgroup config for procHooks process: " +
 			"openat2 /sys/fs/cgroup/" + podCgroupSlice(p) + "/cri-containerd-" + strings.TrimPrefix(containerID, "containerd://") +
 			".scope/cgroup.controllers: no such file or directory: unknown"
 	}}
 
-	// demoStartErrors is the turn node-3's containerd StartErrors take: shim timeouts dominate, and
+	// startErrors is the turn node-3's containerd StartErrors take: shim timeouts dominate, and
 	// every third is the cgroup error.
-	demoStartErrors = [...]demoStartFailure{demoShimTimeout, demoCgroupENOENT, demoShimTimeout}
+	startErrors = [...]startFailure{shimTimeout, cgroupENOENT, shimTimeout}
 )
 
-// demoCannotRun is the same flakiness as a node running cri-dockerd (or an old kubelet's
+// cannotRun is the same flakiness as a node running cri-dockerd (or an old kubelet's
 // dockershim) reports it: a Docker start error becomes reason ContainerCannotRun with Docker's
 // State.Error as the message and start and finish times set to the creation time
 // (kubernetes/kubernetes pkg/kubelet/dockershim/docker_container.go ContainerStatus, now
@@ -93,7 +93,7 @@ var (
 // runc losing its init process mid-handshake; verbatim from kubermatic/kubermatic#6847, where pods
 // hit it "for some time ... before eventually being able to start correctly" (also
 // moby/moby#40835). It names no configuration error, so classify calls it transient.
-var demoCannotRun = demoStartFailure{reason: "ContainerCannotRun", message: func(*corev1.Pod, string) string {
+var cannotRun = startFailure{reason: "ContainerCannotRun", message: func(*corev1.Pod, string) string {
 	return "OCI runtime create failed: container_linux.go:370: starting container process caused: process_linux.go:338: " +
 		"getting the final child's pid from pipe caused: read init-p: connection reset by peer: unknown"
 }}
@@ -113,51 +113,51 @@ func podCgroupSlice(p *corev1.Pod) string {
 }
 
 // nextStartFailure returns node-3's next containerd StartError, taking turns through
-// demoStartErrors.
-func (b *demoBuilder) nextStartFailure() demoStartFailure {
-	f := demoStartErrors[b.starts%len(demoStartErrors)]
+// startErrors.
+func (b *builder) nextStartFailure() startFailure {
+	f := startErrors[b.starts%len(startErrors)]
 	b.starts++
 	return f
 }
 
-type demoBuilder struct {
-	g      *demoIDs
-	events []demoEvent
+type builder struct {
+	g      *ids
+	events []event
 	nodes  []string
-	starts int // next demoStartErrors message
+	starts int // next startErrors message
 }
 
-func (b *demoBuilder) at(t time.Duration, do func(w *demoWorld, at time.Duration)) {
-	b.events = append(b.events, demoEvent{at: t, seq: len(b.events), do: do})
+func (b *builder) at(t time.Duration, do func(w *world, at time.Duration)) {
+	b.events = append(b.events, event{at: t, seq: len(b.events), do: do})
 }
 
-func demoKey(ns, name string) string {
+func objectKey(ns, name string) string {
 	if ns == "" {
 		return name
 	}
 	return ns + "/" + name
 }
 
-func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
-	b := &demoBuilder{g: newDemoIDs(seed)}
+func buildScenario(seed int64) (*world, []event) {
+	b := &builder{g: newIDs(seed)}
 	const day = 24 * time.Hour
 
 	for i := 1; i <= 5; i++ {
-		n := demoNode(b.g, i, -40*day)
+		n := newNode(b.g, i, -40*day)
 		b.nodes = append(b.nodes, n.Name)
-		b.at(-40*day, func(w *demoWorld, _ time.Duration) { w.nodes[n.Name] = n })
+		b.at(-40*day, func(w *world, _ time.Duration) { w.nodes[n.Name] = n })
 	}
 
 	// Background workloads, settled long ago.
-	b.daemonSet(demoApp{namespace: "kube-system", name: "kube-proxy", image: "registry.k8s.io/kube-proxy:v1.37.2", memory: "64Mi"}, -40*day)
-	b.daemonSet(demoApp{namespace: "monitoring", name: "node-exporter", image: "quay.io/prometheus/node-exporter:v1.9.1", port: 9100, memory: "64Mi", probe: true}, -21*day)
-	b.settled(demoApp{namespace: "kube-system", name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.12.1", port: 8080, memory: "170Mi", probe: true}, 2, -40*day, 0)
-	b.statefulSet(demoApp{namespace: "shop", name: "redis", image: "docker.io/library/redis:7.4.2", port: 6379, memory: "1Gi"}, 3, -12*day)
-	b.settled(demoApp{namespace: "shop", name: "frontend", image: "registry.example.com/frontend:v3.7.0", port: 8080, memory: "256Mi", probe: true}, 8, -2*day, 1)
-	b.settled(demoApp{namespace: "shop", name: "cart", image: "registry.example.com/cart:v2.2.3", port: 8080, memory: "256Mi", probe: true}, 4, -5*day, 2)
-	inventory := b.settled(demoApp{namespace: "shop", name: "inventory", image: "registry.example.com/inventory:v1.4.0", port: 8080, memory: "512Mi", probe: true}, 3, -26*time.Hour, 1)
+	b.daemonSet(appSpec{namespace: "kube-system", name: "kube-proxy", image: "registry.k8s.io/kube-proxy:v1.37.2", memory: "64Mi"}, -40*day)
+	b.daemonSet(appSpec{namespace: "monitoring", name: "node-exporter", image: "quay.io/prometheus/node-exporter:v1.9.1", port: 9100, memory: "64Mi", probe: true}, -21*day)
+	b.settled(appSpec{namespace: "kube-system", name: "coredns", image: "registry.k8s.io/coredns/coredns:v1.12.1", port: 8080, memory: "170Mi", probe: true}, 2, -40*day, 0)
+	b.statefulSet(appSpec{namespace: "shop", name: "redis", image: "docker.io/library/redis:7.4.2", port: 6379, memory: "1Gi"}, 3, -12*day)
+	b.settled(appSpec{namespace: "shop", name: "frontend", image: "registry.example.com/frontend:v3.7.0", port: 8080, memory: "256Mi", probe: true}, 8, -2*day, 1)
+	b.settled(appSpec{namespace: "shop", name: "cart", image: "registry.example.com/cart:v2.2.3", port: 8080, memory: "256Mi", probe: true}, 4, -5*day, 2)
+	inventory := b.settled(appSpec{namespace: "shop", name: "inventory", image: "registry.example.com/inventory:v1.4.0", port: 8080, memory: "512Mi", probe: true}, 3, -26*time.Hour, 1)
 
-	checkoutApp := demoApp{namespace: "shop", name: "checkout", image: "registry.example.com/checkout:v1.8.2", port: 8080, memory: "384Mi", probe: true}
+	checkoutApp := appSpec{namespace: "shop", name: "checkout", image: "registry.example.com/checkout:v1.8.2", port: 8080, memory: "384Mi", probe: true}
 	checkout := b.settled(checkoutApp, 12, -3*day, 0, func(d *appsv1.Deployment) {
 		// A conservative rollout: 3 extra pods at a time, at most one missing, and a pod must
 		// stay ready 10s before it counts as available.
@@ -165,9 +165,9 @@ func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
 		d.Spec.Strategy.RollingUpdate = &appsv1.RollingUpdateDeployment{MaxSurge: &surge, MaxUnavailable: &unavail}
 		d.Spec.MinReadySeconds = 10
 	})
-	payments := b.settled(demoApp{namespace: "shop", name: "payments", image: "registry.example.com/payments:v2.4.0", port: 8443, memory: "512Mi", probe: true}, 4, -6*day, 3,
+	payments := b.settled(appSpec{namespace: "shop", name: "payments", image: "registry.example.com/payments:v2.4.0", port: 8443, memory: "512Mi", probe: true}, 4, -6*day, 3,
 		func(d *appsv1.Deployment) { d.Spec.ProgressDeadlineSeconds = int32p(60) })
-	search := b.settled(demoApp{namespace: "search", name: "search", image: "registry.example.com/search:v3.1.0", port: 9200, memory: "2Gi", probe: true}, 4, -4*day, 4)
+	search := b.settled(appSpec{namespace: "search", name: "search", image: "registry.example.com/search:v3.1.0", port: 9200, memory: "2Gi", probe: true}, 4, -4*day, 4)
 
 	// 0s: checkout v1.9.0. New pods go to these nodes in turn; node-3 gets three of them: a shim
 	// timeout, the cgroup error, and a ContainerCannotRun in place of the third StartError. With the
@@ -180,7 +180,7 @@ func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
 			onNode3++
 			f := b.nextStartFailure() // taken even when replaced, so the other pods' messages stay put
 			if onNode3 == 3 {
-				f = demoCannotRun
+				f = cannotRun
 			}
 			return b.flakyPod(p, node, at, f)
 		}
@@ -211,12 +211,12 @@ func buildDemoScenario(seed int64) (*demoWorld, []demoEvent) {
 	// so node-3 stays suspect after checkout's failures age out of the 15m window.
 	b.cronTail(3*time.Minute, 5*time.Minute)
 
-	return newDemoWorld(), b.events
+	return newWorld(), b.events
 }
 
-// demoWorkload is a settled Deployment and its current ReplicaSet and pods.
-type demoWorkload struct {
-	app     demoApp
+// workload is a settled Deployment and its current ReplicaSet and pods.
+type workload struct {
+	app     appSpec
 	deploy  *appsv1.Deployment
 	rs      *appsv1.ReplicaSet
 	pods    []string // keys, in creation order
@@ -225,36 +225,36 @@ type demoWorkload struct {
 }
 
 // settled creates a Deployment whose only ReplicaSet is fully rolled out since created.
-func (b *demoBuilder) settled(a demoApp, replicas int32, created time.Duration, firstNode int, tune ...func(*appsv1.Deployment)) *demoWorkload {
-	d := demoDeployment(b.g, a, replicas, created)
+func (b *builder) settled(a appSpec, replicas int32, created time.Duration, firstNode int, tune ...func(*appsv1.Deployment)) *workload {
+	d := newDeployment(b.g, a, replicas, created)
 	for _, f := range tune {
 		f(d)
 	}
-	rs := demoReplicaSet(b.g, d, 1, replicas, created)
+	rs := newReplicaSet(b.g, d, 1, replicas, created)
 	rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
-	wl := &demoWorkload{app: a, deploy: d, rs: rs, created: created}
-	dk, rk := demoKey(d.Namespace, d.Name), demoKey(rs.Namespace, rs.Name)
-	b.at(created, func(w *demoWorld, at time.Duration) {
+	wl := &workload{app: a, deploy: d, rs: rs, created: created}
+	dk, rk := objectKey(d.Namespace, d.Name), objectKey(rs.Namespace, rs.Name)
+	b.at(created, func(w *world, at time.Duration) {
 		w.deploys[dk] = d
 		w.rss[rk] = rs
 		w.progress[dk] = at
 	})
 	for i := 0; i < int(replicas); i++ {
-		p := demoPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), created)
+		p := newPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), created)
 		node := b.nodes[(firstNode+i)%len(b.nodes)]
 		b.healthyPod(p, node, created)
-		wl.pods = append(wl.pods, demoKey(p.Namespace, p.Name))
+		wl.pods = append(wl.pods, objectKey(p.Namespace, p.Name))
 		wl.nodes = append(wl.nodes, node)
 	}
 	return wl
 }
 
 // addPod creates the pod at its creation time and binds it to node.
-func (b *demoBuilder) addPod(p *corev1.Pod, node string, at time.Duration) string {
-	k := demoKey(p.Namespace, p.Name)
+func (b *builder) addPod(p *corev1.Pod, node string, at time.Duration) string {
+	k := objectKey(p.Namespace, p.Name)
 	hostIP := fmt.Sprintf("10.0.1.%d", 10+int(node[len(node)-1]-'0'))
 	podIP := b.g.podIP(node)
-	b.at(at, func(w *demoWorld, at time.Duration) {
+	b.at(at, func(w *world, at time.Duration) {
 		w.pods[k] = p
 		podSchedule(p, node, hostIP, podIP, at)
 	})
@@ -262,53 +262,53 @@ func (b *demoBuilder) addPod(p *corev1.Pod, node string, at time.Duration) strin
 }
 
 // healthyPod pulls, starts and passes its readiness probe. It returns when the pod is available.
-func (b *demoBuilder) healthyPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+func (b *builder) healthyPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
 	k := b.addPod(p, node, at)
 	cid, img := b.g.containerID(), imageDigest(b.g, p.Spec.Containers[0].Image)
 	run := at + 2*time.Second + b.g.jitter(2*time.Second)
-	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
+	b.at(run, func(w *world, at time.Duration) { podRun(w.pods[k], cid, img, at) })
 	return b.ready(k, p, run)
 }
 
 // ready schedules the readiness probe's first success after its initial delay, and returns when
 // the pod counts as available (after the owner's minReadySeconds).
-func (b *demoBuilder) ready(k string, p *corev1.Pod, running time.Duration) time.Duration {
+func (b *builder) ready(k string, p *corev1.Pod, running time.Duration) time.Duration {
 	readyAt := running
 	if probe := p.Spec.Containers[0].ReadinessProbe; probe != nil {
 		readyAt += time.Duration(probe.InitialDelaySeconds)*time.Second + b.g.jitter(time.Second)
 	}
-	b.at(readyAt, func(w *demoWorld, at time.Duration) { podReady(w.pods[k]) })
+	b.at(readyAt, func(w *world, at time.Duration) { podReady(w.pods[k]) })
 	return readyAt
 }
 
 // flakyPod fails to start once with exit 128 as f says (node-3's runtime), then runs on the
 // kubelet's next attempt: state terminated (f.reason) for a few seconds, then running with the
 // failure in lastState and one restart.
-func (b *demoBuilder) flakyPod(p *corev1.Pod, node string, at time.Duration, f demoStartFailure) time.Duration {
+func (b *builder) flakyPod(p *corev1.Pod, node string, at time.Duration, f startFailure) time.Duration {
 	k := b.addPod(p, node, at)
 	failedID, cid := b.g.containerID(), b.g.containerID()
 	img := imageDigest(b.g, p.Spec.Containers[0].Image)
 	fail := at + 3*time.Second + b.g.jitter(time.Second)
-	b.at(fail, func(w *demoWorld, at time.Duration) {
+	b.at(fail, func(w *world, at time.Duration) {
 		pod := w.pods[k]
 		containerStatus(pod).ImageID = img
 		// containerd reports a container that never started with the Unix epoch as its start
 		// time; dockershim/cri-dockerd report the creation time as start and finish.
 		var started *time.Duration
-		if f.reason == demoCannotRun.reason {
+		if f.reason == cannotRun.reason {
 			started = &at
 		}
 		podTerminate(pod, failedID, f.reason, f.message(pod, failedID), 128, started, at)
 	})
 	run := fail + 6*time.Second
-	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
+	b.at(run, func(w *world, at time.Duration) { podRun(w.pods[k], cid, img, at) })
 	return b.ready(k, p, run)
 }
 
 // imageNotFoundPod pulls an image tag that does not exist: ErrImagePull, then ImagePullBackOff
 // with kubelet's doubling back-off (10s, 20s, ... capped at 300s), retrying until the horizon.
 // The pod is never available.
-func (b *demoBuilder) imageNotFoundPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+func (b *builder) imageNotFoundPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
 	k := b.addPod(p, node, at)
 	image := p.Spec.Containers[0].Image
 	// containerd 2.1 pulls through its transfer service by default (containerd/containerd#8515):
@@ -324,9 +324,9 @@ func (b *demoBuilder) imageNotFoundPod(p *corev1.Pod, node string, at time.Durat
 	// ErrImagePull reason and that message (image_manager.go prevPullErrMsg).
 	backOffMsg := fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", image, pullErr)
 	t, backoff := at+2*time.Second, 10*time.Second
-	for t < demoHorizon {
-		b.at(t, func(w *demoWorld, _ time.Duration) { podWaiting(w.pods[k], "ErrImagePull", pullErr) })
-		b.at(t+time.Second, func(w *demoWorld, _ time.Duration) { podWaiting(w.pods[k], "ImagePullBackOff", backOffMsg) })
+	for t < horizon {
+		b.at(t, func(w *world, _ time.Duration) { podWaiting(w.pods[k], "ErrImagePull", pullErr) })
+		b.at(t+time.Second, func(w *world, _ time.Duration) { podWaiting(w.pods[k], "ImagePullBackOff", backOffMsg) })
 		t += time.Second + backoff
 		backoff = min(2*backoff, 300*time.Second)
 	}
@@ -335,16 +335,16 @@ func (b *demoBuilder) imageNotFoundPod(p *corev1.Pod, node string, at time.Durat
 
 // oomPod runs for a few seconds and is OOMKilled (137), again and again: restarted at once the
 // first time, then through CrashLoopBackOff with kubelet's doubling back-off (10s .. 300s).
-func (b *demoBuilder) oomPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
+func (b *builder) oomPod(p *corev1.Pod, node string, at time.Duration) time.Duration {
 	k := b.addPod(p, node, at)
 	img := imageDigest(b.g, p.Spec.Containers[0].Image)
 	const lifetime = 3 * time.Second
 	start, backoff := at+2*time.Second, time.Duration(0)
-	for start < demoHorizon {
+	for start < horizon {
 		cid, started, bo := b.g.containerID(), start, backoff
-		b.at(start, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at) })
+		b.at(start, func(w *world, at time.Duration) { podRun(w.pods[k], cid, img, at) })
 		died := start + lifetime
-		b.at(died, func(w *demoWorld, at time.Duration) {
+		b.at(died, func(w *world, at time.Duration) {
 			pod := w.pods[k]
 			// containerd sets reason OOMKilled on the task's OOM event and leaves the message empty
 			// (internal/cri/server/events.go, oomExitReason in helpers.go).
@@ -368,21 +368,21 @@ func (b *demoBuilder) oomPod(p *corev1.Pod, node string, at time.Duration) time.
 }
 
 // terminate deletes a pod gracefully: Terminating for a moment, then gone.
-func (b *demoBuilder) terminate(k string, at time.Duration) {
-	b.at(at, func(w *demoWorld, at time.Duration) {
+func (b *builder) terminate(k string, at time.Duration) {
+	b.at(at, func(w *world, at time.Duration) {
 		p := w.pods[k]
-		p.DeletionTimestamp = demoTimePtr(at + 30*time.Second)
+		p.DeletionTimestamp = timestampPtr(at + 30*time.Second)
 		p.DeletionGracePeriodSeconds = ptrTo(int64(30))
 	})
-	b.at(at+2*time.Second, func(w *demoWorld, _ time.Duration) { delete(w.pods, k) })
+	b.at(at+2*time.Second, func(w *world, _ time.Duration) { delete(w.pods, k) })
 }
 
 // rollout changes the Deployment's image at start and plays the rolling update as the
 // Deployment controller does (kubernetes pkg/controller/deployment/rolling.go): scale the new
 // ReplicaSet up within maxSurge, scale old ones down while at least replicas-maxUnavailable pods
-// stay available, and go again whenever a new pod becomes available. newPod plans the i-th new
+// stay available, and go again whenever a new pod becomes available. planPod plans the i-th new
 // pod's life from its creation time and returns when it becomes available (math.MaxInt64: never).
-func (b *demoBuilder) rollout(wl *demoWorkload, start time.Duration, image string, newPod func(p *corev1.Pod, i int, at time.Duration) time.Duration) {
+func (b *builder) rollout(wl *workload, start time.Duration, image string, planPod func(p *corev1.Pod, i int, at time.Duration) time.Duration) {
 	d := wl.deploy
 	want := int(*d.Spec.Replicas)
 	surge, _ := intstr.GetScaledValueFromIntOrPercent(d.Spec.Strategy.RollingUpdate.MaxSurge, want, true)
@@ -394,10 +394,10 @@ func (b *demoBuilder) rollout(wl *demoWorkload, start time.Duration, image strin
 	rolled.Generation++
 	rolled.Annotations["deployment.kubernetes.io/revision"] = "2"
 	rolled.Spec.Template.Spec.Containers[0].Image = image
-	newRS := demoReplicaSet(b.g, rolled, 2, 0, start)
+	newRS := newReplicaSet(b.g, rolled, 2, 0, start)
 	newRS.Spec.MinReadySeconds = d.Spec.MinReadySeconds
-	dk, oldKey, newKey := demoKey(d.Namespace, d.Name), demoKey(wl.rs.Namespace, wl.rs.Name), demoKey(newRS.Namespace, newRS.Name)
-	b.at(start, func(w *demoWorld, at time.Duration) {
+	dk, oldKey, newKey := objectKey(d.Namespace, d.Name), objectKey(wl.rs.Namespace, wl.rs.Name), objectKey(newRS.Namespace, newRS.Name)
+	b.at(start, func(w *world, at time.Duration) {
 		dep := w.deploys[dk]
 		dep.Generation, dep.Annotations, dep.Spec = rolled.Generation, rolled.Annotations, rolled.Spec
 		w.rss[newKey] = newRS
@@ -417,8 +417,8 @@ func (b *demoBuilder) rollout(wl *demoWorkload, start time.Duration, image strin
 			}
 			if up := min(want-created, maxTotal-(old+created)); up > 0 {
 				for i := 0; i < up; i++ {
-					p := demoPod(b.g, newRS.Namespace, newRS.Name+"-"+b.g.suffix(5), newRS.Spec.Template, ownerRef("ReplicaSet", newRS), t)
-					a := newPod(p, created, t)
+					p := newPod(b.g, newRS.Namespace, newRS.Name+"-"+b.g.suffix(5), newRS.Spec.Template, ownerRef("ReplicaSet", newRS), t)
+					a := planPod(p, created, t)
 					if a != math.MaxInt64 {
 						a += minReady
 					}
@@ -436,7 +436,7 @@ func (b *demoBuilder) rollout(wl *demoWorkload, start time.Duration, image strin
 			}
 		}
 		n, o := int32(created), int32(old)
-		b.at(t, func(w *demoWorld, _ time.Duration) {
+		b.at(t, func(w *world, _ time.Duration) {
 			w.rss[newKey].Spec.Replicas = int32p(n)
 			w.rss[oldKey].Spec.Replicas = int32p(o)
 		})
@@ -454,15 +454,15 @@ func (b *demoBuilder) rollout(wl *demoWorkload, start time.Duration, image strin
 }
 
 // daemonSet runs one pod on every node.
-func (b *demoBuilder) daemonSet(a demoApp, created time.Duration) {
-	ds := demoDaemonSet(b.g, a, created)
-	dk := demoKey(ds.Namespace, ds.Name)
-	b.at(created, func(w *demoWorld, _ time.Duration) { w.dss[dk] = ds })
+func (b *builder) daemonSet(a appSpec, created time.Duration) {
+	ds := newDaemonSet(b.g, a, created)
+	dk := objectKey(ds.Namespace, ds.Name)
+	b.at(created, func(w *world, _ time.Duration) { w.dss[dk] = ds })
 	hash := b.g.suffix(10)
 	for i, node := range b.nodes {
 		tmpl := ds.Spec.Template
 		tmpl.Labels = copyLabels(tmpl.Labels, "controller-revision-hash", hash, "pod-template-generation", "1")
-		p := demoPod(b.g, ds.Namespace, ds.Name+"-"+b.g.suffix(5), tmpl, ownerRef("DaemonSet", ds), created+time.Duration(i)*time.Second)
+		p := newPod(b.g, ds.Namespace, ds.Name+"-"+b.g.suffix(5), tmpl, ownerRef("DaemonSet", ds), created+time.Duration(i)*time.Second)
 		p.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
 			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
 		b.healthyPod(p, node, created+time.Duration(i)*time.Second)
@@ -470,41 +470,41 @@ func (b *demoBuilder) daemonSet(a demoApp, created time.Duration) {
 }
 
 // statefulSet runs replicas ordinal pods, one after the other.
-func (b *demoBuilder) statefulSet(a demoApp, replicas int32, created time.Duration) {
-	sts := demoStatefulSet(b.g, a, replicas, created)
+func (b *builder) statefulSet(a appSpec, replicas int32, created time.Duration) {
+	sts := newStatefulSet(b.g, a, replicas, created)
 	hash := b.g.suffix(10)
 	sts.Annotations = map[string]string{"demo.doomwatch/revision": hash}
-	sk := demoKey(sts.Namespace, sts.Name)
-	b.at(created, func(w *demoWorld, _ time.Duration) { w.stss[sk] = sts })
+	sk := objectKey(sts.Namespace, sts.Name)
+	b.at(created, func(w *world, _ time.Duration) { w.stss[sk] = sts })
 	at := created
 	for i := 0; i < int(replicas); i++ {
 		name := fmt.Sprintf("%s-%d", sts.Name, i)
 		tmpl := sts.Spec.Template
 		tmpl.Labels = copyLabels(tmpl.Labels, "controller-revision-hash", sts.Name+"-"+hash,
 			"statefulset.kubernetes.io/pod-name", name, "apps.kubernetes.io/pod-index", fmt.Sprint(i))
-		p := demoPod(b.g, sts.Namespace, name, tmpl, ownerRef("StatefulSet", sts), at)
+		p := newPod(b.g, sts.Namespace, name, tmpl, ownerRef("StatefulSet", sts), at)
 		p.Spec.Hostname, p.Spec.Subdomain = name, sts.Spec.ServiceName
 		at = b.healthyPod(p, b.nodes[(i+2)%len(b.nodes)], at) + time.Second
 	}
 }
 
 // migrationJob is checkout's schema migration: one pod that runs ~10s and exits 0.
-func (b *demoBuilder) migrationJob(at time.Duration) {
-	app := demoApp{namespace: "shop", name: "migrate", image: "registry.example.com/checkout-migrations:v1.9.0", memory: "128Mi"}
-	job := demoJob(b.g, "shop", "db-migrate-v2", app, at)
-	jk := demoKey(job.Namespace, job.Name)
-	b.at(at, func(w *demoWorld, at time.Duration) {
+func (b *builder) migrationJob(at time.Duration) {
+	app := appSpec{namespace: "shop", name: "migrate", image: "registry.example.com/checkout-migrations:v1.9.0", memory: "128Mi"}
+	job := newJob(b.g, "shop", "db-migrate-v2", app, at)
+	jk := objectKey(job.Namespace, job.Name)
+	b.at(at, func(w *world, at time.Duration) {
 		w.jobs[jk] = job
-		job.Status.StartTime = demoTimePtr(at)
+		job.Status.StartTime = timestampPtr(at)
 	})
-	p := demoPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
+	p := newPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
 	p.Status.QOSClass = corev1.PodQOSBurstable
 	k := b.addPod(p, "node-4", at)
 	cid, img := b.g.containerID(), imageDigest(b.g, app.image)
 	run := at + 3*time.Second
-	b.at(run, func(w *demoWorld, at time.Duration) { podRun(w.pods[k], cid, img, at); podReady(w.pods[k]) })
+	b.at(run, func(w *world, at time.Duration) { podRun(w.pods[k], cid, img, at); podReady(w.pods[k]) })
 	done := run + 10*time.Second
-	b.at(done, func(w *demoWorld, at time.Duration) {
+	b.at(done, func(w *world, at time.Duration) {
 		pod := w.pods[k]
 		started := run
 		podTerminate(pod, cid, "Completed", "", 0, &started, at)
@@ -517,15 +517,15 @@ func (b *demoBuilder) migrationJob(at time.Duration) {
 }
 
 // unschedulable creates a Deployment whose single pod asks for more memory than any node has.
-func (b *demoBuilder) unschedulable(at time.Duration) {
-	app := demoApp{namespace: "ml", name: "recommender", image: "registry.example.com/recommender:v0.9.3", port: 8080, memory: "48Gi", probe: true}
-	d := demoDeployment(b.g, app, 1, at)
+func (b *builder) unschedulable(at time.Duration) {
+	app := appSpec{namespace: "ml", name: "recommender", image: "registry.example.com/recommender:v0.9.3", port: 8080, memory: "48Gi", probe: true}
+	d := newDeployment(b.g, app, 1, at)
 	d.Spec.Template.Spec.Containers[0].Resources.Limits = nil
-	rs := demoReplicaSet(b.g, d, 1, 1, at)
-	dk, rk := demoKey(d.Namespace, d.Name), demoKey(rs.Namespace, rs.Name)
-	p := demoPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), at)
-	pk := demoKey(p.Namespace, p.Name)
-	b.at(at, func(w *demoWorld, at time.Duration) {
+	rs := newReplicaSet(b.g, d, 1, 1, at)
+	dk, rk := objectKey(d.Namespace, d.Name), objectKey(rs.Namespace, rs.Name)
+	p := newPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), at)
+	pk := objectKey(p.Namespace, p.Name)
+	b.at(at, func(w *world, at time.Duration) {
 		w.deploys[dk], w.rss[rk], w.pods[pk] = d, rs, p
 		w.progress[dk] = at
 		// Verbatim from aws/karpenter-provider-aws#4450 (4 nodes there, 5 here): kube-scheduler's
@@ -539,16 +539,16 @@ func (b *demoBuilder) unschedulable(at time.Duration) {
 // eviction puts node under memory pressure at t: the kubelet evicts one of wl's pods there
 // (pkg/kubelet/eviction), the ReplicaSet replaces it, and the scheduler, avoiding the tainted
 // node, puts the replacement on node-3. The pressure clears half a minute later.
-func (b *demoBuilder) eviction(wl *demoWorkload, node string, t time.Duration) {
-	taint := corev1.Taint{Key: "node.kubernetes.io/memory-pressure", Effect: corev1.TaintEffectNoSchedule, TimeAdded: demoTimePtr(t)}
+func (b *builder) eviction(wl *workload, node string, t time.Duration) {
+	taint := corev1.Taint{Key: "node.kubernetes.io/memory-pressure", Effect: corev1.TaintEffectNoSchedule, TimeAdded: timestampPtr(t)}
 	// Node condition reasons and messages: kubernetes/kubernetes pkg/kubelet/nodestatus/setters.go
 	// MemoryPressureCondition.
-	b.at(t, func(w *demoWorld, at time.Duration) {
+	b.at(t, func(w *world, at time.Duration) {
 		n := w.nodes[node]
 		n.Spec.Taints = append(n.Spec.Taints, taint)
 		setNodeCondition(n, corev1.NodeMemoryPressure, corev1.ConditionTrue, "KubeletHasInsufficientMemory", "kubelet has insufficient memory available", at)
 	})
-	b.at(t+31*time.Second, func(w *demoWorld, at time.Duration) {
+	b.at(t+31*time.Second, func(w *world, at time.Duration) {
 		n := w.nodes[node]
 		n.Spec.Taints = nil
 		setNodeCondition(n, corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", at)
@@ -566,7 +566,7 @@ func (b *demoBuilder) eviction(wl *demoWorkload, node string, t time.Duration) {
 	// consumption of %v. " sentence follows only for containers using more than their request,
 	// which this one cannot: its memory limit equals its request.
 	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 87412Ki. "
-	b.at(evictAt, func(w *demoWorld, at time.Duration) {
+	b.at(evictAt, func(w *world, at time.Duration) {
 		p := w.pods[victim]
 		// Status reason Evicted and the DisruptionTarget condition, both with the message
 		// (pkg/kubelet/eviction/eviction_manager.go evictPods); the conditions the kubelet
@@ -584,7 +584,7 @@ func (b *demoBuilder) eviction(wl *demoWorkload, node string, t time.Duration) {
 		cs.Ready, cs.Started = false, boolp(false)
 		p.Status.PodIP, p.Status.PodIPs = "", nil
 	})
-	p := demoPod(b.g, wl.rs.Namespace, wl.rs.Name+"-"+b.g.suffix(5), wl.rs.Spec.Template, ownerRef("ReplicaSet", wl.rs), evictAt+time.Second)
+	p := newPod(b.g, wl.rs.Namespace, wl.rs.Name+"-"+b.g.suffix(5), wl.rs.Spec.Template, ownerRef("ReplicaSet", wl.rs), evictAt+time.Second)
 	b.flakyPod(p, "node-3", evictAt+time.Second, b.nextStartFailure())
 }
 
@@ -593,9 +593,9 @@ func setNodeCondition(n *corev1.Node, t corev1.NodeConditionType, s corev1.Condi
 		c := &n.Status.Conditions[i]
 		if c.Type == t {
 			if c.Status != s {
-				c.LastTransitionTime = demoTime(at)
+				c.LastTransitionTime = timestamp(at)
 			}
-			c.Status, c.Reason, c.Message, c.LastHeartbeatTime = s, reason, msg, demoTime(at)
+			c.Status, c.Reason, c.Message, c.LastHeartbeatTime = s, reason, msg, timestamp(at)
 		}
 	}
 }
@@ -604,30 +604,30 @@ func setNodeCondition(n *corev1.Node, t corev1.NodeConditionType, s corev1.Condi
 // is a Job whose one pod (restartPolicy OnFailure) lands on node-3, fails to start with exit 128,
 // is restarted in place by the kubelet and completes. The CronJob keeps its 3 latest successful
 // Jobs (successfulJobsHistoryLimit) and deletes older ones with their pods.
-func (b *demoBuilder) cronTail(first, period time.Duration) {
-	app := demoApp{namespace: "shop", name: "export", image: "registry.example.com/ledger-export:v0.7.2", memory: "256Mi"}
+func (b *builder) cronTail(first, period time.Duration) {
+	app := appSpec{namespace: "shop", name: "export", image: "registry.example.com/ledger-export:v0.7.2", memory: "256Mi"}
 	cronUID := b.g.uid()
 	var runs []string // job keys, oldest first
 	var pods []string
-	for at := first; at < demoHorizon; at += period {
-		name := fmt.Sprintf("ledger-export-%d", DemoEpoch.Add(at).Unix()/60)
-		job := demoJob(b.g, "shop", name, app, at)
+	for at := first; at < horizon; at += period {
+		name := fmt.Sprintf("ledger-export-%d", Epoch.Add(at).Unix()/60)
+		job := newJob(b.g, "shop", name, app, at)
 		job.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
 		t := true
 		job.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "ledger-export", UID: cronUID, Controller: &t, BlockOwnerDeletion: &t}}
-		jk := demoKey(job.Namespace, job.Name)
-		b.at(at, func(w *demoWorld, at time.Duration) {
+		jk := objectKey(job.Namespace, job.Name)
+		b.at(at, func(w *world, at time.Duration) {
 			w.jobs[jk] = job
-			job.Status.StartTime = demoTimePtr(at)
+			job.Status.StartTime = timestampPtr(at)
 		})
-		p := demoPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
-		k := demoKey(p.Namespace, p.Name)
+		p := newPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
+		k := objectKey(p.Namespace, p.Name)
 		b.flakyPod(p, "node-3", at, b.nextStartFailure())
 		done := at + 25*time.Second
-		b.at(done, func(w *demoWorld, at time.Duration) {
+		b.at(done, func(w *world, at time.Duration) {
 			pod := w.pods[k]
 			cs := containerStatus(pod)
-			started := cs.State.Running.StartedAt.Sub(DemoEpoch)
+			started := cs.State.Running.StartedAt.Sub(Epoch)
 			podTerminate(pod, cs.ContainerID, "Completed", "", 0, &started, at)
 			pod.Status.Phase = corev1.PodSucceeded
 			setPodCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
@@ -639,7 +639,7 @@ func (b *demoBuilder) cronTail(first, period time.Duration) {
 		if len(runs) > 3 {
 			oldJob, oldPod := runs[0], pods[0]
 			runs, pods = runs[1:], pods[1:]
-			b.at(done, func(w *demoWorld, _ time.Duration) {
+			b.at(done, func(w *world, _ time.Duration) {
 				delete(w.jobs, oldJob)
 				delete(w.pods, oldPod)
 			})
@@ -652,12 +652,12 @@ func (b *demoBuilder) cronTail(first, period time.Duration) {
 // "Reached expected number of succeeded pods"; kubernetes/kubernetes
 // pkg/controller/job/job_controller.go).
 func completeJob(j *batchv1.Job, at time.Duration) {
-	j.Status.CompletionTime = demoTimePtr(at)
+	j.Status.CompletionTime = timestampPtr(at)
 	j.Status.UncountedTerminatedPods = &batchv1.UncountedTerminatedPods{}
 	j.Status.Conditions = []batchv1.JobCondition{
 		{Type: batchv1.JobSuccessCriteriaMet, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
-			Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
+			Message: "Reached expected number of succeeded pods", LastProbeTime: timestamp(at), LastTransitionTime: timestamp(at)},
 		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
-			Message: "Reached expected number of succeeded pods", LastProbeTime: demoTime(at), LastTransitionTime: demoTime(at)},
+			Message: "Reached expected number of succeeded pods", LastProbeTime: timestamp(at), LastTransitionTime: timestamp(at)},
 	}
 }

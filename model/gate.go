@@ -1,0 +1,311 @@
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"doomwatch/classify"
+)
+
+// Target is a workload a deploy gate (`doomwatch wait`) waits for.
+type Target struct {
+	Kind      Kind // KindDeployment, KindStatefulSet or KindDaemonSet
+	Namespace string
+	Name      string
+}
+
+// String is the target as kubectl names it: "deployment/web".
+func (t Target) String() string { return strings.ToLower(string(t.Kind)) + "/" + Sanitize(t.Name) }
+
+// GateStatus is what the model knows of one target now: the rollout's verdict (the dashboard's,
+// Rollouts), and what the target's current pods say about it. A deploy gate reads nothing else.
+type GateStatus struct {
+	Target Target
+	// Found is false while the model knows no such workload.
+	Found bool
+	// Unsupported is kubectl's answer for a workload that has no rollout status (a StatefulSet or
+	// DaemonSet with the OnDelete strategy), "" otherwise.
+	Unsupported string
+	// Rollout is the workload's rollout, as the rollouts view shows it; zero unless Found and
+	// supported.
+	Rollout Rollout
+	// Pods counts the current pods (the new ReplicaSet's, the update revision's, the template
+	// generation's) per verdict; Old counts the others, which the rollout replaces.
+	Pods Counts
+	Old  int
+	// Doomed and Transient are the current pods' doomed and transient containers (or the pod, when
+	// the pod itself decided), by pod then container.
+	Doomed, Transient []GateProblem
+	// Pending is what the rollout still waits for, most pods first: the reasons of the current
+	// pods that are neither ready nor failing (readiness probes, scheduling, pulls), and the old
+	// pods still terminating.
+	Pending []GatePending
+	// Suspect lists the suspect nodes that the current pods' failures hit (Nodes, Suspect).
+	Suspect []Node
+}
+
+// GateProblem is one failing container (Container "" when the pod's own status decided). Every
+// string is sanitised.
+type GateProblem struct {
+	Namespace, Pod, Container, Node string
+	// Reason is the verdict's one line, "Crashing repeatedly (exit 128): …".
+	Reason      string
+	ExitCode    int32
+	HasExitCode bool
+	// Previous reports that the container has a previous instance (its last state is terminated):
+	// that instance's log is the one that explains a crash.
+	Previous bool
+}
+
+// Ref is "pod/container", or the pod's name when the pod itself decided.
+func (p *GateProblem) Ref() string {
+	if p.Container == "" {
+		return p.Pod
+	}
+	return p.Pod + "/" + p.Container
+}
+
+// GatePending is one reason a rollout is still waiting, with how many pods share it and one of
+// them.
+type GatePending struct {
+	Reason  string
+	Pods    int
+	Example string // "pod/container" or "pod"
+}
+
+// Resolve returns the Deployments, StatefulSets or DaemonSets of kind in namespace ns ("" for all)
+// whose labels match sel, by namespace and name. The transform keeps workloads' labels for this.
+func (m *Model) Resolve(kind Kind, ns string, sel labels.Selector) []Target {
+	var out []Target
+	add := func(namespace, name string, l map[string]string) {
+		if (ns == "" || namespace == ns) && sel.Matches(labels.Set(l)) {
+			out = append(out, Target{Kind: kind, Namespace: namespace, Name: name})
+		}
+	}
+	switch kind {
+	case KindDeployment:
+		for _, d := range m.deployments {
+			add(d.Namespace, d.Name, d.Labels)
+		}
+	case KindStatefulSet:
+		for _, s := range m.statefulSets {
+			add(s.Namespace, s.Name, s.Labels)
+		}
+	case KindDaemonSet:
+		for _, d := range m.daemonSets {
+			add(d.Namespace, d.Name, d.Labels)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Gate returns each target's status at now, in the targets' order. It makes one pass over the
+// pods for all targets.
+func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
+	out := make([]GateStatus, len(targets))
+	type member struct {
+		target  int
+		current bool
+	}
+	// Which controller's pods belong to which target, and whether they are the current ones.
+	ctrls := make(map[ownerKey]member)
+	// A StatefulSet's or DaemonSet's pods are current by their revision label.
+	revisions := make(map[int]string)
+	rollouts := m.Rollouts()
+	for i, t := range targets {
+		st := &out[i]
+		st.Target = t
+		k := podKey{t.Namespace, t.Name}
+		switch t.Kind {
+		case KindDeployment:
+			d := m.deployments[k]
+			if d == nil {
+				continue
+			}
+			st.Found = true
+			var owned []*appsv1.ReplicaSet
+			for rk := range m.deployRS[k] {
+				if rs := m.replicaSets[rk]; rs != nil {
+					owned = append(owned, rs)
+				}
+			}
+			newRS := findNewReplicaSet(d, owned)
+			for _, rs := range owned {
+				ctrls[ownerKey{rs.Namespace, string(KindReplicaSet), rs.Name}] = member{i, rs == newRS}
+			}
+		case KindStatefulSet:
+			s := m.statefulSets[k]
+			if s == nil {
+				continue
+			}
+			st.Found = true
+			if _, _, err := classify.StatefulSetStatus(s); err != nil {
+				st.Unsupported = Sanitize(err.Error())
+				continue
+			}
+			ctrls[ownerKey{t.Namespace, string(KindStatefulSet), t.Name}] = member{target: i}
+			revisions[i] = s.Status.UpdateRevision
+		case KindDaemonSet:
+			d := m.daemonSets[k]
+			if d == nil {
+				continue
+			}
+			st.Found = true
+			if _, _, err := classify.DaemonSetStatus(d); err != nil {
+				st.Unsupported = Sanitize(err.Error())
+				continue
+			}
+			ctrls[ownerKey{t.Namespace, string(KindDaemonSet), t.Name}] = member{target: i}
+			revisions[i] = d.Annotations[appsv1.DeprecatedTemplateGeneration]
+		}
+		for _, r := range rollouts {
+			if r.Kind == string(t.Kind) && r.Namespace == Sanitize(t.Namespace) && r.Name == Sanitize(t.Name) {
+				st.Rollout = r
+				break
+			}
+		}
+	}
+	if len(ctrls) == 0 {
+		return out
+	}
+
+	pending := make([]map[string]*GatePending, len(targets))
+	failingNodes := make([]map[string]struct{}, len(targets))
+	var keys []*Pod
+	for _, p := range m.pods {
+		if _, ok := ctrls[p.ctrl]; ok {
+			keys = append(keys, p)
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].Key < keys[j].Key })
+	for _, p := range keys {
+		mb := ctrls[p.ctrl]
+		st := &out[mb.target]
+		current := mb.current
+		if rev, ok := revisions[mb.target]; ok {
+			have := p.rec.revisionHash
+			if st.Target.Kind == KindDaemonSet {
+				have = p.rec.templateGeneration
+			}
+			current = rev == "" || have == rev
+		}
+		if pending[mb.target] == nil {
+			pending[mb.target] = make(map[string]*GatePending)
+		}
+		if !current {
+			st.Old++
+			if p.rec.deleting {
+				notePending(pending[mb.target], "old pods still terminating", p.Name)
+			}
+			continue
+		}
+		st.Pods.Pods++
+		st.Pods.add(p.Verdict.Kind, 1)
+		switch p.Verdict.Kind {
+		case classify.Doomed, classify.Transient:
+			problems := gateProblems(p)
+			if p.Verdict.Kind == classify.Doomed {
+				st.Doomed = append(st.Doomed, problems...)
+			} else {
+				st.Transient = append(st.Transient, problems...)
+			}
+			if p.Node != "" {
+				if failingNodes[mb.target] == nil {
+					failingNodes[mb.target] = make(map[string]struct{})
+				}
+				failingNodes[mb.target][p.Node] = struct{}{}
+			}
+			if p.Verdict.Kind == classify.Transient {
+				notePending(pending[mb.target], p.Verdict.Reason, p.Name+containerSuffix(p.Verdict.Container))
+			}
+		case classify.Progressing:
+			notePending(pending[mb.target], p.Verdict.Reason, p.Name+containerSuffix(p.Verdict.Container))
+		}
+	}
+	var nodes []Node
+	for i := range out {
+		st := &out[i]
+		for _, pd := range pending[i] {
+			st.Pending = append(st.Pending, *pd)
+		}
+		sort.Slice(st.Pending, func(a, b int) bool {
+			x, y := &st.Pending[a], &st.Pending[b]
+			if x.Pods != y.Pods {
+				return x.Pods > y.Pods
+			}
+			return x.Reason < y.Reason
+		})
+		if len(failingNodes[i]) == 0 {
+			continue
+		}
+		if nodes == nil {
+			nodes = m.Nodes(now)
+		}
+		for _, n := range nodes {
+			if _, ok := failingNodes[i][n.Name]; ok && n.Suspect {
+				st.Suspect = append(st.Suspect, n)
+			}
+		}
+	}
+	return out
+}
+
+func containerSuffix(c string) string {
+	if c == "" {
+		return ""
+	}
+	return "/" + c
+}
+
+func notePending(m map[string]*GatePending, reason, example string) {
+	if reason == "" {
+		reason = "not ready yet"
+	}
+	if pd := m[reason]; pd != nil {
+		pd.Pods++
+		return
+	}
+	m[reason] = &GatePending{Reason: reason, Pods: 1, Example: example}
+}
+
+// gateProblems lists the failing pod's containers of its verdict's kind, or the pod itself when
+// its own status decided (evicted, unschedulable, phase Failed).
+func gateProblems(p *Pod) []GateProblem {
+	var out []GateProblem
+	for i := range p.Containers {
+		c := &p.Containers[i]
+		if c.Kind != p.Verdict.Kind {
+			continue
+		}
+		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: c.Name, Node: p.Node,
+			Reason: c.Reason, ExitCode: c.ExitCode, HasExitCode: c.HasExitCode, Previous: restarted(p, c.Name, c.Init)})
+	}
+	if len(out) == 0 {
+		v := &p.Verdict
+		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: v.Container, Node: p.Node,
+			Reason: v.Reason, ExitCode: v.ExitCode, HasExitCode: v.HasExitCode,
+			Previous: v.Container != "" && restarted(p, v.Container, v.Init)})
+	}
+	return out
+}
+
+// restarted reports whether the pod's container has a previous instance.
+func restarted(p *Pod, name string, init bool) bool {
+	cs := p.ContainerStatus(name, init)
+	return cs != nil && cs.LastTerminationState.Terminated != nil
+}
+
+// SuspectLine is the gate's sentence for a suspect node: "node-3 is suspect: 4 pods of 2 workloads
+// failed to start with exit 128 here in the last 15m; 0 elsewhere".
+func (n *Node) SuspectLine() string { return fmt.Sprintf("%s is suspect: %s", n.Name, n.Why) }

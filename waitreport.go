@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"doomwatch/model"
+)
+
+// waitReport is wait's verdict: printed as text, or as this document with -o json. The schema is
+// documented in the README ("Deploy gate"); fields may be added, never renamed. Every string in it
+// is sanitised.
+type waitReport struct {
+	// Verdict is complete (exit 0), doomed (1), missing (1: a workload was deleted while waited
+	// for) or timeout (70).
+	Verdict  string `json:"verdict"`
+	ExitCode int    `json:"exitCode"`
+	// Message is the timeout's "timed out after 10m", "" otherwise.
+	Message   string           `json:"message"`
+	Workloads []reportWorkload `json:"workloads"`
+	// Warnings are the transient failures seen while waiting, each once, in the order seen.
+	Warnings []reportContainer `json:"warnings"`
+	// SuspectNodes are the suspect nodes the workloads' failures hit.
+	SuspectNodes []reportNode `json:"suspectNodes"`
+}
+
+// reportWorkload is one workload's rollout at the end.
+type reportWorkload struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Verdict is complete, progressing, doomed or missing.
+	Verdict   string `json:"verdict"`
+	Reason    string `json:"reason"`
+	Desired   int32  `json:"desired"`
+	Updated   int32  `json:"updated"`
+	Ready     int32  `json:"ready"`
+	Available int32  `json:"available"`
+	// Doomed lists the current pods' doomed containers; Pending what the rollout still waited for.
+	Doomed  []reportContainer `json:"doomed"`
+	Pending []reportPending   `json:"pending"`
+}
+
+// reportContainer is one failing container ("" container when the pod's own status decided).
+type reportContainer struct {
+	Namespace string `json:"namespace"`
+	Pod       string `json:"pod"`
+	Container string `json:"container"`
+	Node      string `json:"node"`
+	Reason    string `json:"reason"`
+	ExitCode  *int32 `json:"exitCode"`
+	// Log holds the last lines of the container's log (of its previous instance when LogPrevious),
+	// fetched for the first doomed container of each reason; LogError says why there is none.
+	Log         []string `json:"log"`
+	LogPrevious bool     `json:"logPrevious"`
+	LogError    string   `json:"logError"`
+
+	previous bool // the container has a previous instance: fetch its log
+}
+
+type reportPending struct {
+	Reason  string `json:"reason"`
+	Pods    int    `json:"pods"`
+	Example string `json:"example"`
+}
+
+type reportNode struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
+}
+
+func containerOf(p *model.GateProblem) reportContainer {
+	c := reportContainer{Namespace: p.Namespace, Pod: p.Pod, Container: p.Container, Node: p.Node, Reason: p.Reason,
+		Log: []string{}, previous: p.Previous}
+	if p.HasExitCode {
+		code := p.ExitCode
+		c.ExitCode = &code
+	}
+	return c
+}
+
+// report builds the verdict for exit code code, fetching the doomed containers' logs.
+func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int, message string) waitReport {
+	rep := waitReport{ExitCode: code, Message: message, Workloads: []reportWorkload{}, Warnings: []reportContainer{},
+		SuspectNodes: []reportNode{}}
+	switch code {
+	case exitOK:
+		rep.Verdict = "complete"
+	case exitTimeout:
+		rep.Verdict = "timeout"
+	default:
+		rep.Verdict = "doomed"
+	}
+	var doomed []reportContainer
+	for i := range statuses {
+		st := &statuses[i]
+		r := &st.Rollout
+		w := reportWorkload{Kind: string(st.Target.Kind), Namespace: model.Sanitize(st.Target.Namespace),
+			Name: model.Sanitize(st.Target.Name), Verdict: string(r.Verdict), Reason: r.Reason, Desired: r.Desired,
+			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []reportContainer{}, Pending: []reportPending{}}
+		if !st.Found {
+			w.Verdict, w.Reason = "missing", st.Target.String()+" was deleted while waiting"
+			if rep.Verdict == "doomed" {
+				rep.Verdict = "missing"
+			}
+		}
+		if r.Verdict == model.RolloutDoomed {
+			for j := range st.Doomed {
+				w.Doomed = append(w.Doomed, containerOf(&st.Doomed[j]))
+			}
+		}
+		for _, p := range st.Pending {
+			w.Pending = append(w.Pending, reportPending{Reason: p.Reason, Pods: p.Pods, Example: p.Example})
+		}
+		rep.Workloads = append(rep.Workloads, w)
+	}
+	// One fetch for all workloads' doomed containers, then back into place.
+	for _, w := range rep.Workloads {
+		doomed = append(doomed, w.Doomed...)
+	}
+	if len(doomed) > 0 {
+		g.fetchLogs(ctx, doomed)
+		k := 0
+		for i := range rep.Workloads {
+			for j := range rep.Workloads[i].Doomed {
+				rep.Workloads[i].Doomed[j] = doomed[k]
+				k++
+			}
+		}
+	}
+	for i := range g.warnings {
+		rep.Warnings = append(rep.Warnings, containerOf(&g.warnings[i]))
+	}
+	for _, name := range g.suspectOrder {
+		n := g.suspects[name]
+		rep.SuspectNodes = append(rep.SuspectNodes, reportNode{Name: n.Name, Why: n.Why})
+	}
+	return rep
+}
+
+// finish prints the report and returns its exit code.
+func (g *gate) finish(rep waitReport, o *options, stdout, stderr io.Writer) int {
+	var err error
+	if o.output == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(rep)
+	} else {
+		_, err = io.WriteString(stdout, rep.text())
+	}
+	if err != nil {
+		return fail(stderr, fmt.Errorf("writing the verdict: %w", err), "")
+	}
+	return rep.ExitCode
+}
+
+// text is the report as Krane prints a failed deploy: a line per workload, then one per doomed
+// container ("web-7d9f-x/app: Crashing repeatedly (exit 128): …") with the last lines of its log,
+// the suspect nodes, and the transient failures as warnings that name the node.
+func (rep *waitReport) text() string {
+	var b strings.Builder
+	if rep.Message != "" {
+		fmt.Fprintf(&b, "%s; still waiting for:\n", rep.Message)
+	}
+	for i := range rep.Workloads {
+		w := &rep.Workloads[i]
+		ref := strings.ToLower(w.Kind) + "/" + w.Name
+		switch {
+		case w.Verdict == string(model.RolloutDoomed):
+			fmt.Fprintf(&b, "%s is doomed: %s\n", ref, w.Reason)
+		case rep.Verdict == "timeout" && w.Verdict != string(model.RolloutComplete):
+			fmt.Fprintf(&b, "%s: %s\n", ref, w.Reason)
+			for _, p := range w.Pending {
+				fmt.Fprintf(&b, "  %s: %s (e.g. %s)\n", plural(p.Pods, "pod"), p.Reason, p.Example)
+			}
+		default:
+			fmt.Fprintf(&b, "%s: %s\n", ref, w.Reason)
+		}
+		for j := range w.Doomed {
+			c := &w.Doomed[j]
+			fmt.Fprintf(&b, "%s: %s\n", containerRef(c), c.Reason)
+			switch {
+			case len(c.Log) > 0:
+				which := "log"
+				if c.LogPrevious {
+					which = "previous log"
+				}
+				fmt.Fprintf(&b, "  last %s of %s's %s:\n", plural(len(c.Log), "line"), containerRef(c), which)
+				for _, l := range c.Log {
+					fmt.Fprintf(&b, "    %s\n", l)
+				}
+			case c.LogError != "":
+				fmt.Fprintf(&b, "  (no log: %s)\n", c.LogError)
+			}
+		}
+	}
+	for _, n := range rep.SuspectNodes {
+		prefix := ""
+		if rep.Verdict == "complete" {
+			prefix = "warning: "
+		}
+		fmt.Fprintf(&b, "%s%s is suspect: %s\n", prefix, n.Name, n.Why)
+	}
+	for i := range rep.Warnings {
+		c := &rep.Warnings[i]
+		where := "on an unscheduled pod"
+		if c.Node != "" {
+			where = "on node " + c.Node
+		}
+		fmt.Fprintf(&b, "warning: %s (transient, %s): %s\n", containerRef(c), where, c.Reason)
+	}
+	return b.String()
+}
+
+func containerRef(c *reportContainer) string {
+	if c.Container == "" {
+		return c.Pod
+	}
+	return c.Pod + "/" + c.Container
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
