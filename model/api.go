@@ -43,7 +43,7 @@ type Model struct {
 	// setPods counts the pods of each StatefulSet and DaemonSet per revision (their rollouts judge
 	// the pods of the current revision), as rsPods does for ReplicaSets.
 	setPods map[setKey]*rsPods
-	jobs        map[podKey]*batchv1.Job
+	jobs    map[podKey]*batchv1.Job
 	// owners caches each controller's top owner and workload strings, shared by all its pods, for as
 	// long as a pod counted by the model has that controller (owner.go).
 	owners    map[ownerKey]*ownerEntry

@@ -44,9 +44,9 @@ type PodRecord struct {
 	// (rollouts.go); "" for other pods.
 	revisionHash, templateGeneration string
 	spec                             *podSpec // shared
-	phase, reason, message string
-	conds                  []condition
-	init, statuses         []statusRecord
+	phase, reason, message           string
+	conds                            []condition
+	init, statuses                   []statusRecord
 }
 
 // podSpec is what a record keeps of a pod's spec besides the node, shared by the pods of a
