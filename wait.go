@@ -253,12 +253,16 @@ func (g *gate) note(statuses []model.GateStatus) {
 			}
 		}
 		for _, n := range st.Suspect {
-			if _, ok := g.suspects[n.Name]; !ok {
-				g.suspectOrder = append(g.suspectOrder, n.Name)
-			}
-			g.suspects[n.Name] = n
+			g.noteSuspect(n)
 		}
 	}
+}
+
+func (g *gate) noteSuspect(n model.Node) {
+	if _, ok := g.suspects[n.Name]; !ok {
+		g.suspectOrder = append(g.suspectOrder, n.Name)
+	}
+	g.suspects[n.Name] = n
 }
 
 // fetchLogs gets the previous log (or the current one, for a container that never restarted) of

@@ -19,7 +19,9 @@ type waitReport struct {
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
 	// Message is the timeout's "timed out after 10m", "" otherwise.
-	Message   string           `json:"message"`
+	Message string `json:"message"`
+	// Window is how far back start failures count as evidence (--window), e.g. "15m".
+	Window    string           `json:"window"`
 	Workloads []reportWorkload `json:"workloads"`
 	// Warnings are the transient failures seen while waiting, each once, in the order seen.
 	Warnings []reportContainer `json:"warnings"`
@@ -42,6 +44,18 @@ type reportWorkload struct {
 	// Doomed lists the current pods' doomed containers; Pending what the rollout still waited for.
 	Doomed  []reportContainer `json:"doomed"`
 	Pending []reportPending   `json:"pending"`
+	// StartFailures are the transient start failures of the workload's pods within the window
+	// (--window), per node: the runtime's trouble, retried, which did not fail the gate.
+	StartFailures []reportStartFailures `json:"startFailures"`
+}
+
+type reportStartFailures struct {
+	Node     string `json:"node"`
+	Pods     int    `json:"pods"`
+	Failures int    `json:"failures"`
+	// Exit128 is true when every failure was an exit 128 (containerd, cri-dockerd); false when
+	// some were create errors (CRI-O).
+	Exit128 bool `json:"exit128"`
 }
 
 // reportContainer is one failing container ("" container when the pod's own status decided).
@@ -84,7 +98,8 @@ func containerOf(p *model.GateProblem) reportContainer {
 
 // report builds the verdict for exit code code, fetching the doomed containers' logs.
 func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int, message string) waitReport {
-	rep := waitReport{ExitCode: code, Message: message, Workloads: []reportWorkload{}, Warnings: []reportContainer{},
+	rep := waitReport{ExitCode: code, Message: message, Window: model.ShortDuration(g.m.Config().Window),
+		Workloads: []reportWorkload{}, Warnings: []reportContainer{},
 		SuspectNodes: []reportNode{}}
 	switch code {
 	case exitOK:
@@ -95,6 +110,7 @@ func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int
 		rep.Verdict = "doomed"
 	}
 	var doomed []reportContainer
+	failedOn := map[string]struct{}{} // nodes where the workloads' pods failed to start (the ledger)
 	for i := range statuses {
 		st := &statuses[i]
 		r := &st.Rollout
@@ -115,6 +131,13 @@ func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int
 		for _, p := range st.Pending {
 			w.Pending = append(w.Pending, reportPending{Reason: p.Reason, Pods: p.Pods, Example: p.Example})
 		}
+		w.StartFailures = []reportStartFailures{}
+		if st.Found {
+			for _, f := range g.m.StartFailures(st.Target, g.src.Now()) {
+				w.StartFailures = append(w.StartFailures, reportStartFailures{Node: f.Node, Pods: f.Pods, Failures: f.Failures, Exit128: f.Exit128})
+				failedOn[f.Node] = struct{}{}
+			}
+		}
 		rep.Workloads = append(rep.Workloads, w)
 	}
 	// One fetch for all workloads' doomed containers, then back into place.
@@ -133,6 +156,14 @@ func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int
 	}
 	for i := range g.warnings {
 		rep.Warnings = append(rep.Warnings, containerOf(&g.warnings[i]))
+	}
+	// The pods may have recovered; the nodes they failed on can still be suspect.
+	if len(failedOn) > 0 {
+		for _, n := range g.m.Nodes(g.src.Now()) {
+			if _, ok := failedOn[n.Name]; ok && n.Suspect {
+				g.noteSuspect(n)
+			}
+		}
 	}
 	for _, name := range g.suspectOrder {
 		n := g.suspects[name]
@@ -203,6 +234,17 @@ func (rep *waitReport) text() string {
 			prefix = "warning: "
 		}
 		fmt.Fprintf(&b, "%s%s is suspect: %s\n", prefix, n.Name, n.Why)
+	}
+	for i := range rep.Workloads {
+		w := &rep.Workloads[i]
+		for _, f := range w.StartFailures {
+			what := "failed to start"
+			if f.Exit128 {
+				what += " with exit 128"
+			}
+			fmt.Fprintf(&b, "warning: %s: %s %s on node %s in the last %s (transient: the node's runtime; retried)\n",
+				strings.ToLower(w.Kind)+"/"+w.Name, plural(f.Pods, "pod"), what, f.Node, rep.Window)
+		}
 	}
 	for i := range rep.Warnings {
 		c := &rep.Warnings[i]

@@ -90,6 +90,9 @@ type podSpec struct {
 	status corev1.PodStatus
 	// restartPolicy defaults to Always.
 	restartPolicy corev1.RestartPolicy
+	// containers, when set, are the spec's containers (with their probes); by default they are
+	// named after the status's container statuses.
+	containers []corev1.Container
 }
 
 // pod creates a pod bound to its node (as the scheduler would) and writes its status (as the
@@ -112,6 +115,9 @@ func (e *env) pod(s podSpec) *corev1.Pod {
 	}
 	for _, cs := range s.status.ContainerStatuses {
 		p.Spec.Containers = append(p.Spec.Containers, corev1.Container{Name: cs.Name, Image: imageOf(cs)})
+	}
+	if s.containers != nil {
+		p.Spec.Containers = s.containers
 	}
 	if len(p.Spec.Containers) == 0 {
 		p.Spec.Containers = []corev1.Container{{Name: "app", Image: "registry.example/app:v1"}}

@@ -210,7 +210,6 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			}
 			continue
 		}
-		st.Pods.Pods++
 		st.Pods.add(p.Verdict.Kind, 1)
 		switch p.Verdict.Kind {
 		case classify.Doomed, classify.Transient:
@@ -309,3 +308,45 @@ func restarted(p *Pod, name string, init bool) bool {
 // SuspectLine is the gate's sentence for a suspect node: "node-3 is suspect: 4 pods of 2 workloads
 // failed to start with exit 128 here in the last 15m; 0 elsewhere".
 func (n *Node) SuspectLine() string { return fmt.Sprintf("%s is suspect: %s", n.Name, n.Why) }
+
+// NodeStartFailures is how many of a workload's pods failed to start on one node within the
+// window, by the ledger: the evidence a deploy gate warns about once the pods have recovered.
+type NodeStartFailures struct {
+	Node     string
+	Pods     int // distinct pods
+	Failures int
+	// Exit128 is true when every failure was an exit 128 (containerd, cri-dockerd), false when
+	// some were create errors (CRI-O).
+	Exit128 bool
+}
+
+// StartFailures returns the transient start failures of target's pods in the window at now, per
+// node, most pods first. It reads the whole ledger: call it once, for the gate's verdict.
+func (m *Model) StartFailures(t Target, now time.Time) []NodeStartFailures {
+	workload := t.Namespace + "/" + string(t.Kind) + "/" + t.Name
+	byNode := map[string]*NodeStartFailures{}
+	pods := map[string]map[string]struct{}{}
+	var order []string
+	for _, f := range m.Failures(now) {
+		if f.Workload != workload {
+			continue
+		}
+		n := byNode[f.Node]
+		if n == nil {
+			n = &NodeStartFailures{Node: Sanitize(f.Node), Exit128: true}
+			byNode[f.Node], pods[f.Node] = n, map[string]struct{}{}
+			order = append(order, f.Node)
+		}
+		n.Failures++
+		n.Exit128 = n.Exit128 && f.ExitCode == 128
+		pods[f.Node][f.PodUID] = struct{}{}
+	}
+	out := make([]NodeStartFailures, 0, len(order))
+	for _, name := range order {
+		n := byNode[name]
+		n.Pods = len(pods[name])
+		out = append(out, *n)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pods > out[j].Pods })
+	return out
+}

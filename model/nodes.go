@@ -318,7 +318,7 @@ func whySentence(w why) string {
 		how = " failed to start with exit 128 here in the last "
 	}
 	s := plural(w.pods, "pod") + " of " + plural(w.workloads, "workload") + how +
-		shortDuration(w.window) + "; " + strconv.Itoa(w.elsewhere) + " elsewhere"
+		ShortDuration(w.window) + "; " + strconv.Itoa(w.elsewhere) + " elsewhere"
 	if w.elsewhere > 0 {
 		s += " (median " + strconv.Itoa(w.typical) + " per other node)"
 	}
@@ -335,8 +335,8 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-// shortDuration prints 15m rather than 15m0s, 1h rather than 1h0m0s.
-func shortDuration(d time.Duration) string {
+// ShortDuration prints 15m rather than 15m0s, 1h rather than 1h0m0s.
+func ShortDuration(d time.Duration) string {
 	s := d.String()
 	if strings.HasSuffix(s, "m0s") {
 		s = s[:len(s)-2]

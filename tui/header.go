@@ -59,7 +59,7 @@ func (h *header) buildRolloutsLine() {
 	}
 	for i := 0; i < len(h.rollouts) && used <= h.width; i++ {
 		r := &h.rollouts[i]
-		name := rolloutIcon(r.Verdict) + " " + r.Name
+		name := rolloutIcon(r.Verdict) + " " + rolloutName(r)
 		counts := fmt.Sprintf(" %d/%d/%d", r.Updated, r.Ready, r.Desired)
 		b.WriteString("  ")
 		b.WriteString(st.rollout[r.Verdict].Render(name))

@@ -9,16 +9,17 @@ import (
 	"doomwatch/model"
 )
 
-// rolloutList shows every Deployment's rollout: verdict, updated/ready/desired and why.
+// rolloutList shows every rollout (Deployments, StatefulSets, DaemonSets): verdict,
+// updated/ready/desired and why.
 type rolloutList struct {
 	c        *common
 	rollouts []model.Rollout
 	cur      cursor
-	// selNS and selName are the selected Deployment: the model sorts doomed rollouts first, so a
-	// rollout turning doomed moves the others, and the selection must follow the Deployment, not
+	// sel is the selected workload (Rollout.Workload): the model sorts doomed rollouts first, so a
+	// rollout turning doomed moves the others, and the selection must follow the workload, not
 	// its row, or enter would filter another rollout's pods.
-	selNS, selName string
-	width          int
+	sel   string
+	width int
 }
 
 func newRolloutList(c *common) *rolloutList { return &rolloutList{c: c} }
@@ -30,12 +31,12 @@ func (r *rolloutList) SetSize(w, h int) {
 }
 
 // setRollouts replaces the rollouts after a model update and keeps the selection on the same
-// Deployment while it exists.
+// workload while it exists.
 func (r *rolloutList) setRollouts(rs []model.Rollout) {
 	r.rollouts = rs
 	r.cur.setLen(len(rs))
 	for i := range rs {
-		if r.cur.chosen && rs[i].Namespace == r.selNS && rs[i].Name == r.selName {
+		if r.cur.chosen && rs[i].Workload() == r.sel {
 			r.cur.sel = i
 			break
 		}
@@ -46,7 +47,7 @@ func (r *rolloutList) setRollouts(rs []model.Rollout) {
 
 func (r *rolloutList) remember() {
 	if ro := r.selected(); ro != nil {
-		r.selNS, r.selName = ro.Namespace, ro.Name
+		r.sel = ro.Workload()
 	}
 }
 
@@ -88,7 +89,7 @@ func (r *rolloutList) View(focused bool) string {
 	} else {
 		title = st.title.Render(title)
 	}
-	b.WriteString(clip(title+" "+st.dim.Render(fmt.Sprintf("%d deployments", len(r.rollouts))), r.width))
+	b.WriteString(clip(title+" "+st.dim.Render(fmt.Sprintf("%d rollouts", len(r.rollouts))), r.width))
 	b.WriteByte('\n')
 	hdr := fmt.Sprintf("  %-16s %-28s %-13s %10s %7s %9s  %s", "NAMESPACE", "NAME", "VERDICT",
 		"UP-TO-DATE", "READY", "AVAILABLE", "REASON")
@@ -106,7 +107,7 @@ func (r *rolloutList) View(focused bool) string {
 			badge = st.rollout[ro.Verdict].Render(badge)
 		}
 		row := fmt.Sprintf("%s%-16s %-28s %s %10s %7s %9d  %s", mark, clip(ro.Namespace, 16),
-			clip(ro.Name, 28), badge, fmt.Sprintf("%d/%d", ro.Updated, ro.Desired),
+			clip(rolloutName(ro), 28), badge, fmt.Sprintf("%d/%d", ro.Updated, ro.Desired),
 			fmt.Sprintf("%d/%d", ro.Ready, ro.Desired), ro.Available, ro.Reason)
 		row = clip(row, r.width)
 		if sel {
@@ -116,7 +117,19 @@ func (r *rolloutList) View(focused bool) string {
 		b.WriteString(row)
 	}
 	if len(r.rollouts) == 0 {
-		b.WriteString("\n  " + st.dim.Render("no deployments in scope"))
+		b.WriteString("\n  " + st.dim.Render("no rollouts in scope"))
 	}
 	return b.String()
+}
+
+// rolloutName is a Deployment's name, or kubectl's short form for the other kinds: "sts/redis",
+// "ds/kube-proxy".
+func rolloutName(ro *model.Rollout) string {
+	switch model.Kind(ro.Kind) {
+	case model.KindStatefulSet:
+		return "sts/" + ro.Name
+	case model.KindDaemonSet:
+		return "ds/" + ro.Name
+	}
+	return ro.Name
 }

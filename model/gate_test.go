@@ -1,0 +1,143 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+func notReadyWithProbe() podOpt {
+	return func(p *corev1.Pod) {
+		p.Spec.Containers[0].ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{
+			HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}}
+		p.Status.ContainerStatuses[0].Ready = false
+	}
+}
+
+func terminating() podOpt {
+	return func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{Time: t0} }
+}
+
+// TestGateDeployment: the gate sees the Deployment's rollout as the rollouts view does, the new
+// ReplicaSet's pods as current, their doomed containers with whether a previous instance exists,
+// what the rollout still waits for (readiness, old pods terminating), and a missing Deployment as
+// not found.
+func TestGateDeployment(t *testing.T) {
+	m := New(DefaultConfig())
+	d := deployment("shop", "pay", 3, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, 1 })
+	m.Apply(&Batch{
+		Deployments: []*appsv1.Deployment{d},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")},
+	}, t0)
+	newPod := func(name string, opts ...podOpt) *corev1.Pod {
+		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), onNode("node-1")}, opts...)...)
+	}
+	apply(m, t0,
+		newPod("pay-new-1", crashLoop()),
+		newPod("pay-new-2", notReadyWithProbe()),
+		newPod("pay-new-3", notReadyWithProbe()),
+		pod("shop", "pay-old-1", ownedBy("ReplicaSet", "pay-old"), terminating()),
+		pod("shop", "other-1", crashLoop())) // not the Deployment's: unmanaged
+
+	got := m.Gate([]Target{{KindDeployment, "shop", "pay"}, {KindDeployment, "shop", "pya"}}, t0)
+	st, typo := got[0], got[1]
+	if typo.Found || typo.Target.String() != "deployment/pya" {
+		t.Errorf("a typo is found: %+v", typo)
+	}
+	if !st.Found || st.Rollout.Kind != "Deployment" || st.Rollout.Verdict != RolloutProgressing {
+		t.Fatalf("rollout: %+v", st.Rollout)
+	}
+	if st.Pods.Pods != 3 || st.Pods.Doomed != 1 || st.Pods.Progressing != 2 || st.Old != 1 {
+		t.Errorf("pods %+v, old %d; want 3 current (1 doomed, 2 progressing) and 1 old", st.Pods, st.Old)
+	}
+	if len(st.Doomed) != 1 {
+		t.Fatalf("doomed: %+v", st.Doomed)
+	}
+	p := st.Doomed[0]
+	if p.Ref() != "pay-new-1/app" || p.Node != "node-1" || !p.Previous || !strings.HasPrefix(p.Reason, "Crashing repeatedly (exit 137)") {
+		t.Errorf("doomed container: %+v", p)
+	}
+	want := []GatePending{
+		{Reason: "Readiness probe must respond at /healthz (port 8080)", Pods: 2, Example: "pay-new-2/app"},
+		{Reason: "old pods still terminating", Pods: 1, Example: "pay-old-1"},
+	}
+	if len(st.Pending) != len(want) {
+		t.Fatalf("pending %+v, want %+v", st.Pending, want)
+	}
+	for i := range want {
+		if st.Pending[i] != want[i] {
+			t.Errorf("pending[%d] = %+v, want %+v", i, st.Pending[i], want[i])
+		}
+	}
+}
+
+// TestGateNamesTheSuspectNode: transient exit-128 failures of the workload's pods on one node make
+// that node suspect, and the gate hands it over with its reason.
+func TestGateNamesTheSuspectNode(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{
+		Nodes:       []*corev1.Node{node("node-1", true, false), node("node-3", true, false)},
+		Deployments: []*appsv1.Deployment{deployment("shop", "web", 3, "1")},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-1", "web", "1")},
+	}, t0)
+	var pods []*corev1.Pod
+	for _, name := range []string{"web-1-a", "web-1-b", "web-1-c"} {
+		pods = append(pods, pod("shop", name, ownedBy("ReplicaSet", "web-1"), onNode("node-3"), startFailed128(t0.Add(-time.Minute), 1)))
+	}
+	apply(m, t0, pods...)
+	st := m.Gate([]Target{{KindDeployment, "shop", "web"}}, t0)[0]
+	if len(st.Transient) != 3 || st.Transient[0].Node != "node-3" {
+		t.Fatalf("transient: %+v", st.Transient)
+	}
+	if len(st.Suspect) != 1 || st.Suspect[0].Name != "node-3" || !strings.Contains(st.Suspect[0].SuspectLine(), "node-3 is suspect: 3 pods") {
+		t.Errorf("suspect: %+v", st.Suspect)
+	}
+}
+
+// TestGateStatefulSetAndDaemonSet: current pods by revision label; OnDelete has no rollout status.
+func TestGateStatefulSetAndDaemonSet(t *testing.T) {
+	m := New(DefaultConfig())
+	rolling := appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}
+	s := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "db", Generation: 1},
+		Spec:   appsv1.StatefulSetSpec{Replicas: new(int32(2)), UpdateStrategy: rolling},
+		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, UpdateRevision: "db-2", CurrentRevision: "db-1"}}
+	onDelete := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "agent", Generation: 1},
+		Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}}}
+	m.Apply(&Batch{StatefulSets: []*appsv1.StatefulSet{s}, DaemonSets: []*appsv1.DaemonSet{onDelete}}, t0)
+	apply(m, t0,
+		pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-1")),
+		pod("shop", "db-1", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-2"), notReadyWithProbe()))
+	got := m.Gate([]Target{{KindStatefulSet, "shop", "db"}, {KindDaemonSet, "shop", "agent"}}, t0)
+	if st := got[0]; st.Pods.Pods != 1 || st.Old != 1 || st.Rollout.Verdict != RolloutProgressing || st.Target.String() != "statefulset/db" {
+		t.Errorf("statefulset: %+v", st)
+	}
+	if st := got[1]; !st.Found || st.Unsupported != "rollout status is only available for RollingUpdate strategy type" {
+		t.Errorf("OnDelete daemonset: %+v", st)
+	}
+}
+
+// TestResolveSelectsDeploymentsByLabel: -l picks Deployments by their labels, in one namespace.
+func TestResolveSelectsDeploymentsByLabel(t *testing.T) {
+	m := New(DefaultConfig())
+	withLabels := func(d *appsv1.Deployment, l map[string]string) *appsv1.Deployment { d.Labels = l; return d }
+	m.Apply(&Batch{Deployments: []*appsv1.Deployment{
+		withLabels(deployment("shop", "web", 1, "1"), map[string]string{"team": "shop", "tier": "web"}),
+		withLabels(deployment("shop", "api", 1, "1"), map[string]string{"team": "shop"}),
+		withLabels(deployment("shop", "db-proxy", 1, "1"), map[string]string{"team": "data"}),
+		withLabels(deployment("other", "web", 1, "1"), map[string]string{"team": "shop"}),
+	}}, t0)
+	sel, err := labels.Parse("team=shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.Resolve(KindDeployment, "shop", sel)
+	if len(got) != 2 || got[0].Name != "api" || got[1].Name != "web" || got[0].Namespace != "shop" {
+		t.Errorf("Resolve = %+v, want shop's api and web", got)
+	}
+}

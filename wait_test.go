@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"doomwatch/model"
+)
+
+func TestParseWorkloads(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // the targets as kubectl names them, or the error
+	}{
+		{[]string{"deployment/web"}, "deployment/web"},
+		{[]string{"deploy/web", "deployments.apps/api", "Deployment/db"}, "deployment/web deployment/api deployment/db"},
+		{[]string{"sts/db", "statefulsets.apps/cache", "ds/agent", "daemonset.apps/proxy"},
+			"statefulset/db statefulset/cache daemonset/agent daemonset/proxy"},
+		{[]string{"deployment", "web", "api"}, "deployment/web deployment/api"},
+		{[]string{"web"}, `error: "web" is not TYPE/NAME`},
+		{[]string{"pod/web-1"}, `error: cannot wait for "pod"`},
+		{[]string{"deployment/Web_1"}, `error: invalid name "Web_1"`},
+		{[]string{"deployment/"}, `error: invalid name ""`},
+		{[]string{"deployment"}, "error: name the deployment to wait for"},
+		{[]string{"deployment", "deploy/web"}, "error: there is no need to specify a resource type"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			refs, err := parseWorkloads(tc.args)
+			var got string
+			if err != nil {
+				got = "error: " + err.Error()
+			} else {
+				var names []string
+				for _, r := range refs {
+					names = append(names, model.Target{Kind: r.kind, Name: r.name}.String())
+				}
+				got = strings.Join(names, " ")
+			}
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWaitUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"wait"}, "wait needs workloads"},
+		{[]string{"wait", "web"}, `"web" is not TYPE/NAME`},
+		{[]string{"wait", "-l", "app=web", "deployment/web"}, "not both"},
+		{[]string{"wait", "-l", "app in (", "--demo"}, "parsing -l"},
+		{[]string{"wait", "deployment/web", "-o", "table"}, "must be text or json"},
+		{[]string{"wait", "deployment/web", "--timeout", "0s"}, "--timeout must be positive"},
+		{[]string{"wait", "deployment/web", "--once"}, "unknown flag: --once"},
+		{[]string{"wait", "deployment/web", "-A"}, "unknown shorthand flag: 'A'"},
+		{[]string{"--timeout", "5s"}, "unknown flag: --timeout"},
+		{[]string{"-n", "shop", "wait", "deployment/web", "--speed", "2"}, "--speed needs --demo"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, exitUsage, stderr)
+			}
+			if !strings.Contains(oneErrorLine(t, stderr), tc.want) {
+				t.Errorf("stderr = %q, want it to mention %q", stderr, tc.want)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+		})
+	}
+}
+
+// TestHelpReadsAsThePlugin: run as kubectl-doomwatch (how kubectl runs a plugin), the help names
+// the command "kubectl doomwatch"; otherwise "doomwatch". wait has its own help.
+func TestHelpReadsAsThePlugin(t *testing.T) {
+	saved := os.Args[0]
+	t.Cleanup(func() { os.Args[0] = saved })
+	for _, tc := range []struct{ argv0, want, notWant string }{
+		{"/usr/local/bin/kubectl-doomwatch", "  kubectl doomwatch wait deployment/NAME", "  doomwatch "},
+		{"/home/me/go/bin/doomwatch", "  doomwatch wait deployment/NAME", "kubectl doomwatch"},
+	} {
+		os.Args[0] = tc.argv0
+		for _, args := range [][]string{{"--help"}, {"wait", "--help"}} {
+			code, stdout, _ := runCLI(args...)
+			if code != exitOK || !strings.Contains(stdout, tc.want) || strings.Contains(stdout, tc.notWant) {
+				t.Errorf("%s %v: exit %d, help\n%s\nwant %q and not %q", tc.argv0, args, code, stdout, tc.want, tc.notWant)
+			}
+		}
+	}
+	os.Args[0] = "doomwatch"
+	_, stdout, _ := runCLI("wait", "--help")
+	for _, flag := range []string{"--timeout", "-l, --selector", "-o, --output", "-n, --namespace", "Exit codes: 0"} {
+		if !strings.Contains(stdout, flag) {
+			t.Errorf("wait --help does not mention %q", flag)
+		}
+	}
+	for _, flag := range []string{"      --once ", "--all-namespaces", "      --at "} {
+		if strings.Contains(stdout, flag) {
+			t.Errorf("wait --help mentions %q, which wait does not take", flag)
+		}
+	}
+}
+
+// TestWaitOnTheDemo runs the gate on the demo cluster, sped up: the same code as against a real
+// cluster from the informers on. The demo's payments rollout pulls an image tag that does not
+// exist; checkout, cart and frontend complete while checkout's pods fail with exit 128 on node-3,
+// which takes longer than 2s of real time at the demo's own speed.
+func TestWaitOnTheDemo(t *testing.T) {
+	t.Run("doomed", func(t *testing.T) {
+		code, stdout, stderr := runCLI("wait", "--demo", "--speed", "100", "-n", "shop", "deployment/payments", "--timeout", "60s")
+		if code != exitError {
+			t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		for _, want := range []string{
+			"deployment/payments is doomed: 2/2 new pods doomed: Image not found: registry.example.com/payments:v2.4.1-typo\n",
+			"/payments: Image not found: registry.example.com/payments:v2.4.1-typo\n",
+		} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout does not say %q:\n%s", want, stdout)
+			}
+		}
+		if strings.Contains(stdout, "no log") {
+			t.Errorf("a container that never ran gets a log:\n%s", stdout)
+		}
+	})
+	t.Run("complete with warnings", func(t *testing.T) {
+		code, stdout, stderr := runCLI("wait", "--demo", "--speed", "30", "-n", "shop", "deploy", "checkout", "cart", "frontend", "--timeout", "60s")
+		if code != exitOK {
+			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		for _, want := range []string{
+			`deployment/checkout: deployment "checkout" successfully rolled out`,
+			"warning: node-3 is suspect: ",
+			"warning: deployment/checkout: 3 pods failed to start with exit 128 on node node-3 in the last 15m (transient",
+		} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout does not say %q:\n%s", want, stdout)
+			}
+		}
+		if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d deployment/checkout: complete: `).MatchString(stderr) {
+			t.Errorf("stderr has no plain progress line for checkout's completion:\n%s", stderr)
+		}
+	})
+	t.Run("not found", func(t *testing.T) {
+		start := time.Now()
+		code, stdout, stderr := runCLI("wait", "--demo", "-n", "shop", "deployment/paymnets", "sts/redis")
+		if code != exitError || stdout != "" || time.Since(start) > 10*time.Second {
+			t.Errorf("exit %d after %s, stdout %q", code, time.Since(start), stdout)
+		}
+		if want := "doomwatch: deployment/paymnets not found in namespace shop\n"; stderr != want {
+			t.Errorf("stderr = %q, want %q", stderr, want)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		start := time.Now()
+		code, stdout, _ := runCLI("wait", "--demo", "-n", "shop", "deployment/checkout", "--timeout", "2s")
+		took := time.Since(start)
+		if code != exitTimeout || took < 2*time.Second || took > 8*time.Second {
+			t.Errorf("exit %d after %s, want 70 after 2s", code, took)
+		}
+		for _, want := range []string{"timed out after 2s; still waiting for:\n", `deployment/checkout: Waiting for deployment "checkout" rollout to finish`,
+			" (e.g. checkout-"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("stdout does not say %q:\n%s", want, stdout)
+			}
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		code, stdout, _ := runCLI("wait", "--demo", "--speed", "100", "-n", "shop", "deployment/payments", "-o", "json")
+		if code != exitError {
+			t.Fatalf("exit %d", code)
+		}
+		var rep waitReport
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rep); err != nil {
+			t.Fatalf("decoding %s: %v", stdout, err)
+		}
+		if rep.Verdict != "doomed" || rep.ExitCode != 1 || len(rep.Workloads) != 1 {
+			t.Fatalf("report %+v", rep)
+		}
+		w := rep.Workloads[0]
+		if w.Kind != "Deployment" || w.Namespace != "shop" || w.Name != "payments" || w.Verdict != "doomed" || len(w.Doomed) != 2 ||
+			w.Doomed[0].Container != "payments" || w.Doomed[0].ExitCode != nil || w.Doomed[0].Log == nil {
+			t.Errorf("workload %+v", w)
+		}
+		// Every list is [] rather than null, as the README's schema says.
+		for _, key := range []string{`"warnings": [`, `"suspectNodes": [`, `"pending": [`, `"log": [`} {
+			if !strings.Contains(stdout, key) {
+				t.Errorf("the document has no %s", key)
+			}
+		}
+	})
+}
+
+// TestPlainProgress: off a terminal, one line per change of verdict at once, a warning the first
+// time a transient failure is seen, and a workload's status line when it changed, at most every
+// 5 s.
+func TestPlainProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := &plainProgress{w: &buf}
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	st := func(v model.RolloutVerdict, ready int32, transient ...model.GateProblem) []model.GateStatus {
+		return []model.GateStatus{{
+			Target:    model.Target{Kind: model.KindDeployment, Namespace: "shop", Name: "web"},
+			Found:     true,
+			Rollout:   model.Rollout{Verdict: v, Desired: 3, Updated: 3, Ready: ready, Reason: "why"},
+			Pods:      model.Counts{Pods: 3, Healthy: int(ready), Progressing: 3 - int(ready)},
+			Transient: transient,
+		}}
+	}
+	flaky := model.GateProblem{Pod: "web-1", Container: "app", Node: "node-3", Reason: "Failed to start on node, will retry (exit 128): …"}
+	p.Update(st(model.RolloutProgressing, 0), t0)
+	p.Update(st(model.RolloutProgressing, 1, flaky), t0.Add(time.Second))   // warning now, status line not yet due
+	p.Update(st(model.RolloutProgressing, 1, flaky), t0.Add(3*time.Second)) // nothing new
+	p.Update(st(model.RolloutProgressing, 2), t0.Add(6*time.Second))        // due: status line
+	p.Update(st(model.RolloutProgressing, 2), t0.Add(12*time.Second))       // due but unchanged
+	p.Update(st(model.RolloutComplete, 3), t0.Add(13*time.Second))          // verdict change at once
+	want := "10:00:00 deployment/web: progressing: why\n" +
+		"10:00:01 warning: web-1/app (transient, on node node-3): Failed to start on node, will retry (exit 128): …\n" +
+		"10:00:06 deployment/web: 3/3 updated, 2/3 ready · 2 healthy, 1 progressing\n" +
+		"10:00:13 deployment/web: complete: why\n"
+	if got := buf.String(); got != want {
+		t.Errorf("progress:\n%s\nwant:\n%s", got, want)
+	}
+}
