@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+
+	"github.com/charmbracelet/x/term"
 
 	"doomwatch/kube"
 	"doomwatch/model"
@@ -13,6 +16,10 @@ import (
 // runDashboard is the default mode: the live dashboard on the alternate screen until the user
 // quits or the source stops.
 func runDashboard(ctx context.Context, src *kube.Source, m *model.Model, o *options, stderr io.Writer) int {
+	// The dashboard draws on stdout; into a pipe or a file it would be escape codes.
+	if !term.IsTerminal(os.Stdout.Fd()) {
+		return fail(stderr, errors.New("the dashboard needs a terminal, and stdout is not one: use --once for a snapshot, or wait as a deploy gate"), "")
+	}
 	go governMemory(ctx, src.Synced())
 	err := tui.Run(ctx, tui.Options{
 		Model:   m,

@@ -150,6 +150,18 @@ func TestWaitOnTheDemo(t *testing.T) {
 			t.Errorf("stderr has no plain progress line for checkout's completion:\n%s", stderr)
 		}
 	})
+	t.Run("selector", func(t *testing.T) {
+		code, stdout, stderr := runCLI("wait", "--demo", "-n", "shop", "-l", "app.kubernetes.io/name in (cart,frontend)")
+		want := `deployment/cart: deployment "cart" successfully rolled out` + "\n" +
+			`deployment/frontend: deployment "frontend" successfully rolled out` + "\n"
+		if code != exitOK || stdout != want {
+			t.Errorf("exit %d, stdout\n%s\nwant\n%s\nstderr %s", code, stdout, want, stderr)
+		}
+		code, _, stderr = runCLI("wait", "--demo", "-n", "shop", "-l", "app.kubernetes.io/name=nothing")
+		if code != exitError || stderr != "doomwatch: no deployments in namespace shop match -l app.kubernetes.io/name=nothing\n" {
+			t.Errorf("no match: exit %d, stderr %q", code, stderr)
+		}
+	})
 	t.Run("not found", func(t *testing.T) {
 		start := time.Now()
 		code, stdout, stderr := runCLI("wait", "--demo", "-n", "shop", "deployment/paymnets", "sts/redis")
