@@ -174,7 +174,7 @@ func runWait(ctx context.Context, src *kube.Source, m *model.Model, o *options, 
 	}
 
 	var prog progress = &plainProgress{w: stderr}
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(f.Fd()) && o.output == "text" {
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		prog = tui.StartProgress(ctx, f, o.noColor)
 	}
 	timeout := time.NewTimer(time.Until(start.Add(o.timeout)))

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"slices"
 	"strings"
@@ -93,40 +94,15 @@ func TestRBACNoRights(t *testing.T) {
 func TestRBACDocumentedClusterRole(t *testing.T) {
 	e := newEnv(t)
 	raw := readmeClusterRole(t)
-	var role, file rbacv1.ClusterRole
+	var role rbacv1.ClusterRole
 	if err := yaml.UnmarshalStrict(raw, &role); err != nil {
 		t.Fatalf("the README's ClusterRole: %v", err)
 	}
-	fileRaw, err := os.ReadFile("testdata/clusterrole.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.UnmarshalStrict(fileRaw, &file); err != nil {
-		t.Fatalf("testdata/clusterrole.yaml: %v", err)
-	}
+	file := documentedClusterRole(t)
 	if !equality.Semantic.DeepEqual(role, file) {
 		t.Fatalf("the README's ClusterRole and testdata/clusterrole.yaml differ:\nREADME: %+v\nfile:   %+v", role, file)
 	}
-	role.Name = e.ns + "-" + role.Name
-	if _, err := e.client.RbacV1().ClusterRoles().Create(e.ctx, &role, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	user, err := e.c.NewUser(e.ns + "-viewer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bind := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user.Name}},
-	}
-	if _, err := e.client.RbacV1().ClusterRoleBindings().Create(e.ctx, bind, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = e.client.RbacV1().ClusterRoleBindings().Delete(e.ctx, bind.Name, metav1.DeleteOptions{})
-		_ = e.client.RbacV1().ClusterRoles().Delete(e.ctx, role.Name, metav1.DeleteOptions{})
-	})
+	user := e.clusterViewer(&role)
 
 	node := e.nodeName("n1")
 	e.node(node, true)
@@ -158,6 +134,119 @@ func TestRBACDocumentedClusterRole(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("--once -A: rollout %s/web missing from %+v", e.ns, snap.Rollouts)
+	}
+}
+
+// clusterViewer creates a copy of role named after the test's namespace, binds a new user to it
+// cluster-wide, and returns the user.
+func (e *env) clusterViewer(role *rbacv1.ClusterRole) *User {
+	e.t.Helper()
+	role = role.DeepCopy()
+	role.Name = e.ns + "-" + role.Name
+	if _, err := e.client.RbacV1().ClusterRoles().Create(e.ctx, role, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	user, err := e.c.NewUser(e.ns + "-viewer")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	bind := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: user.Name}},
+	}
+	if _, err := e.client.RbacV1().ClusterRoleBindings().Create(e.ctx, bind, metav1.CreateOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		_ = e.client.RbacV1().ClusterRoleBindings().Delete(context.Background(), bind.Name, metav1.DeleteOptions{})
+		_ = e.client.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
+	return user
+}
+
+// documentedClusterRole reads testdata/clusterrole.yaml.
+func documentedClusterRole(t *testing.T) rbacv1.ClusterRole {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/clusterrole.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	if err := yaml.UnmarshalStrict(raw, &role); err != nil {
+		t.Fatalf("testdata/clusterrole.yaml: %v", err)
+	}
+	return role
+}
+
+// TestRBACWaitPodsLog: under the documented ClusterRole, `doomwatch wait` prints a crashed
+// container's previous log, fetched through pods/log. Under a copy of it without pods/log, the
+// gate still fails the doomed rollout with the reasons, and says in one line why there is no log;
+// the kubelet is never asked.
+func TestRBACWaitPodsLog(t *testing.T) {
+	documented := documentedClusterRole(t)
+	noLog := documented.DeepCopy()
+	removed := 0
+	for i := range noLog.Rules {
+		r := &noLog.Rules[i]
+		kept := r.Resources[:0]
+		for _, res := range r.Resources {
+			if res == "pods/log" {
+				removed++
+				continue
+			}
+			kept = append(kept, res)
+		}
+		r.Resources = kept
+	}
+	noLog.Rules = slices.DeleteFunc(noLog.Rules, func(r rbacv1.PolicyRule) bool { return len(r.Resources) == 0 })
+	if removed == 0 {
+		t.Fatal("testdata/clusterrole.yaml grants no pods/log: doomwatch wait needs get on it for the logs")
+	}
+	for _, tc := range []struct {
+		name string
+		role *rbacv1.ClusterRole
+		logs bool
+	}{
+		{"documented", &documented, true},
+		{"without pods/log", noLog, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			user := e.clusterViewer(tc.role)
+			kubelet := newFakeKubelet(t)
+			node := e.nodeName("n1")
+			e.kubeletNode(node, kubelet)
+			kubelet.setLog(e.ns, "web-a", "app", appLog...)
+			_, rs := e.deployment("web", 1, 0)
+			e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: crashLooping("web-a", e.ns, 1)})
+
+			r := runDoomwatch(t, waitLimit, nil, "wait", "deployment/web", "-n", e.ns, "--request-timeout=10s", "--kubeconfig", user.Kubeconfig)
+			if r.code != 1 || r.timedOut {
+				t.Fatalf("want exit 1: %s", r)
+			}
+			lines := strings.Split(r.stdout, "\n")
+			at := slices.IndexFunc(lines, func(l string) bool { return l == "web-a/app: Crashing repeatedly (exit 1)" })
+			if !strings.Contains(r.stdout, "deployment/web is doomed: 1/1 new pods doomed: Crashing repeatedly (exit 1)\n") ||
+				at < 0 || at+2 >= len(lines) {
+				t.Fatalf("stdout lacks the doomed reasons:\n%s", r)
+			}
+			next := lines[at+1]
+			reqs := kubelet.requests()
+			if tc.logs {
+				if next != "  last 3 lines of web-a/app's previous log:" || len(reqs) != 1 {
+					t.Errorf("want the previous log under web-a/app, fetched once (%d requests):\n%s", len(reqs), r)
+				}
+				return
+			}
+			want := "  (no log: not allowed to get pods/log in " + e.ns + ": "
+			if !strings.HasPrefix(next, want) || strings.HasPrefix(lines[at+2], "    ") {
+				t.Errorf("want one line starting %q under web-a/app:\n%s", want, r)
+			}
+			if len(reqs) != 0 {
+				t.Errorf("the kubelet was asked for logs the user may not read: %v", reqs)
+			}
+		})
 	}
 }
 
