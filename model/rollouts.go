@@ -259,19 +259,20 @@ func replaced(r classify.Rule) bool {
 	return r == classify.RulePodEvicted || r == classify.RulePodRejected
 }
 
+// newRollout is a rollout's identity and counts; desired is spec.replicas (nil: the API server's
+// default, 1).
+func newRollout(kind Kind, ns, name string, desired *int32, updated, ready, available int32) Rollout {
+	r := Rollout{Namespace: Sanitize(ns), Kind: string(kind), Name: Sanitize(name), Desired: 1,
+		Updated: updated, Ready: ready, Available: available}
+	if desired != nil {
+		r.Desired = *desired
+	}
+	return r
+}
+
 func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout {
-	r := Rollout{
-		Namespace: Sanitize(d.Namespace),
-		Kind:      string(KindDeployment),
-		Name:      Sanitize(d.Name),
-		Desired:   1, // the API server's default for spec.replicas
-		Updated:   d.Status.UpdatedReplicas,
-		Ready:     d.Status.ReadyReplicas,
-		Available: d.Status.AvailableReplicas,
-	}
-	if d.Spec.Replicas != nil {
-		r.Desired = *d.Spec.Replicas
-	}
+	st := &d.Status
+	r := newRollout(KindDeployment, d.Namespace, d.Name, d.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
 	newRS := findNewReplicaSet(d, rss)
 	for _, rs := range rss {
 		if rs == newRS {
@@ -405,18 +406,8 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 // controller-revision-hash label is status.updateRevision) is doomed. Otherwise kubectl's
 // StatefulSetStatus decides.
 func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
-	r := Rollout{
-		Namespace: Sanitize(s.Namespace),
-		Kind:      string(KindStatefulSet),
-		Name:      Sanitize(s.Name),
-		Desired:   1, // the API server's default for spec.replicas
-		Updated:   s.Status.UpdatedReplicas,
-		Ready:     s.Status.ReadyReplicas,
-		Available: s.Status.AvailableReplicas,
-	}
-	if s.Spec.Replicas != nil {
-		r.Desired = *s.Spec.Replicas
-	}
+	st := &s.Status
+	r := newRollout(KindStatefulSet, s.Namespace, s.Name, s.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
 	var doom newPodDoom
 	if rev := s.Status.UpdateRevision; rev != "" && s.Status.ObservedGeneration > 0 && current(s.Generation, s.Status.ObservedGeneration) {
 		doom = m.setPods[setKey{KindStatefulSet, s.Namespace, s.Name, rev}].doom()
@@ -431,15 +422,8 @@ func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
 // pod-template-generation label is the DaemonSet's deprecated.daemonset.template.generation
 // annotation, which the API server keeps) is doomed. Otherwise kubectl's DaemonSetStatus decides.
 func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
-	r := Rollout{
-		Namespace: Sanitize(d.Namespace),
-		Kind:      string(KindDaemonSet),
-		Name:      Sanitize(d.Name),
-		Desired:   d.Status.DesiredNumberScheduled,
-		Updated:   d.Status.UpdatedNumberScheduled,
-		Ready:     d.Status.NumberReady,
-		Available: d.Status.NumberAvailable,
-	}
+	st := &d.Status
+	r := newRollout(KindDaemonSet, d.Namespace, d.Name, &st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable)
 	var doom newPodDoom
 	if gen := d.Annotations[appsv1.DeprecatedTemplateGeneration]; gen != "" && current(d.Generation, d.Status.ObservedGeneration) {
 		doom = m.setPods[setKey{KindDaemonSet, d.Namespace, d.Name, gen}].doom()
