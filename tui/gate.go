@@ -34,9 +34,15 @@ type gateStopMsg struct{}
 
 // StartProgress starts the live view on out.
 func StartProgress(ctx context.Context, out io.Writer, noColor bool) *Progress {
+	return startProgress(ctx, out, noColor)
+}
+
+// startProgress is StartProgress with more program options (tests set the window size, which a
+// terminal reports).
+func startProgress(ctx context.Context, out io.Writer, noColor bool, extra ...tea.ProgramOption) *Progress {
 	noColor = noColor || os.Getenv("NO_COLOR") != ""
 	v := &gateView{st: newStyles(noColor), spin: spinner.New(spinner.WithSpinner(spinner.Dot))}
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(nil)}
+	opts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(nil)}, extra...)
 	if noColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
 	}
@@ -110,7 +116,9 @@ func (v *gateView) View() tea.View {
 			line = fit(line, v.width)
 		}
 		b.WriteString(line)
-		if i < len(v.statuses)-1 {
+		// The last frame stays on the terminal; bubbletea clears from the start of the frame's last
+		// line as it quits, so that line must be an empty one.
+		if i < len(v.statuses)-1 || v.stopped {
 			b.WriteByte('\n')
 		}
 	}
