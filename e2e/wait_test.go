@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -412,20 +413,20 @@ func TestWaitCrashLoopDoomed(t *testing.T) {
 	if strings.Contains(out, "\x1b") {
 		t.Errorf("stdout carries an escape sequence from the log: %q", out)
 	}
-	// The log goes under the first container of its reason, as the previous instance's.
+	// The log goes under the first container of its reason, as the previous instance's, sanitised;
+	// the second container of the same reason gets none.
 	lines := strings.Split(out, "\n")
-	at := -1
-	for i, l := range lines {
-		if strings.HasPrefix(l, "web-a/app: Crashing repeatedly") {
-			at = i
-		}
-	}
+	at := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "web-a/app: ") })
 	want := []string{"  last 3 lines of web-a/app's previous log:"}
 	for _, l := range appLog {
 		want = append(want, "    "+strings.ReplaceAll(strings.ReplaceAll(l, "\x1b[31m", ""), "\x1b[0m", ""))
 	}
 	if at < 0 || len(lines) < at+1+len(want) || strings.Join(lines[at+1:at+1+len(want)], "\n") != strings.Join(want, "\n") {
 		t.Errorf("want under web-a/app's line:\n%s\ngot stdout:\n%s", strings.Join(want, "\n"), out)
+	}
+	if b := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "web-b/app: ") }); b >= 0 && b+1 < len(lines) &&
+		strings.HasPrefix(lines[b+1], "  ") {
+		t.Errorf("web-b/app has the same reason as web-a/app, so no log of its own:\n%s", out)
 	}
 	reqs := kubelet.requests()
 	if len(reqs) != 1 {
@@ -472,7 +473,9 @@ func TestWaitTransientNodeRecovers(t *testing.T) {
 	})
 	// The restart works: each pod runs, its failed start now its last state.
 	for _, p := range flaky {
-		e.setStatus(p, podStatus(corev1.PodRunning, running("app", true, 1, fails[p])))
+		cs := running("app", true, 1, fails[p])
+		cs.State.Running.StartedAt = metav1.NewTime(time.Now().Truncate(time.Second))
+		e.setStatus(p, podStatus(corev1.PodRunning, cs))
 	}
 	e.rolledOut("web", rs.Name, 5)
 	r := w.wait(30 * time.Second)
@@ -603,7 +606,8 @@ func TestWaitNameTypo(t *testing.T) {
 }
 
 // statefulSet creates a StatefulSet with the update strategy typ, and writes the status the
-// controller would mid-rollout: revision update of current, no pod ready.
+// controller would mid-rollout from revision current to update: every pod recreated at the update
+// revision, none ready yet.
 func (e *env) statefulSet(name string, replicas int32, typ appsv1.StatefulSetUpdateStrategyType, current, update string) *appsv1.StatefulSet {
 	e.t.Helper()
 	labels := map[string]string{"app": name}
@@ -624,8 +628,11 @@ func (e *env) statefulSet(name string, replicas int32, typ appsv1.StatefulSetUpd
 		e.t.Fatalf("creating statefulset %s: %v", name, err)
 	}
 	e.statefulSetStatus(name, func(st *appsv1.StatefulSetStatus) {
-		*st = appsv1.StatefulSetStatus{ObservedGeneration: s.Generation, Replicas: replicas, CurrentReplicas: replicas,
+		*st = appsv1.StatefulSetStatus{ObservedGeneration: s.Generation, Replicas: replicas, UpdatedReplicas: replicas,
 			CurrentRevision: current, UpdateRevision: update}
+		if current == update {
+			st.CurrentReplicas = replicas
+		}
 	})
 	return s
 }
@@ -674,7 +681,8 @@ func TestWaitStatefulSetCompletes(t *testing.T) {
 		e.setStatus(p, podStatus(corev1.PodRunning, running("app", true, 0, nil)))
 	}
 	e.statefulSetStatus("db", func(st *appsv1.StatefulSetStatus) {
-		st.ReadyReplicas, st.AvailableReplicas, st.UpdatedReplicas, st.CurrentReplicas = 2, 2, 2, 2
+		// The update done, the controller makes the update revision the current one.
+		st.ReadyReplicas, st.AvailableReplicas, st.CurrentReplicas = 2, 2, 2
 		st.CurrentRevision = newRev
 	})
 	r := w.wait(30 * time.Second)
@@ -778,33 +786,52 @@ func TestWaitDaemonSetCurrentGeneration(t *testing.T) {
 	}
 }
 
-// waitDoc is `doomwatch wait -o json` as the README documents it.
+// waitDoc is `doomwatch wait -o json` as the README documents it. Fields may be added, never
+// renamed: checkWaitSchema checks that every documented key is present.
 type waitDoc struct {
-	Verdict      string `json:"verdict"`
-	ExitCode     int    `json:"exitCode"`
-	Message      string `json:"message"`
-	Workloads    []waitWorkload
+	Verdict      string          `json:"verdict"`
+	ExitCode     int             `json:"exitCode"`
+	Message      string          `json:"message"`
+	Workloads    []waitWorkload  `json:"workloads"`
 	Warnings     []waitContainer `json:"warnings"`
-	SuspectNodes []struct{ Name, Why string }
+	SuspectNodes []waitNode      `json:"suspectNodes"`
 }
 
 type waitWorkload struct {
-	Kind, Namespace, Name, Verdict, Reason string
-	Desired, Updated, Ready, Available     int
-	Doomed                                 []waitContainer
-	Pending                                []struct {
-		Reason  string
-		Pods    int
-		Example string
-	}
+	Kind      string          `json:"kind"`
+	Namespace string          `json:"namespace"`
+	Name      string          `json:"name"`
+	Verdict   string          `json:"verdict"`
+	Reason    string          `json:"reason"`
+	Desired   int             `json:"desired"`
+	Updated   int             `json:"updated"`
+	Ready     int             `json:"ready"`
+	Available int             `json:"available"`
+	Doomed    []waitContainer `json:"doomed"`
+	Pending   []waitPending   `json:"pending"`
 }
 
 type waitContainer struct {
-	Namespace, Pod, Container, Node, Reason string
-	ExitCode                                *int `json:"exitCode"`
-	Log                                     []string
-	LogPrevious                             bool `json:"logPrevious"`
-	LogError                                string
+	Namespace   string   `json:"namespace"`
+	Pod         string   `json:"pod"`
+	Container   string   `json:"container"`
+	Node        string   `json:"node"`
+	Reason      string   `json:"reason"`
+	ExitCode    *int     `json:"exitCode"`
+	Log         []string `json:"log"`
+	LogPrevious bool     `json:"logPrevious"`
+	LogError    string   `json:"logError"`
+}
+
+type waitPending struct {
+	Reason  string `json:"reason"`
+	Pods    int    `json:"pods"`
+	Example string `json:"example"`
+}
+
+type waitNode struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
 }
 
 // The documented keys of the wait -o json schema, per object.
