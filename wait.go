@@ -68,6 +68,8 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset or daemonset, e.g. deployment/%s", a, a)
 			}
 			typ, name = "", a
+		} else if typ == "" {
+			return nil, fmt.Errorf("arguments in resource/name form must have a single resource and name, not %q", a)
 		} else if kind != "" {
 			return nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (%q)", a)
 		}
@@ -114,31 +116,58 @@ func validateWait(o *options) error {
 	return nil
 }
 
+// maxWarnings caps the transient failures a verdict lists; the rest are counted.
+const maxWarnings = 20
+
 // gate is one run of wait: the model, its source, and what has been seen so far.
 type gate struct {
 	src     *kube.Source
 	m       *model.Model
 	targets []model.Target
-	// warnings are the transient failures seen while waiting, in the order first seen, each once:
-	// a transient pod usually recovers before the end, and its warning must not go with it.
-	warnings []model.GateProblem
-	warned   map[string]struct{}
+	ns      string
+	// started is set once the wait proper began: a workload missing after that was deleted.
+	started bool
+	// warnings are the transient failures seen while waiting, one per container (its latest
+	// reason), in the order first seen, at most maxWarnings (moreWarnings counts the rest): a
+	// transient pod usually recovers before the end, and its warning must not go with it.
+	warnings     []model.GateProblem
+	warned       map[string]int // warnKey → index in warnings, -1 when not kept
+	moreWarnings int
 	// suspects are the suspect nodes the targets' failures hit, by name, last word kept.
 	suspects     map[string]model.Node
 	suspectOrder []string
 }
 
-// runWait is `doomwatch wait`: it syncs (within the request timeout), resolves the workloads,
-// then applies batches until every rollout is complete (0), one is doomed (1) or --timeout passes
-// (70). Progress goes to stderr; the verdict to stdout.
+// warnKey identifies a transient failure for the warnings: its container. Its reason may change
+// while it fails (a NotReady node's duration, each retry's container ID), and must not make a new
+// warning each time.
+func warnKey(p *model.GateProblem) string { return p.Namespace + "/" + p.Ref() }
+
+// warningLine is a transient failure as a warning that names the node.
+func warningLine(ref, node, reason string) string {
+	where := "on an unscheduled pod"
+	if node != "" {
+		where = "on node " + node
+	}
+	return fmt.Sprintf("warning: %s (transient, %s): %s", ref, where, reason)
+}
+
+// runWait is `doomwatch wait`: it syncs (within the request timeout and --timeout), resolves the
+// workloads, then applies batches until every rollout is complete (0), one is doomed (1) or
+// --timeout passes (70). Progress goes to stderr; the verdict to stdout.
 func runWait(ctx context.Context, src *kube.Source, m *model.Model, o *options, kf *kube.Flags, deadline time.Time, stdout, stderr io.Writer) int {
 	start := time.Now()
-	syncCtx, cancelSync := context.WithDeadline(ctx, deadline)
+	timeoutAt := start.Add(o.timeout)
+	syncCtx, cancelSync := context.WithDeadline(ctx, earliest(deadline, timeoutAt))
 	err := src.Settle(syncCtx, func(b model.Batch) { m.Apply(&b, src.Now()) })
 	cancelSync()
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case ctx.Err() != nil:
 			return interrupted(stderr)
+		case timeoutAt.Before(deadline) && !time.Now().Before(timeoutAt):
+			fmt.Fprintf(stderr, "doomwatch: timed out after %s while the informers synced\n", o.timeout)
+			return exitTimeout
 		}
 		return fail(stderr, err, clusterHint(err, o.demo))
 	}
@@ -146,18 +175,27 @@ func runWait(ctx context.Context, src *kube.Source, m *model.Model, o *options, 
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
 	}
-	g := &gate{src: src, m: m, warned: map[string]struct{}{}, suspects: map[string]model.Node{}}
+	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}}
 	if o.selector != "" {
 		sel, _ := labels.Parse(o.selector) // validated
 		g.targets = m.Resolve(model.KindDeployment, ns, sel)
-		if len(g.targets) == 0 {
-			return fail(stderr, fmt.Errorf("no deployments in namespace %s match -l %s", ns, o.selector), "")
-		}
 	} else {
 		refs, _ := parseWorkloads(o.args) // validated
+		seen := map[workloadRef]bool{}
 		for _, r := range refs {
-			g.targets = append(g.targets, model.Target{Kind: r.kind, Namespace: ns, Name: r.name})
+			if !seen[r] {
+				seen[r] = true
+				g.targets = append(g.targets, model.Target{Kind: r.kind, Namespace: ns, Name: r.name})
+			}
 		}
+	}
+	// A kind RBAC refuses would read as "not found", or, for ReplicaSets, as a gate that never
+	// sees the new pods: say so instead.
+	if err := g.forbidden(m.Health().Forbidden, o.selector != ""); err != nil {
+		return fail(stderr, err, rbacHint)
+	}
+	if len(g.targets) == 0 {
+		return fail(stderr, fmt.Errorf("no deployments in namespace %s match -l %s", model.Sanitize(ns), model.Sanitize(o.selector)), "")
 	}
 	statuses := m.Gate(g.targets, src.Now())
 	var missing []string
@@ -165,41 +203,57 @@ func runWait(ctx context.Context, src *kube.Source, m *model.Model, o *options, 
 		switch {
 		case !st.Found:
 			missing = append(missing, st.Target.String())
-		case st.Unsupported != "":
-			return fail(stderr, fmt.Errorf("cannot wait for %s: %s", st.Target, st.Unsupported), "")
+		case st.Unsupported != "" && len(missing) == 0:
+			err = fmt.Errorf("cannot wait for %s: %s", st.Target, st.Unsupported)
 		}
 	}
 	if len(missing) > 0 {
-		return fail(stderr, fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), model.Sanitize(ns)), "")
+		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), model.Sanitize(ns))
 	}
+	if err != nil {
+		// The error is the line on stderr; -o json still gets its document.
+		if o.output == "json" {
+			g.finish(g.report(ctx, statuses, exitError, ""), o, stdout, stderr)
+		}
+		return fail(stderr, err, "")
+	}
+	g.started = true
 
 	var prog progress = &plainProgress{w: stderr}
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		prog = tui.StartProgress(ctx, f, o.noColor)
 	}
-	timeout := time.NewTimer(time.Until(start.Add(o.timeout)))
+	// end stops the progress while the verdict (and the doomed containers' logs) is made.
+	end := func(code int, message string) int {
+		rc := make(chan waitReport, 1)
+		go func() { rc <- g.report(ctx, statuses, code, message) }()
+		prog.Stop()
+		return g.finish(<-rc, o, stdout, stderr)
+	}
+	timeout := time.NewTimer(time.Until(timeoutAt))
 	defer timeout.Stop()
 	poll := time.NewTicker(waitPoll)
 	defer poll.Stop()
 	batches := src.Batches()
+	// The gate is looked at again only when the model changed: a batch, or evidence expiring.
+	var version uint64
+	looked := false
 	for {
-		now := src.Now()
-		statuses = m.Gate(g.targets, now)
-		g.note(statuses)
-		prog.Update(statuses, time.Now())
-		if code, done := g.decide(statuses); done {
-			prog.Stop()
-			rep := g.report(ctx, statuses, code, "")
-			return g.finish(rep, o, stdout, stderr)
+		if v := m.Version(); !looked || v != version {
+			looked, version = true, v
+			statuses = m.Gate(g.targets, src.Now())
+			g.note(statuses)
+			prog.Update(statuses, time.Now())
+			if code, done := g.decide(statuses); done {
+				return end(code, "")
+			}
 		}
 		select {
 		case <-ctx.Done():
 			prog.Stop()
 			return interrupted(stderr)
 		case <-timeout.C:
-			prog.Stop()
-			rep := g.report(ctx, statuses, exitTimeout, fmt.Sprintf("timed out after %s", o.timeout))
-			return g.finish(rep, o, stdout, stderr)
+			return end(exitTimeout, fmt.Sprintf("timed out after %s", o.timeout))
 		case <-poll.C:
 			m.Expire(src.Now())
 		case b, ok := <-batches:
@@ -215,10 +269,41 @@ func runWait(ctx context.Context, src *kube.Source, m *model.Model, o *options, 
 	}
 }
 
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 func interrupted(stderr io.Writer) int {
 	fmt.Fprintln(stderr, "doomwatch: interrupted")
 	return exitInterrupted
 }
+
+// forbidden is the error for a kind the targets need that RBAC refuses (model.Health.Forbidden):
+// the pods, the targets' own kinds, and ReplicaSets for Deployments (the new pods are theirs).
+func (g *gate) forbidden(refused []model.Kind, deployments bool) error {
+	need := map[model.Kind]bool{model.KindPod: true}
+	if deployments {
+		need[model.KindDeployment] = true
+	}
+	for _, t := range g.targets {
+		need[t.Kind] = true
+	}
+	if need[model.KindDeployment] {
+		need[model.KindReplicaSet] = true
+	}
+	for _, k := range refused {
+		if need[k] {
+			return fmt.Errorf("not allowed to list and watch %s in namespace %s, which the gate needs", kindPlural(k), model.Sanitize(g.ns))
+		}
+	}
+	return nil
+}
+
+// kindPlural is the resource name of a kind: "replicasets".
+func kindPlural(k model.Kind) string { return strings.ToLower(string(k)) + "s" }
 
 // decide is the gate's answer: doomed as soon as one target is, complete when all are, or a target
 // deleted while waited for (1), or not yet.
@@ -246,10 +331,17 @@ func (g *gate) note(statuses []model.GateStatus) {
 	for i := range statuses {
 		st := &statuses[i]
 		for _, p := range st.Transient {
-			key := p.Namespace + "/" + p.Ref() + "\x00" + p.Reason
-			if _, ok := g.warned[key]; !ok {
-				g.warned[key] = struct{}{}
+			key := warnKey(&p)
+			switch i, ok := g.warned[key]; {
+			case ok && i >= 0:
+				g.warnings[i] = p // its latest reason
+			case ok:
+			case len(g.warnings) < maxWarnings:
+				g.warned[key] = len(g.warnings)
 				g.warnings = append(g.warnings, p)
+			default:
+				g.warned[key] = -1
+				g.moreWarnings++
 			}
 		}
 		for _, n := range st.Suspect {
@@ -312,7 +404,7 @@ type plainProgress struct {
 	w        io.Writer
 	verdicts map[string]model.RolloutVerdict
 	lines    map[string]string
-	warned   map[string]struct{}
+	warned   map[string]bool
 	last     time.Time
 }
 
@@ -321,7 +413,7 @@ const plainEvery = 5 * time.Second
 
 func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
 	if p.verdicts == nil {
-		p.verdicts, p.lines, p.warned = map[string]model.RolloutVerdict{}, map[string]string{}, map[string]struct{}{}
+		p.verdicts, p.lines, p.warned = map[string]model.RolloutVerdict{}, map[string]string{}, map[string]bool{}
 	}
 	stamp := now.UTC().Format("15:04:05")
 	due := now.Sub(p.last) >= plainEvery
@@ -337,10 +429,9 @@ func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
 			printed = true
 		}
 		for _, t := range st.Transient {
-			key := t.Namespace + "/" + t.Ref() + "\x00" + t.Reason
-			if _, ok := p.warned[key]; !ok {
-				p.warned[key] = struct{}{}
-				fmt.Fprintf(p.w, "%s warning: %s\n", stamp, warningLine(&t))
+			if key := warnKey(&t); len(p.warned) < maxWarnings && !p.warned[key] {
+				p.warned[key] = true
+				fmt.Fprintf(p.w, "%s %s\n", stamp, warningLine(t.Ref(), t.Node, t.Reason))
 			}
 		}
 		if line := progressLine(st); due && line != p.lines[name] {
@@ -360,14 +451,9 @@ func (p *plainProgress) Stop() {}
 // 1 progressing, 1 transient".
 func progressLine(st *model.GateStatus) string {
 	r := &st.Rollout
-	return fmt.Sprintf("%s: %d/%d updated, %d/%d ready · %s", st.Target, r.Updated, r.Desired, r.Ready, r.Desired, tui.BadgeCounts(st.Pods))
-}
-
-// warningLine is a transient failure as a warning that names the node.
-func warningLine(p *model.GateProblem) string {
-	where := "on an unscheduled pod"
-	if p.Node != "" {
-		where = "on node " + p.Node
+	line := fmt.Sprintf("%s: %d/%d updated, %d/%d ready · %s", st.Target, r.Updated, r.Desired, r.Ready, r.Desired, tui.BadgeCounts(st.Pods))
+	if st.Old > 0 {
+		line += fmt.Sprintf(" · %d old", st.Old)
 	}
-	return fmt.Sprintf("%s (transient, %s): %s", p.Ref(), where, p.Reason)
+	return line
 }

@@ -14,8 +14,9 @@ import (
 // documented in the README ("Deploy gate"); fields may be added, never renamed. Every string in it
 // is sanitised.
 type waitReport struct {
-	// Verdict is complete (exit 0), doomed (1), missing (1: a workload was deleted while waited
-	// for) or timeout (70).
+	// Verdict is complete (exit 0), doomed (1), missing (1: a workload does not exist, or was
+	// deleted while waited for), unsupported (1: a workload has no rollout status, OnDelete) or
+	// timeout (70).
 	Verdict  string `json:"verdict"`
 	ExitCode int    `json:"exitCode"`
 	// Message is the timeout's "timed out after 10m", "" otherwise.
@@ -23,8 +24,10 @@ type waitReport struct {
 	// Window is how far back start failures count as evidence (--window), e.g. "15m".
 	Window    string           `json:"window"`
 	Workloads []reportWorkload `json:"workloads"`
-	// Warnings are the transient failures seen while waiting, each once, in the order seen.
-	Warnings []reportContainer `json:"warnings"`
+	// Warnings are the transient failures seen while waiting, one per container with its latest
+	// reason, in the order seen, at most 20; MoreWarnings counts the others.
+	Warnings     []reportContainer `json:"warnings"`
+	MoreWarnings int               `json:"moreWarnings"`
 	// SuspectNodes are the suspect nodes the workloads' failures hit.
 	SuspectNodes []reportNode `json:"suspectNodes"`
 }
@@ -34,7 +37,7 @@ type reportWorkload struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	// Verdict is complete, progressing, doomed or missing.
+	// Verdict is complete, progressing, doomed, missing or unsupported.
 	Verdict   string `json:"verdict"`
 	Reason    string `json:"reason"`
 	Desired   int32  `json:"desired"`
@@ -101,28 +104,40 @@ func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int
 	rep := waitReport{ExitCode: code, Message: message, Window: model.ShortDuration(g.m.Config().Window),
 		Workloads: []reportWorkload{}, Warnings: []reportContainer{},
 		SuspectNodes: []reportNode{}}
+	// For exit 1 the verdict names the worst cause: a doomed rollout, else a missing workload, else
+	// one without a rollout status.
 	switch code {
 	case exitOK:
 		rep.Verdict = "complete"
 	case exitTimeout:
 		rep.Verdict = "timeout"
 	default:
-		rep.Verdict = "doomed"
+		rep.Verdict = "unsupported"
+	}
+	worse := func(v string) {
+		if code == exitError && (v == "doomed" || v == "missing" && rep.Verdict == "unsupported") {
+			rep.Verdict = v
+		}
 	}
 	var doomed []reportContainer
 	failedOn := map[string]struct{}{} // nodes where the workloads' pods failed to start (the ledger)
+	startFailures := g.m.StartFailures(g.targets, g.src.Now())
 	for i := range statuses {
 		st := &statuses[i]
 		r := &st.Rollout
 		w := reportWorkload{Kind: string(st.Target.Kind), Namespace: model.Sanitize(st.Target.Namespace),
 			Name: model.Sanitize(st.Target.Name), Verdict: string(r.Verdict), Reason: r.Reason, Desired: r.Desired,
-			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []reportContainer{}, Pending: []reportPending{}}
-		if !st.Found {
+			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []reportContainer{}, Pending: []reportPending{},
+			StartFailures: []reportStartFailures{}}
+		switch {
+		case !st.Found && g.started:
 			w.Verdict, w.Reason = "missing", st.Target.String()+" was deleted while waiting"
-			if rep.Verdict == "doomed" {
-				rep.Verdict = "missing"
-			}
+		case !st.Found:
+			w.Verdict, w.Reason = "missing", st.Target.String()+" not found in namespace "+model.Sanitize(st.Target.Namespace)
+		case st.Unsupported != "":
+			w.Verdict, w.Reason = "unsupported", st.Unsupported
 		}
+		worse(w.Verdict)
 		if r.Verdict == model.RolloutDoomed {
 			for j := range st.Doomed {
 				w.Doomed = append(w.Doomed, containerOf(&st.Doomed[j]))
@@ -131,12 +146,9 @@ func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int
 		for _, p := range st.Pending {
 			w.Pending = append(w.Pending, reportPending{Reason: p.Reason, Pods: p.Pods, Example: p.Example})
 		}
-		w.StartFailures = []reportStartFailures{}
-		if st.Found {
-			for _, f := range g.m.StartFailures(st.Target, g.src.Now()) {
-				w.StartFailures = append(w.StartFailures, reportStartFailures{Node: f.Node, Pods: f.Pods, Failures: f.Failures, Exit128: f.Exit128})
-				failedOn[f.Node] = struct{}{}
-			}
+		for _, f := range startFailures[i] {
+			w.StartFailures = append(w.StartFailures, reportStartFailures{Node: f.Node, Pods: f.Pods, Failures: f.Failures, Exit128: f.Exit128})
+			failedOn[f.Node] = struct{}{}
 		}
 		rep.Workloads = append(rep.Workloads, w)
 	}
@@ -157,6 +169,7 @@ func (g *gate) report(ctx context.Context, statuses []model.GateStatus, code int
 	for i := range g.warnings {
 		rep.Warnings = append(rep.Warnings, containerOf(&g.warnings[i]))
 	}
+	rep.MoreWarnings = g.moreWarnings
 	// The pods may have recovered; the nodes they failed on can still be suspect.
 	if len(failedOn) > 0 {
 		for _, n := range g.m.Nodes(g.src.Now()) {
@@ -193,33 +206,50 @@ func (g *gate) finish(rep waitReport, o *options, stdout, stderr io.Writer) int 
 // the suspect nodes, and the transient failures as warnings that name the node.
 func (rep *waitReport) text() string {
 	var b strings.Builder
+	// On a timeout the workloads still waited for come first, under the message.
+	order := make([]*reportWorkload, 0, len(rep.Workloads))
 	if rep.Message != "" {
 		fmt.Fprintf(&b, "%s; still waiting for:\n", rep.Message)
+		for i := range rep.Workloads {
+			if w := &rep.Workloads[i]; w.Verdict != string(model.RolloutComplete) {
+				order = append(order, w)
+			}
+		}
 	}
 	for i := range rep.Workloads {
-		w := &rep.Workloads[i]
-		ref := strings.ToLower(w.Kind) + "/" + w.Name
-		switch {
-		case w.Verdict == string(model.RolloutDoomed):
+		if w := &rep.Workloads[i]; rep.Message == "" || w.Verdict == string(model.RolloutComplete) {
+			order = append(order, w)
+		}
+	}
+	for _, w := range order {
+		ref := w.ref()
+		switch w.Verdict {
+		case string(model.RolloutDoomed):
 			fmt.Fprintf(&b, "%s is doomed: %s\n", ref, w.Reason)
-		case rep.Verdict == "timeout" && w.Verdict != string(model.RolloutComplete):
-			fmt.Fprintf(&b, "%s: %s\n", ref, w.Reason)
-			for _, p := range w.Pending {
-				fmt.Fprintf(&b, "  %s: %s (e.g. %s)\n", plural(p.Pods, "pod"), p.Reason, p.Example)
-			}
+		case "unsupported":
+			fmt.Fprintf(&b, "cannot wait for %s: %s\n", ref, w.Reason)
+		case "missing":
+			fmt.Fprintf(&b, "%s\n", w.Reason)
 		default:
 			fmt.Fprintf(&b, "%s: %s\n", ref, w.Reason)
 		}
+		// What it waited for explains a timeout, and a doom with no doomed pod to show (a progress
+		// deadline passed while probes failed or pods could not be scheduled).
+		if w.Verdict != string(model.RolloutComplete) && (rep.Verdict == "timeout" || len(w.Doomed) == 0) {
+			for _, p := range w.Pending {
+				fmt.Fprintf(&b, "  %s: %s (e.g. %s)\n", plural(p.Pods, "pod"), p.Reason, p.Example)
+			}
+		}
 		for j := range w.Doomed {
 			c := &w.Doomed[j]
-			fmt.Fprintf(&b, "%s: %s\n", containerRef(c), c.Reason)
+			fmt.Fprintf(&b, "%s: %s\n", c.ref(), c.Reason)
 			switch {
 			case len(c.Log) > 0:
 				which := "log"
 				if c.LogPrevious {
 					which = "previous log"
 				}
-				fmt.Fprintf(&b, "  last %s of %s's %s:\n", plural(len(c.Log), "line"), containerRef(c), which)
+				fmt.Fprintf(&b, "  last %s of %s's %s:\n", plural(len(c.Log), "line"), c.ref(), which)
 				for _, l := range c.Log {
 					fmt.Fprintf(&b, "    %s\n", l)
 				}
@@ -243,21 +273,24 @@ func (rep *waitReport) text() string {
 				what += " with exit 128"
 			}
 			fmt.Fprintf(&b, "warning: %s: %s %s on node %s in the last %s (transient: the node's runtime; retried)\n",
-				strings.ToLower(w.Kind)+"/"+w.Name, plural(f.Pods, "pod"), what, f.Node, rep.Window)
+				w.ref(), plural(f.Pods, "pod"), what, f.Node, rep.Window)
 		}
 	}
 	for i := range rep.Warnings {
 		c := &rep.Warnings[i]
-		where := "on an unscheduled pod"
-		if c.Node != "" {
-			where = "on node " + c.Node
-		}
-		fmt.Fprintf(&b, "warning: %s (transient, %s): %s\n", containerRef(c), where, c.Reason)
+		fmt.Fprintln(&b, warningLine(c.ref(), c.Node, c.Reason))
+	}
+	if rep.MoreWarnings > 0 {
+		fmt.Fprintf(&b, "warning: and %d more containers with transient failures\n", rep.MoreWarnings)
 	}
 	return b.String()
 }
 
-func containerRef(c *reportContainer) string {
+// ref is the workload as kubectl names it: "deployment/web".
+func (w *reportWorkload) ref() string { return strings.ToLower(w.Kind) + "/" + w.Name }
+
+// ref is "pod/container", or the pod when the pod itself decided.
+func (c *reportContainer) ref() string {
 	if c.Container == "" {
 		return c.Pod
 	}

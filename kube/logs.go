@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -37,24 +38,27 @@ func QuietLogs(w io.Writer) (flush func(), err error) {
 	return klog.Flush, nil
 }
 
-// Log bounds: TailLog asks the API server for at most this many lines and bytes, and reads no
-// more than that whatever it sends.
+// Log bounds: TailLog asks for the last logLines lines, reads at most logRead bytes of them and
+// keeps the last logBytes. The kubelet applies limitBytes from the start of what it sends, so a
+// server-side byte limit would cut the end of the tail, the lines that explain a crash: the bytes
+// are bounded here instead.
 const (
 	logLines = 25
+	logRead  = 1 << 20
 	logBytes = 16 << 10
 )
 
 // TailLog returns the last lines (at most logLines, logBytes in all) of a container's log
 // through the API server's pods/log subresource: of its previous instance when previous is set,
 // as `kubectl logs -p` does. The lines are as the container wrote them: untrusted, to be
-// sanitised before they are shown. It only reads (get on pods/log).
+// sanitised (and clipped) before they are shown. It only reads (get on pods/log).
 func (s *Source) TailLog(ctx context.Context, namespace, pod, container string, previous bool) ([]string, error) {
 	if s.noLogs != "" {
 		return nil, errors.New(s.noLogs)
 	}
-	lines, limit := int64(logLines), int64(logBytes)
+	lines := int64(logLines)
 	req := s.client.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
-		Container: container, Previous: previous, TailLines: &lines, LimitBytes: &limit,
+		Container: container, Previous: previous, TailLines: &lines,
 	})
 	rc, err := req.Stream(ctx)
 	switch {
@@ -64,13 +68,29 @@ func (s *Source) TailLog(ctx context.Context, namespace, pod, container string, 
 		return nil, fmt.Errorf("getting the log of %s/%s: %s", pod, container, apiMessage(err))
 	}
 	defer rc.Close()
-	data, err := io.ReadAll(io.LimitReader(rc, logBytes))
+	data, err := io.ReadAll(io.LimitReader(rc, logRead))
 	if err != nil {
 		return nil, fmt.Errorf("reading the log of %s/%s: %w", pod, container, err)
 	}
+	return tailLines(data), nil
+}
+
+// tailLines splits the end of a log into lines: at most logBytes from the end, starting at a
+// whole line when the cut falls inside one, and at most logLines of them.
+func tailLines(data []byte) []string {
+	if len(data) > logBytes {
+		data = data[len(data)-logBytes:]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 && i < len(data)-1 {
+			data = data[i+1:]
+		}
+	}
 	text := strings.TrimRight(string(data), "\n")
 	if text == "" {
-		return nil, nil
+		return nil
 	}
-	return strings.Split(text, "\n"), nil
+	out := strings.Split(text, "\n")
+	if len(out) > logLines {
+		out = out[len(out)-logLines:]
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -31,5 +32,27 @@ func TestQuietLogsSendsKlogToTheWriter(t *testing.T) {
 	flush()
 	if !strings.Contains(buf.String(), "Failed to watch") || !strings.Contains(buf.String(), "connect: connection refused") {
 		t.Errorf("log writer holds %q, want klog's error", buf.String())
+	}
+}
+
+// TestTailLinesKeepsTheEnd: a long log keeps its last lines, cut at a line boundary, never its
+// first bytes: the end is what explains a crash.
+func TestTailLinesKeepsTheEnd(t *testing.T) {
+	long := strings.Repeat("x", logBytes) // one line longer than the byte bound
+	data := []byte("first line\n" + long + "\nsecond to last\npanic: boom\n")
+	got := tailLines(data)
+	if len(got) != 2 || got[0] != "second to last" || got[1] != "panic: boom" {
+		t.Errorf("tailLines = %q", got)
+	}
+	var many strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&many, "line %d\n", i)
+	}
+	got = tailLines([]byte(many.String()))
+	if len(got) != logLines || got[len(got)-1] != "line 39" || got[0] != "line 15" {
+		t.Errorf("40 lines: got %d, %q … %q", len(got), got[0], got[len(got)-1])
+	}
+	if got := tailLines(nil); got != nil {
+		t.Errorf("empty log: %q", got)
 	}
 }

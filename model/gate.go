@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -122,7 +121,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	ctrls := make(map[ownerKey]member)
 	// A StatefulSet's or DaemonSet's pods are current by their revision label.
 	revisions := make(map[int]string)
-	rollouts := m.Rollouts()
+	m.Rollouts() // brings the rollouts up to date
 	for i, t := range targets {
 		st := &out[i]
 		st.Target = t
@@ -169,12 +168,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			ctrls[ownerKey{t.Namespace, string(KindDaemonSet), t.Name}] = member{target: i}
 			revisions[i] = d.Annotations[appsv1.DeprecatedTemplateGeneration]
 		}
-		for _, r := range rollouts {
-			if r.Kind == string(t.Kind) && r.Namespace == Sanitize(t.Namespace) && r.Name == Sanitize(t.Name) {
-				st.Rollout = r
-				break
-			}
-		}
+		st.Rollout = m.rollouts.byKey[rolloutKey{t.Kind, k}]
 	}
 	if len(ctrls) == 0 {
 		return out
@@ -305,10 +299,6 @@ func restarted(p *Pod, name string, init bool) bool {
 	return cs != nil && cs.LastTerminationState.Terminated != nil
 }
 
-// SuspectLine is the gate's sentence for a suspect node: "node-3 is suspect: 4 pods of 2 workloads
-// failed to start with exit 128 here in the last 15m; 0 elsewhere".
-func (n *Node) SuspectLine() string { return fmt.Sprintf("%s is suspect: %s", n.Name, n.Why) }
-
 // NodeStartFailures is how many of a workload's pods failed to start on one node within the
 // window, by the ledger: the evidence a deploy gate warns about once the pods have recovered.
 type NodeStartFailures struct {
@@ -320,33 +310,45 @@ type NodeStartFailures struct {
 	Exit128 bool
 }
 
-// StartFailures returns the transient start failures of target's pods in the window at now, per
-// node, most pods first. It reads the whole ledger: call it once, for the gate's verdict.
-func (m *Model) StartFailures(t Target, now time.Time) []NodeStartFailures {
-	workload := t.Namespace + "/" + string(t.Kind) + "/" + t.Name
-	byNode := map[string]*NodeStartFailures{}
-	pods := map[string]map[string]struct{}{}
-	var order []string
+// StartFailures returns, for each target, the transient start failures of its pods in the window
+// at now, per node, most pods first. It reads the whole ledger once: call it for the gate's
+// verdict, not per batch.
+func (m *Model) StartFailures(targets []Target, now time.Time) [][]NodeStartFailures {
+	type acc struct {
+		byNode map[string]*NodeStartFailures
+		pods   map[string]map[string]struct{}
+		order  []string
+	}
+	of := make(map[string]*acc, len(targets)) // by workload, as Failure.Workload names it
+	for _, t := range targets {
+		of[t.Namespace+"/"+string(t.Kind)+"/"+t.Name] = &acc{byNode: map[string]*NodeStartFailures{}, pods: map[string]map[string]struct{}{}}
+	}
 	for _, f := range m.Failures(now) {
-		if f.Workload != workload {
+		a := of[f.Workload]
+		if a == nil {
 			continue
 		}
-		n := byNode[f.Node]
+		n := a.byNode[f.Node]
 		if n == nil {
 			n = &NodeStartFailures{Node: Sanitize(f.Node), Exit128: true}
-			byNode[f.Node], pods[f.Node] = n, map[string]struct{}{}
-			order = append(order, f.Node)
+			a.byNode[f.Node], a.pods[f.Node] = n, map[string]struct{}{}
+			a.order = append(a.order, f.Node)
 		}
 		n.Failures++
 		n.Exit128 = n.Exit128 && f.ExitCode == 128
-		pods[f.Node][f.PodUID] = struct{}{}
+		a.pods[f.Node][f.PodUID] = struct{}{}
 	}
-	out := make([]NodeStartFailures, 0, len(order))
-	for _, name := range order {
-		n := byNode[name]
-		n.Pods = len(pods[name])
-		out = append(out, *n)
+	out := make([][]NodeStartFailures, len(targets))
+	for i, t := range targets {
+		a := of[t.Namespace+"/"+string(t.Kind)+"/"+t.Name]
+		list := make([]NodeStartFailures, 0, len(a.order))
+		for _, name := range a.order {
+			n := a.byNode[name]
+			n.Pods = len(a.pods[name])
+			list = append(list, *n)
+		}
+		sort.SliceStable(list, func(i, j int) bool { return list[i].Pods > list[j].Pods })
+		out[i] = list
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Pods > out[j].Pods })
 	return out
 }

@@ -64,7 +64,7 @@ func (pr *Progress) Stop() {
 	pr.p.Send(gateStopMsg{})
 	select {
 	case <-pr.done:
-	case <-time.After(2 * time.Second):
+	case <-time.After(time.Second):
 		pr.p.Kill()
 		<-pr.done
 	}
@@ -110,8 +110,12 @@ func (v *gateView) View() tea.View {
 		if style, ok := v.st.rollout[r.Verdict]; ok {
 			lead = style.Render(lead)
 		}
-		line := fmt.Sprintf("%s %s  %d/%d updated  %d/%d ready  %s  %s", lead, st.Target, r.Updated, r.Desired,
-			r.Ready, r.Desired, v.counts(st.Pods), r.Reason)
+		old := ""
+		if st.Old > 0 {
+			old = fmt.Sprintf("  %d old", st.Old)
+		}
+		line := fmt.Sprintf("%s %s  %d/%d updated  %d/%d ready  %s%s  %s", lead, st.Target, r.Updated, r.Desired,
+			r.Ready, r.Desired, v.counts(st.Pods), old, r.Reason)
 		if v.width > 0 {
 			line = fit(line, v.width)
 		}
