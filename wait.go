@@ -235,7 +235,8 @@ func runWait(ctx context.Context, src *kube.Source, m *model.Model, o *options, 
 	poll := time.NewTicker(waitPoll)
 	defer poll.Stop()
 	batches := src.Batches()
-	// The gate is looked at again only when the model changed: a batch, or evidence expiring.
+	// The gate is looked at again only when the model changed (a batch, or evidence expiring); the
+	// progress is shown again on every poll too, for a plain status line that has come due.
 	var version uint64
 	looked := false
 	for {
@@ -243,11 +244,12 @@ func runWait(ctx context.Context, src *kube.Source, m *model.Model, o *options, 
 			looked, version = true, v
 			statuses = m.Gate(g.targets, src.Now())
 			g.note(statuses)
-			prog.Update(statuses, time.Now())
 			if code, done := g.decide(statuses); done {
+				prog.Update(statuses, time.Now())
 				return end(code, "")
 			}
 		}
+		prog.Update(statuses, time.Now())
 		select {
 		case <-ctx.Done():
 			prog.Stop()
