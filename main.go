@@ -331,12 +331,14 @@ func usage(fs *pflag.FlagSet, wait bool) string {
 with the reasons, when one is doomed.
 
 Usage:
-  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME ...] [-n NS] [--timeout 10m] [-o text|json]
+  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME pod/NAME ...] [-n NS] [--timeout 10m] [-o text|json]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
 
 Names take kubectl's forms: deployment/web, deploy/web, deployments.apps/web; sts/ and ds/ too.
 StatefulSets and DaemonSets follow kubectl rollout status's rules for them (RollingUpdate only).
+A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once it has Succeeded,
+doomed when its verdict is doomed or when it is being deleted.
 Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
 on a terminal, otherwise a plain line at most every 5s and one per change of verdict.
 

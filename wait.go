@@ -50,6 +50,7 @@ var workloadKinds = map[string]model.Kind{
 	"statefulset.apps": model.KindStatefulSet, "statefulsets.apps": model.KindStatefulSet,
 	"daemonset": model.KindDaemonSet, "daemonsets": model.KindDaemonSet, "ds": model.KindDaemonSet,
 	"daemonset.apps": model.KindDaemonSet, "daemonsets.apps": model.KindDaemonSet,
+	"pod": model.KindPod, "pods": model.KindPod, "po": model.KindPod,
 }
 
 // parseWorkloads reads kubectl's two forms: TYPE/NAME arguments, and TYPE followed by names.
@@ -65,7 +66,7 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 				continue
 			}
 			if kind == "" {
-				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset or daemonset, e.g. deployment/%s", a, a)
+				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset or pod, e.g. deployment/%s", a, a)
 			}
 			typ, name = "", a
 		} else if typ == "" {
@@ -77,7 +78,7 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 		if typ != "" {
 			var ok bool
 			if k, ok = workloadKinds[strings.ToLower(typ)]; !ok {
-				return nil, fmt.Errorf("cannot wait for %q: wait knows deployments, statefulsets and daemonsets", typ)
+				return nil, fmt.Errorf("cannot wait for %q: wait knows deployments, statefulsets, daemonsets and pods", typ)
 			}
 		}
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {

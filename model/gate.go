@@ -6,6 +6,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"doomwatch/classify"
@@ -13,9 +14,17 @@ import (
 
 // Target is a workload a deploy gate (`doomwatch wait`) waits for.
 type Target struct {
-	Kind      Kind // KindDeployment, KindStatefulSet or KindDaemonSet
+	Kind      Kind // KindDeployment, KindStatefulSet, KindDaemonSet, or KindPod for a bare pod
 	Namespace string
 	Name      string
+}
+
+// workload is the target as Failure.Workload names it: "shop/Deployment/web", or a bare pod's key.
+func (t Target) workload() string {
+	if t.Kind == KindPod {
+		return t.Namespace + "/" + t.Name
+	}
+	return t.Namespace + "/" + string(t.Kind) + "/" + t.Name
 }
 
 // String is the target as kubectl names it: "deployment/web".
@@ -121,6 +130,8 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	ctrls := make(map[ownerKey]member)
 	// A StatefulSet's or DaemonSet's pods are current by their revision label.
 	revisions := make(map[int]string)
+	pending := make([]map[string]*GatePending, len(targets))
+	failingNodes := make([]map[string]struct{}, len(targets))
 	m.Rollouts() // brings the rollouts up to date
 	for i, t := range targets {
 		st := &out[i]
@@ -167,17 +178,23 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			}
 			ctrls[ownerKey{t.Namespace, string(KindDaemonSet), t.Name}] = member{target: i}
 			revisions[i] = d.Annotations[appsv1.DeprecatedTemplateGeneration]
+		case KindPod:
+			if p := m.pods[k]; p != nil {
+				st.Found = true
+				m.gatePod(st, p)
+				if failing(p.Verdict.Kind) && p.Node != "" {
+					failingNodes[i] = map[string]struct{}{p.Node: {}}
+				}
+			}
+			continue
 		}
 		st.Rollout = m.rollouts.byKey[rolloutKey{t.Kind, k}]
 	}
-	if len(ctrls) == 0 {
-		return out
-	}
-
-	pending := make([]map[string]*GatePending, len(targets))
-	failingNodes := make([]map[string]struct{}, len(targets))
 	var keys []*Pod
 	for _, p := range m.pods {
+		if len(ctrls) == 0 {
+			break
+		}
 		if _, ok := ctrls[p.ctrl]; ok {
 			keys = append(keys, p)
 		}
@@ -229,6 +246,9 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	var nodes []Node
 	for i := range out {
 		st := &out[i]
+		if st.Target.Kind == KindPod {
+			pending[i] = nil // gatePod set its Pending
+		}
 		for _, pd := range pending[i] {
 			st.Pending = append(st.Pending, *pd)
 		}
@@ -321,7 +341,7 @@ func (m *Model) StartFailures(targets []Target, now time.Time) [][]NodeStartFail
 	}
 	of := make(map[string]*acc, len(targets)) // by workload, as Failure.Workload names it
 	for _, t := range targets {
-		of[t.Namespace+"/"+string(t.Kind)+"/"+t.Name] = &acc{byNode: map[string]*NodeStartFailures{}, pods: map[string]map[string]struct{}{}}
+		of[t.workload()] = &acc{byNode: map[string]*NodeStartFailures{}, pods: map[string]map[string]struct{}{}}
 	}
 	for _, f := range m.Failures(now) {
 		a := of[f.Workload]
@@ -340,7 +360,7 @@ func (m *Model) StartFailures(targets []Target, now time.Time) [][]NodeStartFail
 	}
 	out := make([][]NodeStartFailures, len(targets))
 	for i, t := range targets {
-		a := of[t.Namespace+"/"+string(t.Kind)+"/"+t.Name]
+		a := of[t.workload()]
 		list := make([]NodeStartFailures, 0, len(a.order))
 		for _, name := range a.order {
 			n := a.byNode[name]
@@ -351,4 +371,42 @@ func (m *Model) StartFailures(targets []Target, now time.Time) [][]NodeStartFail
 		out[i] = list
 	}
 	return out
+}
+
+// gatePod is a bare pod's status for the gate, judged as Krane judges an unmanaged pod it deployed
+// (lib/krane/kubernetes_resource/pod.rb): complete once it has Succeeded (a bare pod in a deploy is
+// a task, a migration), doomed when its verdict is, and doomed when it is being deleted, which
+// Krane also fails ("Pod status: Terminating"). The dashboard calls a terminating pod progressing:
+// this is the one place the gate judges differently, and only for a pod it was asked to wait for.
+func (m *Model) gatePod(st *GateStatus, p *Pod) {
+	r := Rollout{Namespace: p.Namespace, Kind: string(KindPod), Name: p.Name, Desired: 1, Updated: 1}
+	for _, c := range m.rebuilt.Pod(p.rec).Status.Conditions {
+		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+			r.Ready, r.Available = 1, 1
+		}
+	}
+	st.Pods.add(p.Verdict.Kind, 1)
+	switch {
+	case p.rec.deleting && p.Phase != "Succeeded":
+		r.Verdict, r.Reason = RolloutDoomed, "Pod status: Terminating: a bare pod waited for is being deleted"
+		st.Doomed = []GateProblem{{Namespace: p.Namespace, Pod: p.Name, Node: p.Node, Reason: r.Reason}}
+	case p.Verdict.Kind == classify.Doomed:
+		r.Verdict, r.Reason = RolloutDoomed, p.Verdict.Reason
+		st.Doomed = gateProblems(p)
+	case p.Phase == "Succeeded":
+		r.Verdict, r.Reason = RolloutComplete, "pod "+p.Name+" succeeded"
+	default:
+		r.Verdict = RolloutProgressing
+		r.Reason = "a bare pod completes when it has succeeded; phase " + p.Phase
+		if p.Verdict.Reason != "" {
+			r.Reason += ": " + p.Verdict.Reason
+		}
+		if p.Verdict.Kind == classify.Transient {
+			st.Transient = gateProblems(p)
+		}
+		if p.Verdict.Kind != classify.Healthy {
+			st.Pending = []GatePending{{Reason: p.Verdict.Reason, Pods: 1, Example: p.Name + containerSuffix(p.Verdict.Container)}}
+		}
+	}
+	st.Rollout = r
 }

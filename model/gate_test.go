@@ -141,3 +141,40 @@ func TestResolveSelectsDeploymentsByLabel(t *testing.T) {
 		t.Errorf("Resolve = %+v, want shop's api and web", got)
 	}
 }
+
+// TestGateBarePod: a bare pod is complete once it has Succeeded, doomed when doomed or when it is
+// being deleted (Krane's rule for an unmanaged pod, where the dashboard says "Terminating",
+// progressing), and progressing otherwise, even when running and ready.
+func TestGateBarePod(t *testing.T) {
+	succeeded := func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodSucceeded
+		p.Status.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{Reason: "Completed"}}
+	}
+	for _, tc := range []struct {
+		name    string
+		opts    []podOpt
+		verdict RolloutVerdict
+		reason  string
+	}{
+		{"running and ready", nil, RolloutProgressing, "a bare pod completes when it has succeeded; phase Running"},
+		{"succeeded", []podOpt{succeeded}, RolloutComplete, "pod migrate succeeded"},
+		{"being deleted", []podOpt{terminating()}, RolloutDoomed, "Pod status: Terminating: a bare pod waited for is being deleted"},
+		{"crash-looping", []podOpt{crashLoop()}, RolloutDoomed, "Crashing repeatedly (exit 137)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(DefaultConfig())
+			apply(m, t0, pod("shop", "migrate", append([]podOpt{onNode("node-1")}, tc.opts...)...))
+			st := m.Gate([]Target{{KindPod, "shop", "migrate"}, {KindPod, "shop", "gone"}}, t0)
+			if st[1].Found {
+				t.Errorf("a missing pod is found")
+			}
+			r := st[0].Rollout
+			if !st[0].Found || r.Kind != "Pod" || r.Verdict != tc.verdict || !strings.HasPrefix(r.Reason, tc.reason) {
+				t.Errorf("got %s %q, want %s %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
+			}
+			if tc.verdict == RolloutDoomed && (len(st[0].Doomed) != 1 || st[0].Doomed[0].Pod != "migrate") {
+				t.Errorf("doomed problems: %+v", st[0].Doomed)
+			}
+		})
+	}
+}
