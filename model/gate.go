@@ -205,11 +205,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		st := &out[mb.target]
 		current := mb.current
 		if rev, ok := revisions[mb.target]; ok {
-			have := p.rec.revisionHash
-			if st.Target.Kind == KindDaemonSet {
-				have = p.rec.templateGeneration
-			}
-			current = rev == "" || have == rev
+			current = rev == "" || p.rec.revision == rev
 		}
 		if pending[mb.target] == nil {
 			pending[mb.target] = make(map[string]*GatePending)

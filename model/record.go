@@ -38,15 +38,15 @@ type PodRecord struct {
 	// annotations holds the kept annotations (keptAnnotations): the Job controller's index
 	// annotations of an indexed Job's pod, which classify.JobAttempt reads; nil for other pods.
 	annotations map[string]string
-	// revisionHash and templateGeneration are the pod's controller-revision-hash and
-	// pod-template-generation labels, the only labels a record keeps: a StatefulSet's rollout
-	// judges the pods of its update revision, a DaemonSet's those of its template generation
-	// (rollouts.go); "" for other pods.
-	revisionHash, templateGeneration string
-	spec                             *podSpec // shared
-	phase, reason, message           string
-	conds                            []condition
-	init, statuses                   []statusRecord
+	// revision is the one label a record keeps, the pod's revision for its controller: a
+	// DaemonSet's pod's pod-template-generation, any other pod's controller-revision-hash (a
+	// StatefulSet's rollout judges the pods of its update revision, a DaemonSet's those of its
+	// template generation: rollouts.go); "" for pods without it.
+	revision               string
+	spec                   *podSpec // shared
+	phase, reason, message string
+	conds                  []condition
+	init, statuses         []statusRecord
 }
 
 // podSpec is what a record keeps of a pod's spec besides the node, shared by the pods of a
@@ -168,14 +168,25 @@ func (s stamp) meta() metav1.Time {
 // classify.JobAttempt reads for a Job with a backoff limit per index, and the API server's mark
 // on the bookmark that ends a streamed list (metav1.InitialEventsAnnotationKey), which client-go's
 // reflector reads from the bookmark's object.
-// The labels a record keeps (PodRecord.revisionHash, templateGeneration): the StatefulSet and
-// DaemonSet controllers' revision label (k8s.io/api/apps/v1 ControllerRevisionHashLabelKey) and the
+// The labels a record keeps one of (PodRecord.revision): the StatefulSet and DaemonSet
+// controllers' revision label (k8s.io/api/apps/v1 ControllerRevisionHashLabelKey) and the
 // DaemonSet controller's template generation label (k8s.io/api/extensions/v1beta1
 // DaemonSetTemplateGenerationKey, which the DaemonSet controller still sets).
 const (
 	revisionHashLabel       = appsv1.ControllerRevisionHashLabelKey
 	templateGenerationLabel = "pod-template-generation"
 )
+
+// revisionOf picks the label that names a pod's revision for its controller: the template
+// generation for a DaemonSet's pod, the revision hash otherwise.
+func revisionOf(owners []metav1.OwnerReference, hash, generation string) string {
+	for i := range owners {
+		if c := owners[i].Controller; c != nil && *c && owners[i].Kind == "DaemonSet" {
+			return generation
+		}
+	}
+	return hash
+}
 
 var keptAnnotations = [...]string{"batch.kubernetes.io/job-completion-index", "batch.kubernetes.io/job-index-failure-count",
 	metav1.InitialEventsAnnotationKey}
@@ -203,8 +214,7 @@ func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
 		message:         p.Status.Message,
 	}
 	if len(p.Labels) > 0 {
-		r.revisionHash = in.String(p.Labels[revisionHashLabel])
-		r.templateGeneration = in.String(p.Labels[templateGenerationLabel])
+		r.revision = in.String(revisionOf(r.owners, p.Labels[revisionHashLabel], p.Labels[templateGenerationLabel]))
 	}
 	if d := p.DeletionTimestamp; d != nil {
 		r.deleted, r.deleting = stampOf(d.Time), true
@@ -393,7 +403,7 @@ func (a *PodRecord) SameContent(b *PodRecord) bool {
 	if a.namespace != b.namespace || a.name != b.name || a.uid != b.uid || a.node != b.node ||
 		a.generation != b.generation || a.created != b.created || a.deleted != b.deleted || a.deleting != b.deleting ||
 		a.phase != b.phase || a.reason != b.reason || a.message != b.message || !maps.Equal(a.annotations, b.annotations) ||
-		a.revisionHash != b.revisionHash || a.templateGeneration != b.templateGeneration ||
+		a.revision != b.revision ||
 		len(a.conds) != len(b.conds) || len(a.init) != len(b.init) || len(a.statuses) != len(b.statuses) ||
 		!sameOwners(a.owners, b.owners) || !sameSpec(a.spec, b.spec) {
 		return false

@@ -153,6 +153,7 @@ func protoTime(b []byte) (stamp, error) {
 // ownerReferences (13).
 func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
 	var owners []byte // the encoded references, tags included: the key they are shared by
+	var hash, generation []byte
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
@@ -172,7 +173,7 @@ func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
 			r.deleted, err = protoTime(f.b)
 			r.deleting = true
 		case 11:
-			err = in.protoLabel(r, f.b)
+			err = protoLabel(f.b, &hash, &generation)
 		case 12:
 			err = r.protoAnnotation(f.b)
 		case 13:
@@ -180,24 +181,35 @@ func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
 		}
 		return err
 	})
-	if err != nil || owners == nil {
+	if err != nil {
 		return err
 	}
-	r.owners, err = in.ownersOf(owners)
-	return err
+	if owners != nil {
+		if r.owners, err = in.ownersOf(owners); err != nil {
+			return err
+		}
+	}
+	if hash != nil || generation != nil {
+		// The owners decide which label is the pod's revision; both came before them (11 < 13).
+		if rev := revisionOf(r.owners, string(hash), string(generation)); rev != "" {
+			r.revision = in.String(rev)
+		}
+	}
+	return nil
 }
 
-// protoLabel keeps one label map entry (key 1, value 2) if it is one a record keeps.
-func (in *Interner) protoLabel(r *PodRecord, b []byte) error {
+// protoLabel reads one label map entry (key 1, value 2) into hash or generation if it is one of
+// the revision labels.
+func protoLabel(b []byte, hash, generation *[]byte) error {
 	var k, v []byte
 	if err := byNumber(b, &k, &v); err != nil {
 		return err
 	}
 	switch string(k) {
 	case revisionHashLabel:
-		r.revisionHash = in.bytesString(v)
+		*hash = v
 	case templateGenerationLabel:
-		r.templateGeneration = in.bytesString(v)
+		*generation = v
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
@@ -158,22 +159,28 @@ func TestPodFromProtoMakesTheSameRecord(t *testing.T) {
 	}
 }
 
-// TestRecordKeepsTheRevisionLabels: of a pod's labels a record keeps the two that tell a
-// StatefulSet's or DaemonSet's current pods, the same from the pod and from its protobuf.
-func TestRecordKeepsTheRevisionLabels(t *testing.T) {
-	p := pod("shop", "db-0", crashLoop())
-	p.Labels = map[string]string{"app": "db", revisionHashLabel: "db-7c9f6b", templateGenerationLabel: "4"}
-	data, err := p.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromProto, err := NewInterner().PodFromProto(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for what, r := range map[string]*PodRecord{"pod": RecordOf(p), "protobuf": fromProto} {
-		if r.revisionHash != "db-7c9f6b" || r.templateGeneration != "4" {
-			t.Errorf("from the %s: revision %q, template generation %q", what, r.revisionHash, r.templateGeneration)
+// TestRecordKeepsTheRevisionLabel: of a pod's labels a record keeps the one that tells its
+// controller's current pods: a DaemonSet pod's template generation, a StatefulSet pod's revision
+// hash; the same from the pod and from its protobuf.
+func TestRecordKeepsTheRevisionLabel(t *testing.T) {
+	for _, tc := range []struct{ owner, want string }{{"StatefulSet", "db-7c9f6b"}, {"DaemonSet", "4"}, {"", "db-7c9f6b"}} {
+		p := pod("shop", "db-0", crashLoop())
+		if tc.owner != "" {
+			p.OwnerReferences = []metav1.OwnerReference{controllerRef(tc.owner, "db")}
+		}
+		p.Labels = map[string]string{"app": "db", revisionHashLabel: "db-7c9f6b", templateGenerationLabel: "4"}
+		data, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromProto, err := NewInterner().PodFromProto(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for what, r := range map[string]*PodRecord{"pod": RecordOf(p), "protobuf": fromProto} {
+			if r.revision != tc.want {
+				t.Errorf("%q owner, from the %s: revision %q, want %q", tc.owner, what, r.revision, tc.want)
+			}
 		}
 	}
 }

@@ -224,10 +224,7 @@ func (m *Model) countRS(p *Pod, d int) {
 // countSet counts pod p of a StatefulSet or DaemonSet under its revision.
 func (m *Model) countSet(p *Pod, d int) {
 	kind := Kind(p.ctrl.kind)
-	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.revisionHash}
-	if kind == KindDaemonSet {
-		k.revision = p.rec.templateGeneration
-	}
+	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.revision}
 	s := m.setPods[k]
 	if s == nil {
 		s = &rsPods{}
