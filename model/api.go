@@ -64,6 +64,9 @@ type Model struct {
 
 	nodeView nodeCache
 	rollouts rolloutCache
+	// watched indexes the pods of the controllers a gate asked about (Gate), nil until one does:
+	// the dashboard pays nothing for it.
+	watched map[ownerKey]map[*Pod]struct{}
 }
 
 // podKey is a namespace and name; a struct key spares building "ns/name" strings on lookups.

@@ -164,3 +164,31 @@ func heapAlloc() int64 {
 	runtime.ReadMemStats(&ms)
 	return int64(ms.HeapAlloc)
 }
+
+// BenchmarkGate is what `doomwatch wait` pays per batch on a 150,000-pod cluster, waiting for three
+// Deployments of the churned namespace: one 50-update batch of status churn and the gate's look at
+// its targets (model.Gate: the targets' pods, indexed). wait does not read the dashboard's views.
+func BenchmarkGate(b *testing.B) {
+	m := model.New(model.DefaultConfig())
+	scaletest.Load(m, scalePods)
+	batches := scaletest.Churn(400, 50)
+	var targets []model.Target
+	for i := 0; i < 3*scaletest.PodsPerDeployment; i += scaletest.PodsPerDeployment {
+		ns, name := scaletest.DeploymentOf(i)
+		targets = append(targets, model.Target{Kind: model.KindDeployment, Namespace: ns, Name: name})
+	}
+	now, k := scaletest.T0, 0
+	if st := m.Gate(targets, now); !st[0].Found || st[0].Pods.Pods != scaletest.PodsPerDeployment {
+		b.Fatalf("gate %+v", st[0])
+	}
+	cpu := scaletest.StartCPU()
+	for b.Loop() {
+		now = now.Add(200 * time.Millisecond)
+		m.Apply(&batches[k%len(batches)], now)
+		if st := m.Gate(targets, now); len(st) != len(targets) {
+			b.Fatal("lost a target")
+		}
+		k++
+	}
+	cpu.Report(b, k)
+}

@@ -118,8 +118,9 @@ func (m *Model) Resolve(kind Kind, ns string, sel labels.Selector) []Target {
 	return out
 }
 
-// Gate returns each target's status at now, in the targets' order. It makes one pass over the
-// pods for all targets.
+// Gate returns each target's status at now, in the targets' order. It reads only the targets'
+// pods (watchedPods: after the first look at a controller, an index kept as pods change), so a
+// look costs the targets' pods, not the cluster's (BenchmarkGate).
 func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	out := make([]GateStatus, len(targets))
 	type member struct {
@@ -191,11 +192,8 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		st.Rollout = m.rollouts.byKey[rolloutKey{t.Kind, k}]
 	}
 	var keys []*Pod
-	for _, p := range m.pods {
-		if len(ctrls) == 0 {
-			break
-		}
-		if _, ok := ctrls[p.ctrl]; ok {
+	for k := range ctrls {
+		for p := range m.watchedPods(k) {
 			keys = append(keys, p)
 		}
 	}
@@ -405,4 +403,37 @@ func (m *Model) gatePod(st *GateStatus, p *Pod) {
 		}
 	}
 	st.Rollout = r
+}
+
+// watchedPods returns the pods of controller k, indexed from now on: the first ask for a
+// controller (a gate's start, a Deployment's new ReplicaSet) makes one pass over the pods, and
+// count and uncount keep the set from then on, so a gate's look costs its targets' pods, not the
+// cluster's.
+func (m *Model) watchedPods(k ownerKey) map[*Pod]struct{} {
+	if set, ok := m.watched[k]; ok {
+		return set
+	}
+	if m.watched == nil {
+		m.watched = make(map[ownerKey]map[*Pod]struct{})
+	}
+	set := make(map[*Pod]struct{})
+	for _, p := range m.pods {
+		if p.ctrl == k {
+			set[p] = struct{}{}
+		}
+	}
+	m.watched[k] = set
+	return set
+}
+
+// watch keeps the watched set of p's controller (d = 1: p is counted, -1: it no longer is).
+func (m *Model) watch(p *Pod, d int) {
+	set, ok := m.watched[p.ctrl]
+	switch {
+	case !ok:
+	case d > 0:
+		set[p] = struct{}{}
+	default:
+		delete(set, p)
+	}
 }

@@ -178,3 +178,40 @@ func TestGateBarePod(t *testing.T) {
 		})
 	}
 }
+
+// TestGateFollowsPodsAfterTheFirstLook: once the gate has looked, the pods it reads are kept as
+// they come, change controller and go, and a new ReplicaSet's pods are found when it becomes new.
+func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{
+		Deployments: []*appsv1.Deployment{deployment("shop", "web", 2, "1")},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-1", "web", "1")},
+	}, t0)
+	apply(m, t0, pod("shop", "web-1-a", ownedBy("ReplicaSet", "web-1")))
+	targets := []Target{{KindDeployment, "shop", "web"}}
+	count := func() int { return m.Gate(targets, t0)[0].Pods.Pods }
+	if n := count(); n != 1 {
+		t.Fatalf("first look: %d pods", n)
+	}
+	apply(m, t0, pod("shop", "web-1-b", ownedBy("ReplicaSet", "web-1")), pod("shop", "other", ownedBy("ReplicaSet", "api-1")))
+	if n := count(); n != 2 {
+		t.Errorf("after a pod came: %d pods, want 2", n)
+	}
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "web-1-a"}}}, t0)
+	if n := count(); n != 1 {
+		t.Errorf("after a pod went: %d pods, want 1", n)
+	}
+	apply(m, t0, pod("shop", "web-1-b", ownedBy("ReplicaSet", "api-1"))) // adopted elsewhere
+	if n := count(); n != 0 {
+		t.Errorf("after the pod changed controller: %d pods, want 0", n)
+	}
+	// A new revision: its ReplicaSet, then its pods.
+	m.Apply(&Batch{
+		Deployments: []*appsv1.Deployment{deployment("shop", "web", 2, "2")},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-2", "web", "2")},
+	}, t0)
+	apply(m, t0, pod("shop", "web-2-a", ownedBy("ReplicaSet", "web-2")), pod("shop", "web-2-b", ownedBy("ReplicaSet", "web-2")))
+	if st := m.Gate(targets, t0)[0]; st.Pods.Pods != 2 || st.Old != 0 {
+		t.Errorf("new revision: %d current, %d old; want 2 and 0", st.Pods.Pods, st.Old)
+	}
+}

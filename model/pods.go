@@ -146,6 +146,7 @@ func (m *Model) count(p *Pod) {
 		m.nodeView.counted[n.name] = struct{}{}
 	}
 	m.countRS(p, 1)
+	m.watch(p, 1)
 	m.syncRow(p)
 }
 
@@ -164,6 +165,7 @@ func (m *Model) uncount(p *Pod) {
 		}
 	}
 	m.countRS(p, -1)
+	m.watch(p, -1)
 }
 
 func failing(k classify.Kind) bool { return k == classify.Transient || k == classify.Doomed }

@@ -44,6 +44,9 @@ func namespace(i int) string  { return fmt.Sprintf("team-%02d", i/PodsPerNamespa
 func deployment(i int) string { return fmt.Sprintf("svc-%04d", i/PodsPerDeployment) }
 func replicaSet(i int) string { return deployment(i) + "-7d9f8c6b5" }
 
+// DeploymentOf is pod i's Deployment: its namespace and name.
+func DeploymentOf(i int) (ns, name string) { return namespace(i), deployment(i) }
+
 // NodeName is the node pod i runs on.
 func NodeName(i int) string {
 	return fmt.Sprintf("ip-10-0-%d-%d.ec2.internal", i%Nodes/250, i%Nodes%250)
