@@ -133,6 +133,12 @@ func runDoomwatch(t *testing.T, limit time.Duration, env []string, args ...strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
+	return runCommand(t, ctx, cmd)
+}
+
+// runCommand runs cmd (made with ctx) to completion and collects its output, exit code and time.
+func runCommand(t *testing.T, ctx context.Context, cmd *exec.Cmd) result {
+	t.Helper()
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -142,7 +148,7 @@ func runDoomwatch(t *testing.T, limit time.Duration, env []string, args ...strin
 		if ee, ok := err.(*exec.ExitError); ok {
 			r.code = ee.ExitCode()
 		} else {
-			t.Fatalf("running doomwatch %q: %v", args, err)
+			t.Fatalf("running %q: %v", cmd.Args, err)
 		}
 	}
 	return r

@@ -86,20 +86,7 @@ func runKubectl(t *testing.T, limit time.Duration, kubeconfig string, args ...st
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	cmd := kubectlCommand(ctx, t, kubeconfig, args...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start), timedOut: ctx.Err() != nil}
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			r.code = ee.ExitCode()
-		} else {
-			t.Fatalf("running kubectl %q: %v", args, err)
-		}
-	}
-	return r
+	return runCommand(t, ctx, kubectlCommand(ctx, t, kubeconfig, args...))
 }
 
 // TestPluginList: kubectl sees kubectl-doomwatch as a plugin it can run.

@@ -207,15 +207,7 @@ func (m *Model) countRS(p *Pod, d int) {
 		return
 	}
 	k := podKey{p.ctrl.ns, p.ctrl.name}
-	s := m.rsPods[k]
-	if s == nil {
-		s = &rsPods{}
-		m.rsPods[k] = s
-	}
-	s.add(p, d)
-	if s.total <= 0 {
-		delete(m.rsPods, k)
-	}
+	countIn(m.rsPods, k, p, d)
 	if dk, ok := m.rsDeploy[k]; ok {
 		m.rollouts.dirty[deployKey(dk)] = struct{}{}
 	}
@@ -225,16 +217,21 @@ func (m *Model) countRS(p *Pod, d int) {
 func (m *Model) countSet(p *Pod, d int) {
 	kind := Kind(p.ctrl.kind)
 	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.revision}
-	s := m.setPods[k]
+	countIn(m.setPods, k, p, d)
+	m.rollouts.dirty[rolloutKey{kind, podKey{k.ns, k.name}}] = struct{}{}
+}
+
+// countIn counts p (d = 1) or stops counting it (d = -1) in counts[k], which goes when empty.
+func countIn[K comparable](counts map[K]*rsPods, k K, p *Pod, d int) {
+	s := counts[k]
 	if s == nil {
 		s = &rsPods{}
-		m.setPods[k] = s
+		counts[k] = s
 	}
 	s.add(p, d)
 	if s.total <= 0 {
-		delete(m.setPods, k)
+		delete(counts, k)
 	}
-	m.rollouts.dirty[rolloutKey{kind, podKey{k.ns, k.name}}] = struct{}{}
 }
 
 // add counts p (d = 1) or stops counting it (d = -1).
