@@ -34,7 +34,7 @@ func AddFlags(fs *pflag.FlagSet) *Flags {
 	names := clientcmd.RecommendedConfigOverrideFlags("")
 	names.ClusterOverrideFlags.APIServer.ShortName = "s" // kubectl's -s
 	names.Timeout.Default = DefaultRequestTimeout.String()
-	names.Timeout.Description = "How long to wait for the API server to answer and for --once to sync (e.g. 5s). Zero means the default."
+	names.Timeout.Description = "How long to wait for the API server to answer and for the first sync of --once and wait (e.g. 5s). Zero means the default."
 	clientcmd.BindOverrideFlags(&f.overrides, fs, names)
 	return f
 }

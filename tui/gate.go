@@ -30,6 +30,7 @@ type gateStatusMsg struct {
 	now      time.Time
 }
 
+// gateStopMsg asks the view for its last frame and to quit.
 type gateStopMsg struct{}
 
 // StartProgress starts the live view on out.
