@@ -31,6 +31,9 @@ const waitPoll = time.Second
 // seconds of the verdict however slow the kubelets are.
 const logTimeout = 3 * time.Second
 
+// waitLogLines is how much of a doomed container's log the verdict prints, as Krane prints.
+const waitLogLines = 25
+
 // maxLogContainers is how many doomed containers get their log printed: one per distinct reason,
 // at most this many.
 const maxLogContainers = 3
@@ -379,7 +382,7 @@ func (g *gate) fetchLogs(ctx context.Context, doomed []reportContainer) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lines, err := g.src.TailLog(ctx, c.Namespace, c.Pod, c.Container, c.previous)
+			lines, err := g.src.TailLog(ctx, c.Namespace, c.Pod, c.Container, c.previous, waitLogLines)
 			if err != nil {
 				c.LogError = model.Sanitize(err.Error())
 				return

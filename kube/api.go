@@ -27,10 +27,9 @@ type Options struct {
 	Now func() time.Time
 	// Context is the kubeconfig context name shown in the header ("demo" for the demo).
 	Context string
-	// NoLogs, when set, says why the cluster has no container logs to give (the demo's fake
-	// clientset answers every log request with the same placeholder); TailLog returns it as its
-	// error.
-	NoLogs string
+	// Logs, when set, serves TailLog in place of the API server's pods/log: the demo's fake
+	// clientset answers every log request with the same placeholder, so the demo brings its own.
+	Logs LogFunc
 
 	// restConfig, set by Connect, is the real cluster's connection: the pod informer then decodes
 	// pods straight into records with a client of its own (podcodec.go).
@@ -47,9 +46,9 @@ type Source struct {
 	scope   string
 	// namespace is the namespace watched, "" for all.
 	namespace string
-	// client serves TailLog; noLogs, when set, is why there are no logs to serve.
+	// client serves TailLog, or logs when set (Options.Logs).
 	client kubernetes.Interface
-	noLogs string
+	logs   LogFunc
 	// interval is the coalescing interval, which paces Settle.
 	interval time.Duration
 	// synced is closed once every informer that is not forbidden has synced.

@@ -3,7 +3,6 @@ package kube
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -38,27 +37,35 @@ func QuietLogs(w io.Writer) (flush func(), err error) {
 	return klog.Flush, nil
 }
 
-// Log bounds: TailLog asks for the last logLines lines, reads at most logRead bytes of them and
-// keeps the last logBytes. The kubelet applies limitBytes from the start of what it sends, so a
-// server-side byte limit would cut the end of the tail, the lines that explain a crash: the bytes
-// are bounded here instead.
+// LogFunc returns the last lines of a container's log (of its previous instance when previous is
+// set), at most lines of them.
+type LogFunc func(ctx context.Context, namespace, pod, container string, previous bool, lines int) ([]string, error)
+
+// Log bounds: TailLog asks for the last lines, reads at most logRead bytes of them and keeps the
+// last LogBytes. The kubelet applies limitBytes from the start of what it sends, so a server-side
+// byte limit would cut the end of the tail, the lines that explain a crash: the bytes are bounded
+// here instead.
 const (
-	logLines = 25
-	logRead  = 1 << 20
-	logBytes = 16 << 10
+	logRead = 1 << 20
+	// LogBytes is the most of a log TailLog returns.
+	LogBytes = 64 << 10
 )
 
-// TailLog returns the last lines (at most logLines, logBytes in all) of a container's log
-// through the API server's pods/log subresource: of its previous instance when previous is set,
-// as `kubectl logs -p` does. The lines are as the container wrote them: untrusted, to be
-// sanitised (and clipped) before they are shown. It only reads (get on pods/log).
-func (s *Source) TailLog(ctx context.Context, namespace, pod, container string, previous bool) ([]string, error) {
-	if s.noLogs != "" {
-		return nil, errors.New(s.noLogs)
+// TailLog returns the last lines (at most lines, LogBytes in all) of a container's log through
+// the API server's pods/log subresource: of its previous instance when previous is set, as
+// `kubectl logs -p` does. The lines are as the container wrote them: untrusted, to be sanitised
+// (and clipped) before they are shown. It only reads (get on pods/log).
+func (s *Source) TailLog(ctx context.Context, namespace, pod, container string, previous bool, lines int) ([]string, error) {
+	if s.logs != nil {
+		out, err := s.logs(ctx, namespace, pod, container, previous, lines)
+		if err != nil {
+			return nil, err
+		}
+		return tailLines([]byte(strings.Join(out, "\n")), lines), nil
 	}
-	lines := int64(logLines)
+	n := int64(lines)
 	req := s.client.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{
-		Container: container, Previous: previous, TailLines: &lines,
+		Container: container, Previous: previous, TailLines: &n,
 	})
 	rc, err := req.Stream(ctx)
 	switch {
@@ -72,14 +79,14 @@ func (s *Source) TailLog(ctx context.Context, namespace, pod, container string, 
 	if err != nil {
 		return nil, fmt.Errorf("reading the log of %s/%s: %w", pod, container, err)
 	}
-	return tailLines(data), nil
+	return tailLines(data, lines), nil
 }
 
-// tailLines splits the end of a log into lines: at most logBytes from the end, starting at a
-// whole line when the cut falls inside one, and at most logLines of them.
-func tailLines(data []byte) []string {
-	if len(data) > logBytes {
-		data = data[len(data)-logBytes:]
+// tailLines splits the end of a log into lines: at most LogBytes from the end, starting at a
+// whole line when the cut falls inside one, and at most lines of them.
+func tailLines(data []byte, lines int) []string {
+	if len(data) > LogBytes {
+		data = data[len(data)-LogBytes:]
 		if i := bytes.IndexByte(data, '\n'); i >= 0 && i < len(data)-1 {
 			data = data[i+1:]
 		}
@@ -89,8 +96,8 @@ func tailLines(data []byte) []string {
 		return nil
 	}
 	out := strings.Split(text, "\n")
-	if len(out) > logLines {
-		out = out[len(out)-logLines:]
+	if len(out) > lines {
+		out = out[len(out)-lines:]
 	}
 	return out
 }

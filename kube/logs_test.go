@@ -38,9 +38,9 @@ func TestQuietLogsSendsKlogToTheWriter(t *testing.T) {
 // TestTailLinesKeepsTheEnd: a long log keeps its last lines, cut at a line boundary, never its
 // first bytes: the end is what explains a crash.
 func TestTailLinesKeepsTheEnd(t *testing.T) {
-	long := strings.Repeat("x", logBytes) // one line longer than the byte bound
+	long := strings.Repeat("x", LogBytes) // one line longer than the byte bound
 	data := []byte("first line\n" + long + "\nsecond to last\npanic: boom\n")
-	got := tailLines(data)
+	got := tailLines(data, 25)
 	if len(got) != 2 || got[0] != "second to last" || got[1] != "panic: boom" {
 		t.Errorf("tailLines = %q", got)
 	}
@@ -48,11 +48,11 @@ func TestTailLinesKeepsTheEnd(t *testing.T) {
 	for i := range 40 {
 		fmt.Fprintf(&many, "line %d\n", i)
 	}
-	got = tailLines([]byte(many.String()))
-	if len(got) != logLines || got[len(got)-1] != "line 39" || got[0] != "line 15" {
+	got = tailLines([]byte(many.String()), 25)
+	if len(got) != 25 || got[len(got)-1] != "line 39" || got[0] != "line 15" {
 		t.Errorf("40 lines: got %d, %q … %q", len(got), got[0], got[len(got)-1])
 	}
-	if got := tailLines(nil); got != nil {
+	if got := tailLines(nil, 25); got != nil {
 		t.Errorf("empty log: %q", got)
 	}
 }

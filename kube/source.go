@@ -206,7 +206,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		scope:     scope(ns, opts.Selector),
 		namespace: ns,
 		client:    client,
-		noLogs:    opts.NoLogs,
+		logs:      opts.Logs,
 		interval:  interval,
 		synced:    make(chan struct{}),
 	}

@@ -69,7 +69,7 @@ func Start(ctx context.Context, opts Options) (*kube.Source, error) {
 		Interval:      opts.Interval,
 		Now:           clk.Now,
 		Context:       "demo",
-		NoLogs:        "the demo cluster keeps no container logs",
+		Logs:          logsOf(cs),
 	})
 }
 
