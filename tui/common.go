@@ -6,8 +6,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"k8s.io/apimachinery/pkg/util/duration"
 
@@ -23,28 +21,6 @@ type common struct {
 	now time.Time
 	// scratch rebuilds the pods on screen from their records for the kubectl columns.
 	scratch model.Scratch
-}
-
-// navigate moves c for the list keys and reports whether msg was one of them.
-func navigate(c *cursor, msg tea.KeyPressMsg, k KeyMap) bool {
-	switch {
-	case key.Matches(msg, k.Up):
-		c.move(-1)
-	case key.Matches(msg, k.Down):
-		c.move(1)
-	case key.Matches(msg, k.PageUp):
-		c.move(-c.height)
-	case key.Matches(msg, k.PageDown):
-		c.move(c.height)
-	case key.Matches(msg, k.Top):
-		c.top()
-	case key.Matches(msg, k.Bottom):
-		c.bottom()
-	default:
-		return false
-	}
-	c.chosen = true
-	return true
 }
 
 // width is the number of cells s takes on screen. What the views show is mostly printable ASCII

@@ -15,7 +15,7 @@ import (
 
 // detailPane shows one pod in full: every container (init and sidecars included) with its state
 // and last state, the verdict and its reason, the pod's conditions, its owner chain and its node's
-// cluster status. The lines are built in Update (on open, on each batch and on resize), so View
+// cluster status. The lines are built in Refresh (on open, on each batch and on resize), so View
 // only slices them.
 type detailPane struct {
 	c      *common
@@ -36,22 +36,45 @@ func (d *detailPane) SetSize(w, h int) {
 	d.cur.setHeight(h - 1)
 }
 
-// open shows pod key from its first line.
-func (d *detailPane) open(key string) {
-	d.key = key
+// Open shows the pod an openDetailMsg names, from its first line.
+func (d *detailPane) Open(msg tea.Msg) (bool, tea.Cmd) {
+	m, ok := msg.(openDetailMsg)
+	if !ok {
+		return false, nil
+	}
+	d.key = m.key
 	d.cur.offset = 0
 	d.cur.clamp()
+	return true, nil
 }
 
-// Update scrolls: the pane has no selection, so the list keys move the window.
-func (d *detailPane) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok {
-		navigate(&d.cur, k, d.c.keys)
+// Close has nothing to stop: the lines are made from the model.
+func (d *detailPane) Close() {}
+
+// Update scrolls: the pane has no selection, so the list keys and the wheel move the window.
+func (d *detailPane) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
+	steer(&d.cur, msg, d.c.keys)
+	return nil, nil
+}
+
+// Help is the keys that scroll the pane and the one that leaves it.
+func (d *detailPane) Help() rankedHelp { return d.c.keys.detailHelp() }
+
+// Refresh formats the pod again (on open, on each batch and on resize) and its node.
+func (d *detailPane) Refresh(s *snapshot) {
+	p := s.m.Pod(d.key)
+	var node *model.Node
+	if p != nil {
+		// A node registered again under its old name is listed twice: the pod is on the one
+		// registered now (Known), not the old one whose failures are still in the window.
+		for i := range s.nodes {
+			if n := &s.nodes[i]; n.Name == p.Node && (node == nil || !node.Known && n.Known) {
+				node = n
+			}
+		}
 	}
-	return nil
+	d.rebuild(p, node)
 }
-
-func (d *detailPane) scroll(delta int) { d.cur.scroll(delta) }
 
 // rebuild formats pod p (nil when it is gone) and its node.
 func (d *detailPane) rebuild(p *model.Pod, node *model.Node) {
@@ -65,8 +88,8 @@ func (d *detailPane) rebuild(p *model.Pod, node *model.Node) {
 	d.cur.setLen(len(d.lines))
 }
 
-// View renders the visible lines under a title.
-func (d *detailPane) View() string {
+// View renders the visible lines under a title; the pane always has the keyboard.
+func (d *detailPane) View(bool) string {
 	st := d.c.st
 	var b strings.Builder
 	keys := d.c.keys

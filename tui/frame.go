@@ -41,26 +41,24 @@ func RenderFrame(m *model.Model, o FrameOptions) string {
 		Scope: o.Scope, NoColor: o.NoColor}, o.NoColor)
 	d.query = o.Query
 	d.asyncPods = math.MaxInt // a frame shows its query's rows, however many pods
-	d.focus = o.Focus
+	if o.Focus >= 0 && int(o.Focus) < len(d.panels) {
+		d.focus = o.Focus
+	}
 	d.help.ShowAll = o.FullHelp
 	d.width, d.height = o.Width, o.Height
 	if o.Filtering {
-		d.filtering = true
-		d.filter.SetValue(o.Query.Text)
-		d.filter.CursorEnd()
-		d.filter.Focus()
+		d.startTyping()
 	}
 	d.refreshAll()
 	if o.Selected != "" {
 		if o.Focus == FocusNodes {
-			d.nodes.sel = o.Selected
-			d.nodes.setNodes(d.nodeList)
+			d.nodes.selectKey(o.Selected)
 		} else {
 			d.pods.selectKey(o.Selected)
 		}
 	}
 	if o.Detail && o.Selected != "" {
-		d.openDetail(o.Selected)
+		d.update(openDetailMsg{key: o.Selected})
 	}
 	out := d.render()
 	if o.NoColor {

@@ -21,7 +21,8 @@ type header struct {
 	health         model.Health
 	counts         model.Counts
 	rollouts       []model.Rollout
-	suspect        *model.Node
+	nodes          []model.Node
+	suspect        *model.Node // the first suspect in nodes
 	stopped        bool
 	width          int
 	// rolloutsLine is the rollouts line, made when the rollouts or the width change rather than
@@ -38,6 +39,24 @@ func (h *header) SetSize(w int) {
 	if w != h.width {
 		h.width = w
 		h.buildRolloutsLine()
+	}
+}
+
+// Refresh shows the model's health and counts, and remakes the rollouts line and the suspect
+// when the rollouts or the nodes changed.
+func (h *header) Refresh(s *snapshot) {
+	h.health, h.counts = s.health, s.counts
+	if !sameSlice(s.rollouts, h.rollouts) || len(s.rollouts) == 0 {
+		h.setRollouts(s.rollouts)
+	}
+	if !sameSlice(s.nodes, h.nodes) || len(s.nodes) == 0 {
+		h.nodes, h.suspect = s.nodes, nil
+		for i := range h.nodes {
+			if h.nodes[i].Suspect {
+				h.suspect = &h.nodes[i]
+				break
+			}
+		}
 	}
 }
 

@@ -45,37 +45,55 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// ShortHelp is the one-line footer.
-func (k KeyMap) ShortHelp() []key.Binding { return bindingsOf(k.shortRanked()) }
+// ShortHelp is the one-line footer of the pod table.
+func (k KeyMap) ShortHelp() []key.Binding { return k.listHelp(k.Enter).ShortHelp() }
+
+// FullHelp is the help that `?` opens on the pod table.
+func (k KeyMap) FullHelp() [][]key.Binding { return k.listHelp(k.Enter).FullHelp() }
+
+// listHelp is the help of a list panel: the list keys, enter, whose help says what it does there
+// (README's key table: the pod's detail, the node's pods, the rollout's pods), the panel's own
+// keys, then the dashboard's. It is made when the footer is drawn, from the bindings then.
+func (k *KeyMap) listHelp(enter key.Binding, own ...rankedBinding) listKeys {
+	return listKeys{k: k, enter: enter, own: own}
+}
+
+// withDesc is b with another description in the help.
+func withDesc(b key.Binding, desc string) key.Binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// listKeys is a list panel's help (KeyMap.listHelp).
+type listKeys struct {
+	k     *KeyMap
+	enter key.Binding
+	own   []rankedBinding
+}
+
+func (h listKeys) ShortHelp() []key.Binding { return bindingsOf(h.shortRanked()) }
 
 // shortRanked is the footer in display order, each binding with its rank. Help and quit are how a
 // newcomer finds everything else and gets out, so they always show; the arrows go first when the
 // line is short, because they are the keys everyone tries anyway.
-func (k KeyMap) shortRanked() []rankedBinding {
-	return []rankedBinding{{k.Up, 7}, {k.Down, 7}, {k.Enter, 2}, {k.Tab, 3}, {k.Filter, 1},
-		{k.Verdict, 4}, {k.Node, 5}, {k.Sort, 6}, {k.Help, 0}, {k.Quit, 0}}
+func (h listKeys) shortRanked() []rankedBinding {
+	k := h.k
+	out := make([]rankedBinding, 0, 10+len(h.own))
+	out = append(out, rankedBinding{k.Up, 7}, rankedBinding{k.Down, 7}, rankedBinding{h.enter, 2})
+	out = append(out, h.own...)
+	return append(out, rankedBinding{k.Tab, 3}, rankedBinding{k.Filter, 1}, rankedBinding{k.Verdict, 4},
+		rankedBinding{k.Node, 5}, rankedBinding{k.Sort, 6}, rankedBinding{k.Help, 0}, rankedBinding{k.Quit, 0})
 }
 
-// FullHelp is the help that `?` opens.
-func (k KeyMap) FullHelp() [][]key.Binding {
+func (h listKeys) FullHelp() [][]key.Binding {
+	k := h.k
+	own := append(append([]key.Binding{h.enter}, bindingsOf(h.own)...), k.Back, k.Tab)
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Enter, k.Back, k.Tab},
+		own,
 		{k.Filter, k.Verdict, k.Node, k.Sort},
 		{k.Help, k.Quit, k.ForceQuit},
 	}
-}
-
-// forFocus is the key map with enter's help saying what enter does on the focused panel, as
-// README's key table has it: the pod's detail, the node's pods, the rollout's pods.
-func (k KeyMap) forFocus(f Focus) KeyMap {
-	switch f {
-	case FocusNodes:
-		k.Enter.SetHelp(k.Enter.Help().Key, "node's pods")
-	case FocusRollouts:
-		k.Enter.SetHelp(k.Enter.Help().Key, "rollout's pods")
-	}
-	return k
 }
 
 // rankedBinding is a footer binding with its rank: when the footer is too narrow for all of
@@ -150,14 +168,6 @@ type modeHelp struct {
 func (m modeHelp) ShortHelp() []key.Binding     { return bindingsOf(m.short) }
 func (m modeHelp) FullHelp() [][]key.Binding    { return m.full }
 func (m modeHelp) shortRanked() []rankedBinding { return m.short }
-
-// filterHelp is the help while typing a `/` filter: every other key is text.
-func (k KeyMap) filterHelp() rankedHelp {
-	return modeHelp{
-		short: []rankedBinding{{k.Accept, 1}, {k.Clear, 1}, {k.ForceQuit, 0}},
-		full:  [][]key.Binding{{k.Accept, k.Clear, k.ForceQuit}},
-	}
-}
 
 // detailHelp is the help in the detail pane, which scrolls and goes back.
 func (k KeyMap) detailHelp() rankedHelp {

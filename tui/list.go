@@ -1,164 +1,121 @@
 package tui
 
-// cursor is the selection and scroll position of a list of n rows shown height lines at a time.
-// Every list (pods, nodes, rollouts, the detail pane) moves with the same keys through it.
-type cursor struct {
-	sel, offset, n, height int
-	// rowLines, when set, is how many screen lines row i takes (a suspect node has its "why"
-	// under it). View, the visibility of the selection and mouse clicks all measure rows with
-	// it, so they agree on what is where. nil means one line per row.
-	rowLines func(i int) int
-	// scrollOnly makes the keys move the window instead of a selection (the detail pane has
-	// nothing to select); sel then stays on the first visible row.
-	scrollOnly bool
-	// chosen is set once the user moves the selection (keys, wheel or click). Until then a list
-	// keeps its top row selected as updates re-sort it, so a dashboard opened mid-incident shows
-	// the worst pod, the suspect node and the doomed rollout first; afterwards the selection
-	// follows the chosen item by key.
-	chosen bool
+import tea "charm.land/bubbletea/v2"
+
+// list is the selection over the rows of a panel (pods, nodes, rollouts): the cursor, moved by
+// the list keys, the wheel and clicks, and the key of the selected item, which the selection
+// follows when an update re-sorts the rows. The panel keeps its rows; the list reads them
+// through at.
+type list[T any] struct {
+	cur cursor
+	// key is the selected item's key; "" when nothing is selected.
+	key string
+	// above is how many lines the panel draws above its rows (title and column header): a click
+	// on the panel's line y is on the rows' line y-above.
+	above int
+	at    func(i int) *T
+	keyOf func(*T) string
+	// index, when set, finds a key's row faster than a scan (the pod view's O(log n) look-up);
+	// nil means scanning the rows.
+	index func(key string) int
 }
 
-func (c *cursor) setLen(n int) {
-	c.n = n
-	c.clamp()
+func newList[T any](above int, at func(i int) *T, keyOf func(*T) string) list[T] {
+	return list[T]{above: above, at: at, keyOf: keyOf}
 }
 
-func (c *cursor) setHeight(h int) {
-	c.height = max(h, 1)
-	c.clamp()
+// setLen tells the list its rows were replaced (n of them now) and keeps the selection on the
+// chosen item while it is still shown.
+func (l *list[T]) setLen(n int) {
+	l.cur.setLen(n)
+	l.follow()
 }
 
-// move moves the selection by delta rows, or the window in scroll-only mode.
-func (c *cursor) move(delta int) {
-	if c.scrollOnly {
-		c.scroll(delta)
+// setHeight sets the panel's height, the lines above the rows included.
+func (l *list[T]) setHeight(h int) {
+	l.cur.setHeight(h - l.above)
+	l.follow()
+}
+
+// follow moves the cursor back onto key: nothing to do when the item did not move, else a
+// look-up. Until the user chooses, the top row stays selected, whichever item it holds
+// (cursor.chosen).
+func (l *list[T]) follow() {
+	if !l.cur.chosen {
+		l.cur.sel = 0
+		l.cur.clamp()
+		l.remember()
 		return
 	}
-	c.sel += delta
-	c.clamp()
+	if l.key == "" || l.cur.n == 0 {
+		l.remember()
+		return
+	}
+	if s := l.cur.sel; s < l.cur.n && l.keyOf(l.at(s)) == l.key {
+		l.cur.clamp()
+		return
+	}
+	if i := l.find(l.key); i >= 0 {
+		l.cur.sel = i
+		l.cur.clamp()
+		return
+	}
+	// The item left the rows: stay at the same place and select what is there now.
+	l.cur.clamp()
+	l.remember()
 }
 
-func (c *cursor) top()    { c.move(-c.n) }
-func (c *cursor) bottom() { c.move(c.n) }
-
-// lines is the screen height of row i.
-func (c *cursor) lines(i int) int {
-	if c.rowLines == nil {
-		return 1
+// find is the row holding key, or -1.
+func (l *list[T]) find(key string) int {
+	if l.index != nil {
+		return l.index(key)
 	}
-	return max(c.rowLines(i), 1)
-}
-
-// firstFitting is the smallest offset from which rows offset..last all fit on screen (last
-// itself when it alone is taller than the screen).
-func (c *cursor) firstFitting(last int) int {
-	if c.rowLines == nil {
-		return max(last-c.height+1, 0)
-	}
-	off, used := last, c.lines(last)
-	for off > 0 && used+c.lines(off-1) <= c.height {
-		off--
-		used += c.lines(off)
-	}
-	return off
-}
-
-// lastFull is the last row shown whole when the window starts at offset (at least offset).
-func (c *cursor) lastFull(offset int) int {
-	if c.rowLines == nil {
-		return offset + c.height - 1
-	}
-	i, used := offset, 0
-	for i < c.n && used+c.lines(i) <= c.height {
-		used += c.lines(i)
-		i++
-	}
-	return max(i-1, offset)
-}
-
-// clamp keeps the selection inside the rows and wholly on screen, and the window from scrolling
-// past the last row.
-func (c *cursor) clamp() {
-	if c.height < 1 {
-		c.height = 1
-	}
-	if c.sel >= c.n {
-		c.sel = c.n - 1
-	}
-	if c.sel < 0 {
-		c.sel = 0
-	}
-	if c.scrollOnly {
-		c.sel = c.offset
-	}
-	if c.sel < c.offset {
-		c.offset = c.sel
-	}
-	if c.n > 0 {
-		c.offset = max(c.offset, c.firstFitting(c.sel))
-		c.offset = min(c.offset, c.firstFitting(c.n-1))
-	}
-	if c.offset < 0 || c.n == 0 {
-		c.offset = 0
-	}
-	if c.scrollOnly {
-		c.sel = c.offset
-	}
-}
-
-// visible returns the half-open range of rows with at least their first line on screen.
-func (c *cursor) visible() (from, to int) {
-	if c.rowLines == nil {
-		return c.offset, min(c.offset+c.height, c.n)
-	}
-	to = c.offset
-	for used := 0; to < c.n && used < c.height; to++ {
-		used += c.lines(to)
-	}
-	return c.offset, to
-}
-
-// rowAt is the row drawn on the line'th line of the list (0 is the first row's line), if any.
-func (c *cursor) rowAt(line int) (int, bool) {
-	if line < 0 || line >= c.height {
-		return 0, false
-	}
-	from, to := c.visible()
-	for i := from; i < to; i++ {
-		line -= c.lines(i)
-		if line < 0 {
-			return i, true
+	for i := range l.cur.n {
+		if l.keyOf(l.at(i)) == key {
+			return i
 		}
 	}
-	return 0, false
+	return -1
 }
 
-// clickLine selects the row drawn on the line'th line and reports whether there was one.
-func (c *cursor) clickLine(line int) bool {
-	i, ok := c.rowAt(line)
-	if ok {
-		c.sel = i
-		c.chosen = true
-		c.clamp()
+func (l *list[T]) remember() {
+	if it := l.selected(); it != nil {
+		l.key = l.keyOf(it)
+	} else {
+		l.key = ""
 	}
-	return ok
 }
 
-// scroll moves the view (and the selection with it) by delta rows, for the mouse wheel.
-func (c *cursor) scroll(delta int) {
-	c.chosen = true
-	c.offset += delta
-	if c.n > 0 {
-		c.offset = min(c.offset, c.firstFitting(c.n-1))
+// selected is the item under the cursor, or nil.
+func (l *list[T]) selected() *T {
+	if l.cur.sel >= 0 && l.cur.sel < l.cur.n {
+		return l.at(l.cur.sel)
 	}
-	if c.offset < 0 || c.n == 0 {
-		c.offset = 0
+	return nil
+}
+
+// selectKey puts the cursor on the item with key, if it is shown, as if the user had chosen it.
+func (l *list[T]) selectKey(key string) {
+	l.cur.chosen = true
+	l.key = key
+	l.follow()
+}
+
+// update moves the selection for a list key, a turn of the wheel or a left click (on the panel's
+// line msg.Y) and reports whether it did.
+func (l *list[T]) update(msg tea.Msg, k KeyMap) bool {
+	moved := false
+	switch msg := msg.(type) {
+	case tea.MouseClickMsg:
+		if msg.Button != tea.MouseLeft {
+			return false
+		}
+		moved = l.cur.clickLine(msg.Y - l.above)
+	default:
+		moved = steer(&l.cur, msg, k)
 	}
-	if c.sel < c.offset {
-		c.sel = c.offset
+	if moved {
+		l.remember()
 	}
-	if last := c.lastFull(c.offset); c.sel > last {
-		c.sel = last
-	}
-	c.clamp()
+	return moved
 }

@@ -23,6 +23,13 @@ type filterDueMsg struct{ seq int }
 // filterDoneMsg carries a text filter's result, matched off the UI goroutine.
 type filterDoneMsg struct{ res *model.FilterResult }
 
+// showPodsMsg asks for the pod table, narrowed to one node's pods (node) or exactly one
+// workload's (owner, a Rollout.Workload); with neither it only brings the table back.
+type showPodsMsg struct{ node, owner string }
+
+// openDetailMsg asks for the detail pane of the pod with key.
+type openDetailMsg struct{ key string }
+
 // panicMsg reports a panic caught in a component so Run can restore the terminal and fail.
 type panicMsg struct{ err error }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"k8s.io/apimachinery/pkg/util/duration"
@@ -18,10 +19,10 @@ import (
 // (the model orders them) in the danger colour with their "why" sentence underneath: on-call reads
 // this panel first, so the suspect must stand out at a glance.
 type nodesPanel struct {
+	// The selection follows the node's name.
+	list[model.Node]
 	c     *common
 	nodes []model.Node
-	cur   cursor
-	sel   string
 	width int
 	h     int
 	// window is the model's evidence window, for the title ("in the last 15m").
@@ -41,6 +42,8 @@ type nodesPanel struct {
 
 func newNodesPanel(c *common, window time.Duration) *nodesPanel {
 	n := &nodesPanel{c: c, window: window}
+	// The title and the column header are above the rows.
+	n.list = newList(2, func(i int) *model.Node { return &n.nodes[i] }, func(nd *model.Node) string { return nd.Name })
 	n.cur.rowLines = func(i int) int { return rowLines(&n.nodes[i], n.whys[i]) }
 	return n
 }
@@ -49,7 +52,7 @@ func newNodesPanel(c *common, window time.Duration) *nodesPanel {
 func (n *nodesPanel) SetSize(w, h int) {
 	n.setWidth(w)
 	n.h = h
-	n.cur.setHeight(h - 2)
+	n.setHeight(h)
 }
 
 // setWidth re-wraps the whys for width w. The root sets it before laying out the screen, since
@@ -105,6 +108,16 @@ func (n *nodesPanel) rewrap() {
 // contentLines is the height of all the nodes' rows, for sizing the panel.
 func (n *nodesPanel) contentLines() int { return n.lines }
 
+// Refresh shows the model's nodes when they changed; when they did not, nothing is remade.
+func (n *nodesPanel) Refresh(s *snapshot) {
+	if sameSlice(s.nodes, n.nodes) && len(s.nodes) > 0 && s.nodesForbidden == n.forbidden {
+		return
+	}
+	n.forbidden = s.nodesForbidden
+	n.setNodes(s.nodes)
+}
+
+// setNodes replaces the nodes and keeps the selection on the same node while it is listed.
 func (n *nodesPanel) setNodes(nodes []model.Node) {
 	n.nodes = nodes
 	n.rewrap()
@@ -117,49 +130,25 @@ func (n *nodesPanel) setNodes(nodes []model.Node) {
 			n.peak = max(n.peak, v)
 		}
 	}
-	n.cur.setLen(len(nodes))
-	for i := range nodes {
-		if n.cur.chosen && nodes[i].Name == n.sel {
-			n.cur.sel = i
-			break
+	n.setLen(len(nodes))
+}
+
+// Update moves the selection; enter and n show the node's pods.
+func (n *nodesPanel) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
+	if n.update(msg, n.c.keys) {
+		return nil, nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, n.c.keys.Enter, n.c.keys.Node) {
+		if nd := n.selected(); nd != nil {
+			return showPodsMsg{node: nd.Name}, nil
 		}
 	}
-	n.cur.clamp()
-	n.remember()
+	return nil, nil
 }
 
-// scroll moves the panel by delta rows for the mouse wheel; the selection moves with it.
-func (n *nodesPanel) scroll(delta int) {
-	n.cur.scroll(delta)
-	n.remember()
-}
-
-// click selects the node drawn on the line'th line under the column header (its row, why or msg).
-func (n *nodesPanel) click(line int) {
-	if n.cur.clickLine(line) {
-		n.remember()
-	}
-}
-
-func (n *nodesPanel) remember() {
-	if p := n.selected(); p != nil {
-		n.sel = p.Name
-	}
-}
-
-func (n *nodesPanel) selected() *model.Node {
-	if n.cur.sel >= 0 && n.cur.sel < len(n.nodes) {
-		return &n.nodes[n.cur.sel]
-	}
-	return nil
-}
-
-// Update handles the list keys.
-func (n *nodesPanel) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok && navigate(&n.cur, k, n.c.keys) {
-		n.remember()
-	}
-	return nil
+// Help is the list keys and the dashboard's; enter shows the node's pods.
+func (n *nodesPanel) Help() rankedHelp {
+	return n.c.keys.listHelp(withDesc(n.c.keys.Enter, "node's pods"))
 }
 
 // sparkLevels draws a histogram bucket; blank means no failures in that bucket.

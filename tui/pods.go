@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/model"
@@ -11,10 +12,9 @@ import (
 // podTable is the virtualised pod list. It reads the model's pod view by position and formats only
 // the rows on screen. The selection follows the selected pod's key across updates, not its index.
 type podTable struct {
+	list[model.Pod]
 	c      *common
 	rows   model.PodView
-	cur    cursor
-	selKey string
 	width  int
 	total  int // pods in the model, for "12 of 5,000"
 	status string
@@ -22,89 +22,51 @@ type podTable struct {
 	shown  []*model.Pod      // the rows on screen, reused per frame
 }
 
-func newPodTable(c *common) *podTable { return &podTable{c: c} }
+func newPodTable(c *common) *podTable {
+	t := &podTable{c: c}
+	// The title (status line) and the column header are above the rows.
+	t.list = newList(2, func(i int) *model.Pod { return t.rows.At(i) }, func(p *model.Pod) string { return p.Key })
+	// The model finds a pod's position in O(log n).
+	t.index = func(key string) int { return t.rows.Index(key) }
+	return t
+}
 
 // SetSize sets the table's size including its status line and column header.
 func (t *podTable) SetSize(w, h int) {
 	t.width = w
-	t.cur.setHeight(h - 2)
-	t.follow()
+	t.setHeight(h)
 }
 
-// setRows replaces the rows after a model update or a query change and keeps the selection on the
-// same pod when it is still shown.
-func (t *podTable) setRows(rows model.PodView) {
-	t.rows = rows
-	t.cur.setLen(rows.Len())
-	t.follow()
+// Refresh shows the query's rows and keeps the selection on the same pod when it is still shown.
+func (t *podTable) Refresh(s *snapshot) {
+	t.total = s.counts.Pods
+	t.rows = s.pods
+	t.setLen(t.rows.Len())
+	t.status = s.podsStatus
 }
 
-// follow moves the cursor back onto selKey: a look-up when the pod did not move, else the model
-// finds its position in O(log n).
-func (t *podTable) follow() {
-	if !t.cur.chosen {
-		t.cur.sel = 0
-		t.cur.clamp()
-		t.remember()
-		return
+// Update moves the selection; enter opens the pod's detail and n narrows the pods to its node.
+func (t *podTable) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
+	if t.update(msg, t.c.keys) {
+		return nil, nil
 	}
-	if t.selKey == "" || t.rows.Len() == 0 {
-		t.remember()
-		return
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil, nil
 	}
-	if s := t.cur.sel; s < t.rows.Len() && t.rows.At(s).Key == t.selKey {
-		t.cur.clamp()
-		return
+	p := t.selected()
+	switch {
+	case p == nil:
+	case key.Matches(k, t.c.keys.Enter):
+		return openDetailMsg{key: p.Key}, nil
+	case key.Matches(k, t.c.keys.Node) && p.Node != "":
+		return showPodsMsg{node: p.Node}, nil
 	}
-	if i := t.rows.Index(t.selKey); i >= 0 {
-		t.cur.sel = i
-		t.cur.clamp()
-		return
-	}
-	// The pod left the view: stay at the same place and select what is there now.
-	t.cur.clamp()
-	t.remember()
+	return nil, nil
 }
 
-func (t *podTable) remember() {
-	if p := t.selected(); p != nil {
-		t.selKey = p.Key
-	} else {
-		t.selKey = ""
-	}
-}
-
-// selected is the pod under the cursor, or nil.
-func (t *podTable) selected() *model.Pod {
-	if t.cur.sel >= 0 && t.cur.sel < t.rows.Len() {
-		return t.rows.At(t.cur.sel)
-	}
-	return nil
-}
-
-// selectKey puts the cursor on the pod with key, if it is shown.
-func (t *podTable) selectKey(key string) {
-	t.cur.chosen = true
-	t.selKey = key
-	t.follow()
-}
-
-// Update handles the list keys.
-func (t *podTable) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok && navigate(&t.cur, k, t.c.keys) {
-		t.remember()
-	}
-	return nil
-}
-
-func (t *podTable) scroll(delta int) { t.cur.scroll(delta); t.remember() }
-
-// clickRow selects the row'th visible row.
-func (t *podTable) clickRow(row int) {
-	if t.cur.clickLine(row) {
-		t.remember()
-	}
-}
+// Help is the list keys and the dashboard's; enter opens the detail.
+func (t *podTable) Help() rankedHelp { return t.c.keys.listHelp(t.c.keys.Enter) }
 
 // View renders the status line, the column header and the visible rows.
 func (t *podTable) View(focused bool) string {

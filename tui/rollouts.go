@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/model"
@@ -12,71 +13,54 @@ import (
 // rolloutList shows every rollout (Deployments, StatefulSets, DaemonSets): verdict,
 // updated/ready/desired and why.
 type rolloutList struct {
+	// The selection follows the workload (Rollout.Workload): the model sorts doomed rollouts
+	// first, so a rollout turning doomed moves the others, and the selection must follow the
+	// workload, not its row, or enter would filter another rollout's pods.
+	list[model.Rollout]
 	c        *common
 	rollouts []model.Rollout
-	cur      cursor
-	// sel is the selected workload (Rollout.Workload): the model sorts doomed rollouts first, so a
-	// rollout turning doomed moves the others, and the selection must follow the workload, not
-	// its row, or enter would filter another rollout's pods.
-	sel   string
-	width int
+	width    int
 }
 
-func newRolloutList(c *common) *rolloutList { return &rolloutList{c: c} }
+func newRolloutList(c *common) *rolloutList {
+	r := &rolloutList{c: c}
+	// The title and the column header are above the rows.
+	r.list = newList(2, func(i int) *model.Rollout { return &r.rollouts[i] }, (*model.Rollout).Workload)
+	return r
+}
 
 // SetSize sets the list's size including title and header.
 func (r *rolloutList) SetSize(w, h int) {
 	r.width = w
-	r.cur.setHeight(h - 2)
+	r.setHeight(h)
 }
 
-// setRollouts replaces the rollouts after a model update and keeps the selection on the same
+// Refresh shows the model's rollouts when they changed, keeping the selection on the same
 // workload while it exists.
-func (r *rolloutList) setRollouts(rs []model.Rollout) {
-	r.rollouts = rs
-	r.cur.setLen(len(rs))
-	for i := range rs {
-		if r.cur.chosen && rs[i].Workload() == r.sel {
-			r.cur.sel = i
-			break
+func (r *rolloutList) Refresh(s *snapshot) {
+	if sameSlice(s.rollouts, r.rollouts) && len(s.rollouts) > 0 {
+		return
+	}
+	r.rollouts = s.rollouts
+	r.setLen(len(s.rollouts))
+}
+
+// Update moves the selection; enter shows exactly the rollout's pods.
+func (r *rolloutList) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
+	if r.update(msg, r.c.keys) {
+		return nil, nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, r.c.keys.Enter) {
+		if ro := r.selected(); ro != nil {
+			return showPodsMsg{owner: ro.Workload()}, nil
 		}
 	}
-	r.cur.clamp()
-	r.remember()
+	return nil, nil
 }
 
-func (r *rolloutList) remember() {
-	if ro := r.selected(); ro != nil {
-		r.sel = ro.Workload()
-	}
-}
-
-// Update handles the list keys.
-func (r *rolloutList) Update(msg tea.Msg) tea.Cmd {
-	if k, ok := msg.(tea.KeyPressMsg); ok && navigate(&r.cur, k, r.c.keys) {
-		r.remember()
-	}
-	return nil
-}
-
-// scroll moves the list by delta rows for the mouse wheel; the selection moves with it.
-func (r *rolloutList) scroll(delta int) {
-	r.cur.scroll(delta)
-	r.remember()
-}
-
-// click selects the rollout drawn on the line'th line under the column header.
-func (r *rolloutList) click(line int) {
-	if r.cur.clickLine(line) {
-		r.remember()
-	}
-}
-
-func (r *rolloutList) selected() *model.Rollout {
-	if r.cur.sel >= 0 && r.cur.sel < len(r.rollouts) {
-		return &r.rollouts[r.cur.sel]
-	}
-	return nil
+// Help is the list keys and the dashboard's; enter shows the rollout's pods.
+func (r *rolloutList) Help() rankedHelp {
+	return r.c.keys.listHelp(withDesc(r.c.keys.Enter, "rollout's pods"))
 }
 
 // View renders the list.

@@ -2,20 +2,16 @@ package tui
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"doomwatch/model"
 )
 
-// Focus names the panel that has the keyboard.
+// Focus names the panel that has the keyboard: its index in dashboard.panels.
 type Focus int
 
 // The panels tab cycles through.
@@ -25,44 +21,40 @@ const (
 	FocusRollouts
 )
 
-// Below this size the dashboard shows "terminal too small" instead of a broken layout.
-const (
-	minWidth  = 60
-	minHeight = 15
-)
-
-// dashboard is the root model. It owns the model.Model, applies batches to it and routes every
-// other message to the component that decides.
+// dashboard is the root model. It owns the model.Model, applies batches to it, lays the screen
+// out (layout.go) and routes every other message to the component that decides: the focused
+// panel, the open pane, the query bar, the header.
 type dashboard struct {
 	opts Options
 	m    *model.Model
 	c    *common
+	// queryBar is the pod table's query (d.query) and the `/` input.
+	queryBar
 
 	header   *header
 	pods     *podTable
 	nodes    *nodesPanel
 	rollouts *rolloutList
 	detail   *detailPane
-	help     help.Model
-	filter   textinput.Model
+	// panels are what tab cycles through, indexed by Focus; panes are what a message can open
+	// over the body, and pane is the one last opened.
+	panels []panel
+	panes  []pane
+	pane   pane
+	help   help.Model
 
+	// snap is what refreshAll last read from the model, for the panels.
+	snap          snapshot
 	width, height int
 	focus         Focus
-	showDetail    bool
-	filtering     bool
-	query         model.Query
-	// shown is the query whose rows the pod table shows: query itself, or the previous one while
-	// query's text filter runs off the UI goroutine (textFilter).
-	shown model.Query
-	text  textFilter
+	// showDetail is set while pane (the pod's detail) covers the body.
+	showDetail bool
 	// asyncPods is the number of rows from which a text filter is matched off the UI goroutine
 	// (model.ViewCost); below it the match takes a few milliseconds and is applied at once.
 	asyncPods int
 	// debounce is how long typing must pause before a text filter runs.
-	debounce    time.Duration
-	nodeList    []model.Node
-	rolloutList []model.Rollout
-	err         error
+	debounce time.Duration
+	err      error
 	// onPanic reports a panic caught while drawing (set by Run).
 	onPanic func(error)
 }
@@ -76,13 +68,14 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		opts:     opts,
 		m:        opts.Model,
 		c:        c,
+		queryBar: newQueryBar(noColor),
 		header:   newHeader(c, opts.Context, opts.Scope),
 		pods:     newPodTable(c),
 		nodes:    newNodesPanel(c, opts.Model.Config().Window),
 		rollouts: newRolloutList(c),
 		detail:   newDetailPane(c),
 		help:     help.New(),
-		filter:   textinput.New(),
+		snap:     snapshot{m: opts.Model},
 		width:    80,
 		height:   24,
 		// At 20,000 pods a text filter takes about 5 ms on one core (BenchmarkTextFilter); the
@@ -90,13 +83,10 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		asyncPods: 20_000,
 		debounce:  80 * time.Millisecond,
 	}
-	d.filter.Prompt = "/"
-	d.filter.Placeholder = "namespace, name, node or reason"
+	d.panels = []panel{FocusPods: d.pods, FocusNodes: d.nodes, FocusRollouts: d.rollouts}
+	d.panes = []pane{d.detail}
 	if noColor {
 		d.help.Styles = help.Styles{}
-		var fs textinput.Styles
-		fs.Cursor.Blink = false
-		d.filter.SetStyles(fs)
 	}
 	d.refreshAll()
 	return d
@@ -141,229 +131,65 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		d.setSize(msg.Width, msg.Height)
 		return nil
+	case showPodsMsg:
+		return d.showPods(msg)
 	case tea.KeyPressMsg:
 		return d.handleKey(msg)
 	case tea.MouseWheelMsg:
-		d.handleWheel(msg)
-		return nil
+		return d.route(d.active(), msg)
 	case tea.MouseClickMsg:
-		d.handleClick(msg)
-		return nil
+		return d.click(msg)
 	}
-	if d.filtering {
-		var cmd tea.Cmd
-		d.filter, cmd = d.filter.Update(msg)
-		return tea.Batch(cmd, d.header.Update(msg))
+	if ok, cmd := d.openPane(msg); ok {
+		return cmd
 	}
-	return d.header.Update(msg)
+	return d.broadcast(msg)
 }
 
-// refreshAll re-reads the model's views after it changed (batch, tick) or the clock moved. The
-// model hands back the same nodes and rollouts while they are unchanged, and then nothing is
-// remade from them.
-func (d *dashboard) refreshAll() tea.Cmd {
-	d.c.now = d.opts.Now()
-	h := d.m.Health()
-	d.header.health = h
-	d.header.counts = d.m.Counts()
-	if rs := d.m.Rollouts(); !sameSlice(rs, d.rolloutList) || len(rs) == 0 {
-		d.rolloutList = rs
-		d.header.setRollouts(rs)
-		d.rollouts.setRollouts(rs)
+// route hands msg to p and handles the navigation it answers within this Update, so the frame
+// after a key already shows where it led.
+func (d *dashboard) route(p panel, msg tea.Msg) tea.Cmd {
+	nav, cmd := p.Update(msg)
+	if nav == nil {
+		return cmd
 	}
-	forbidden := slices.Contains(h.Forbidden, model.KindNode)
-	if ns := d.m.Nodes(d.c.now); !sameSlice(ns, d.nodeList) || len(ns) == 0 || forbidden != d.nodes.forbidden {
-		d.nodeList = ns
-		d.nodes.forbidden = forbidden
-		d.nodes.setNodes(d.nodeList)
-		d.header.suspect = nil
-		for i := range d.nodeList {
-			if d.nodeList[i].Suspect {
-				d.header.suspect = &d.nodeList[i]
-				break
-			}
-		}
+	return tea.Batch(cmd, d.update(nav))
+}
+
+// broadcast hands a message no one asked for to every component: the header's spinner, the
+// input's cursor, a pane's stream.
+func (d *dashboard) broadcast(msg tea.Msg) tea.Cmd {
+	cmds := make([]tea.Cmd, 0, 2+len(d.panels)+len(d.panes))
+	cmds = append(cmds, d.header.Update(msg), d.queryBar.Update(msg))
+	for _, p := range d.panels {
+		cmds = append(cmds, d.route(p, msg))
 	}
-	cmd := d.refreshPods()
+	for _, p := range d.panes {
+		cmds = append(cmds, d.route(p, msg))
+	}
+	return tea.Batch(cmds...)
+}
+
+// active is what has the keyboard: the open pane, else the focused panel.
+func (d *dashboard) active() panel {
 	if d.showDetail {
-		d.rebuildDetail()
+		return d.pane
 	}
-	d.layout()
-	return cmd
-}
-
-// sameSlice reports whether a and b are the same slice: the model returns the very same one while
-// a view is unchanged.
-func sameSlice[T any](a, b []T) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// refreshPods re-reads the pod view of the query. The model keeps the view up to date, so this is
-// a look-up, except for a query whose view it does not keep yet: a verdict, node or owner filter
-// is built here in one pass over the pods; a text filter over many pods is built off the UI
-// goroutine (textFilter), and the rows of the previous query stay until it is done.
-func (d *dashboard) refreshPods() tea.Cmd {
-	var cmd tea.Cmd
-	if d.query != d.shown {
-		if d.offThread(d.query) {
-			cmd = d.text.want(d, d.query)
-		} else {
-			d.shown = d.query
-			d.text.drop()
-		}
-	}
-	d.pods.total = d.header.counts.Pods
-	d.pods.setRows(d.m.PodView(d.shown))
-	d.pods.status = d.queryStatus()
-	return cmd
-}
-
-// offThread reports whether q's view is built off the UI goroutine.
-func (d *dashboard) offThread(q model.Query) bool {
-	return strings.TrimSpace(q.Text) != "" && d.m.ViewCost(q) >= d.asyncPods
-}
-
-func (d *dashboard) rebuildDetail() {
-	p := d.m.Pod(d.detail.key)
-	var node *model.Node
-	if p != nil {
-		// A node registered again under its old name is listed twice: the pod is on the one
-		// registered now (Known), not the old one whose failures are still in the window.
-		for i := range d.nodeList {
-			if n := &d.nodeList[i]; n.Name == p.Node && (node == nil || !node.Known && n.Known) {
-				node = n
-			}
-		}
-	}
-	d.detail.rebuild(p, node)
-}
-
-var sortNames = [...]string{"severity", "name", "node", "age"}
-var filterNames = [...]string{"all", "problems", "doomed", "transient"}
-
-func (d *dashboard) queryStatus() string {
-	q := d.query
-	s := fmt.Sprintf("%s of %s · sort: %s · verdict: %s", thousands(d.pods.rows.Len()),
-		thousands(d.pods.total), sortNames[q.Sort%4], filterNames[q.Filter%4])
-	if q.Owner != "" {
-		s += " · owner: " + q.Owner
-	}
-	if q.Node != "" {
-		s += " · node: " + q.Node
-	}
-	if q.Text != "" && !d.filtering {
-		s += " · filter: " + model.Sanitize(q.Text)
-	}
-	if q != d.shown {
-		s += " · filtering…"
-	}
-	return s
-}
-
-func (d *dashboard) setSize(w, h int) {
-	d.width, d.height = w, h
-	d.layout()
-	if d.showDetail {
-		d.rebuildDetail()
-	}
-}
-
-// frame is the vertical layout: header, body and footer heights and where the body's parts start.
-type frame struct {
-	headerH, bodyTop, bodyH, footerH int
-	podsH, nodesTop, nodesH          int
-}
-
-// computeFrame lays the screen out. Mouse handling uses the same function as View, so a click
-// lands on the row that was drawn there.
-func (d *dashboard) computeFrame() frame {
-	var f frame
-	f.headerH = d.header.lines()
-	f.footerH = 1
-	if d.help.ShowAll {
-		f.footerH = lipglossHeight(d.help.View(d.helpKeys()))
-	}
-	if d.filtering {
-		f.footerH++
-	}
-	f.bodyTop = f.headerH + 1 // a blank separator line
-	f.bodyH = max(d.height-f.bodyTop-f.footerH, 3)
-	f.podsH = f.bodyH
-	// With room to spare the pods view also shows the nodes panel underneath: the suspect node
-	// and the failing pods are then on one screen.
-	if d.focus == FocusPods && !d.showDetail && f.bodyH >= 20 && len(d.nodeList) > 0 {
-		f.nodesH = min(3+d.nodes.contentLines(), f.bodyH/3)
-		f.podsH = f.bodyH - f.nodesH - 1
-		f.nodesTop = f.bodyTop + f.podsH + 1
-	}
-	return f
-}
-
-// helpKeys is the key map the footer shows: the keys that work in the current mode, and on the
-// one-line footer only those that fit the width (see fitShort).
-func (d *dashboard) helpKeys() help.KeyMap {
-	var km rankedHelp = d.c.keys.forFocus(d.focus)
-	switch {
-	case d.filtering:
-		km = d.c.keys.filterHelp()
-	case d.showDetail:
-		km = d.c.keys.detailHelp()
-	}
-	if d.help.ShowAll {
-		return km
-	}
-	return modeHelp{short: fitShort(km.shortRanked(), d.width, ansi.StringWidth(d.help.ShortSeparator))}
-}
-
-func lipglossHeight(s string) int { return strings.Count(s, "\n") + 1 }
-
-// layout hands each component its size.
-func (d *dashboard) layout() {
-	d.nodes.setWidth(d.width)
-	f := d.computeFrame()
-	d.header.SetSize(d.width)
-	d.help.SetWidth(d.width)
-	d.filter.SetWidth(max(d.width-4, 10))
-	d.detail.SetSize(d.width, f.bodyH)
-	switch d.focus {
-	case FocusPods:
-		d.pods.SetSize(d.width, f.podsH)
-		if f.nodesH > 0 {
-			d.nodes.SetSize(d.width, f.nodesH)
-		}
-	case FocusNodes:
-		d.nodes.SetSize(d.width, f.bodyH)
-	case FocusRollouts:
-		d.rollouts.SetSize(d.width, f.bodyH)
-	}
+	return d.panels[d.focus]
 }
 
 func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := d.c.keys
 	if d.filtering {
-		switch {
-		case key.Matches(msg, k.ForceQuit):
+		if key.Matches(msg, k.ForceQuit) {
 			return tea.Quit
-		case key.Matches(msg, k.Clear):
-			d.filtering = false
-			d.filter.Blur()
-			d.filter.SetValue("")
-			d.query.Text = ""
-			cmd := d.refreshPods()
-			d.layout()
-			return cmd
-		case key.Matches(msg, k.Accept):
-			d.filtering = false
-			d.filter.Blur()
-			cmd := d.refreshPods()
-			d.layout()
-			return cmd
 		}
-		var cmd tea.Cmd
-		d.filter, cmd = d.filter.Update(msg)
-		if v := d.filter.Value(); v != d.query.Text {
-			d.query.Text = v
+		cmd, changed := d.typing(msg, k)
+		if changed {
 			cmd = tea.Batch(cmd, d.refreshPods())
+		}
+		if !d.filtering {
+			d.layout()
 		}
 		return cmd
 	}
@@ -377,157 +203,99 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if d.showDetail {
 		if key.Matches(msg, k.Back) {
-			d.showDetail = false
-			d.layout()
+			d.closePane()
 			return nil
 		}
-		return d.detail.Update(msg)
+		return d.route(d.pane, msg)
 	}
 	switch {
 	case key.Matches(msg, k.Tab):
-		d.focus = (d.focus + 1) % 3
+		d.focus = (d.focus + 1) % Focus(len(d.panels))
 		d.layout()
-	case key.Matches(msg, k.Enter):
-		return d.enter()
-	case key.Matches(msg, k.Back):
-		switch {
-		case d.query.Text != "":
-			d.query.Text = ""
-			d.filter.SetValue("")
-		case d.query.Owner != "":
-			d.query.Owner = ""
-		case d.query.Node != "":
-			d.query.Node = ""
-		case d.query.Filter != model.All:
-			d.query.Filter = model.All
-		}
-		return d.refreshPods()
+		return nil
 	case key.Matches(msg, k.Filter):
-		d.filtering = true
-		d.filter.SetValue(d.query.Text)
-		d.filter.CursorEnd()
+		cmd := d.startTyping()
 		d.focus = FocusPods
 		d.layout()
-		return d.filter.Focus()
-	case key.Matches(msg, k.Verdict):
-		d.query.Filter = (d.query.Filter + 1) % 4
-		return d.refreshPods()
-	case key.Matches(msg, k.Sort):
-		d.query.Sort = (d.query.Sort + 1) % 4
-		return d.refreshPods()
+		return cmd
 	case key.Matches(msg, k.Node):
-		return d.toggleNode()
-	default:
-		switch d.focus {
-		case FocusPods:
-			return d.pods.Update(msg)
-		case FocusNodes:
-			return d.nodes.Update(msg)
-		case FocusRollouts:
-			return d.rollouts.Update(msg)
-		}
+		return d.toggleNode(msg)
 	}
-	return nil
-}
-
-// enter opens the selected pod's detail; on a node it shows that node's pods; on a rollout, the
-// rollout's pods.
-func (d *dashboard) enter() tea.Cmd {
-	var cmd tea.Cmd
-	switch d.focus {
-	case FocusPods:
-		if p := d.pods.selected(); p != nil {
-			d.openDetail(p.Key)
-		}
-	case FocusNodes:
-		if n := d.nodes.selected(); n != nil {
-			d.query.Node = n.Name
-			d.focus = FocusPods
-			cmd = d.refreshPods()
-			d.layout()
-		}
-	case FocusRollouts:
-		// Exactly the rollout's pods, by owner: a text filter on its name would also catch
-		// "checkout-db" for "checkout". The text and node filters go, as either could hide them.
-		if r := d.rollouts.selected(); r != nil {
-			d.query.Owner = r.Workload()
-			d.query.Text, d.query.Node = "", ""
-			d.filter.SetValue("")
-			d.focus = FocusPods
-			cmd = d.refreshPods()
-			d.layout()
-		}
+	if d.edit(msg, k) {
+		return d.refreshPods()
 	}
-	return cmd
+	return d.route(d.panels[d.focus], msg)
 }
 
-func (d *dashboard) openDetail(key string) {
-	d.showDetail = true
-	d.detail.open(key)
-	d.layout()
-	d.rebuildDetail()
-}
-
-// toggleNode narrows the pods to the selected pod's (or node's) node, or widens them again.
-func (d *dashboard) toggleNode() tea.Cmd {
+// toggleNode widens the pods again, or narrows them to the node the focused panel's selection
+// names (showPodsMsg).
+func (d *dashboard) toggleNode(msg tea.KeyPressMsg) tea.Cmd {
 	if d.query.Node != "" {
 		d.query.Node = ""
-	} else {
-		switch d.focus {
-		case FocusNodes:
-			if n := d.nodes.selected(); n != nil {
-				d.query.Node = n.Name
-			}
-		default:
-			if p := d.pods.selected(); p != nil && p.Node != "" {
-				d.query.Node = p.Node
-			}
-		}
-		d.focus = FocusPods
+		cmd := d.refreshPods()
+		d.layout()
+		return cmd
 	}
+	p := d.panels[d.focus]
+	nav, cmd := p.Update(msg)
+	if nav == nil && p != panel(d.pods) {
+		// A panel whose selection names no node (the rollouts) leaves n to the pod table.
+		var pc tea.Cmd
+		nav, pc = d.pods.Update(msg)
+		cmd = tea.Batch(cmd, pc)
+	}
+	if nav == nil {
+		nav = showPodsMsg{}
+	}
+	return tea.Batch(cmd, d.update(nav))
+}
+
+// showPods brings the pod table back, narrowed as msg asks.
+func (d *dashboard) showPods(msg showPodsMsg) tea.Cmd {
+	if d.showDetail {
+		d.closePane()
+	}
+	d.narrow(msg)
+	d.focus = FocusPods
 	cmd := d.refreshPods()
 	d.layout()
 	return cmd
 }
 
-func (d *dashboard) handleWheel(msg tea.MouseWheelMsg) {
-	delta := 0
-	switch msg.Button {
-	case tea.MouseWheelUp:
-		delta = -3
-	case tea.MouseWheelDown:
-		delta = 3
-	default:
-		return
+// openPane opens the pane msg is for (openDetailMsg: the detail) and reports whether there was one.
+func (d *dashboard) openPane(msg tea.Msg) (bool, tea.Cmd) {
+	for _, p := range d.panes {
+		ok, cmd := p.Open(msg)
+		if !ok {
+			continue
+		}
+		if d.showDetail && d.pane != p {
+			d.pane.Close()
+		}
+		d.pane, d.showDetail = p, true
+		d.layout()
+		p.Refresh(&d.snap)
+		return true, cmd
 	}
-	switch {
-	case d.showDetail:
-		d.detail.scroll(delta)
-	case d.focus == FocusPods:
-		d.pods.scroll(delta)
-	case d.focus == FocusNodes:
-		d.nodes.scroll(delta)
-	case d.focus == FocusRollouts:
-		d.rollouts.scroll(delta)
-	}
+	return false, nil
 }
 
-func (d *dashboard) handleClick(msg tea.MouseClickMsg) {
-	if msg.Button != tea.MouseLeft || d.showDetail {
-		return
-	}
+// closePane goes back from the pane to the panels.
+func (d *dashboard) closePane() {
+	d.showDetail = false
+	d.pane.Close()
+	d.layout()
+}
+
+// click hands a left click to the panel under it, in the panel's own lines. Only what has the
+// keyboard takes clicks: the nodes panel under the pods does not.
+func (d *dashboard) click(msg tea.MouseClickMsg) tea.Cmd {
 	f := d.computeFrame()
-	row := msg.Y - f.bodyTop - 2 // title and column header
-	switch d.focus {
-	case FocusPods:
-		if msg.Y < f.bodyTop+f.podsH {
-			d.pods.clickRow(row)
-		}
-	case FocusNodes:
-		d.nodes.click(row)
-	case FocusRollouts:
-		d.rollouts.click(row)
+	if m := f.main; msg.Y >= m.top && msg.Y < m.top+m.h {
+		msg.Y -= m.top
+		return d.route(m.p, msg)
 	}
+	return nil
 }
 
 // View draws the whole screen.
@@ -537,64 +305,4 @@ func (d *dashboard) View() tea.View {
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "doomwatch"
 	return v
-}
-
-// render draws the screen as a string of exactly height lines, each at most width cells.
-func (d *dashboard) render() (out string) {
-	defer func() {
-		if r := recover(); r != nil {
-			d.err = fmt.Errorf("dashboard: panic while drawing: %v", r)
-			out = "doomwatch: internal error, quitting"
-			if d.onPanic != nil {
-				d.onPanic(d.err)
-			}
-		}
-	}()
-	if d.width < minWidth || d.height < minHeight {
-		return clip(fmt.Sprintf("terminal too small (%d×%d): doomwatch needs at least %d×%d",
-			d.width, d.height, minWidth, minHeight), max(d.width, 1))
-	}
-	f := d.computeFrame()
-	lines := make([]string, 0, d.height)
-	appendBlock := func(s string, h int) {
-		n := 0
-		for l := range strings.SplitSeq(s, "\n") {
-			if n == h {
-				break
-			}
-			lines = append(lines, clip(l, d.width))
-			n++
-		}
-		for ; n < h; n++ {
-			lines = append(lines, "")
-		}
-	}
-	appendBlock(d.header.View(), f.headerH)
-	lines = append(lines, "")
-	switch {
-	case d.showDetail:
-		appendBlock(d.detail.View(), f.bodyH)
-	case d.focus == FocusPods:
-		appendBlock(d.pods.View(true), f.podsH)
-		if f.nodesH > 0 {
-			lines = append(lines, "")
-			appendBlock(d.nodes.View(false), f.nodesH)
-		}
-	case d.focus == FocusNodes:
-		appendBlock(d.nodes.View(true), f.bodyH)
-	case d.focus == FocusRollouts:
-		appendBlock(d.rollouts.View(true), f.bodyH)
-	}
-	if d.filtering {
-		appendBlock(d.filter.View(), 1)
-	}
-	appendBlock(d.help.View(d.helpKeys()), f.footerH-btoi(d.filtering))
-	return strings.Join(lines[:min(len(lines), d.height)], "\n")
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
