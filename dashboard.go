@@ -28,6 +28,7 @@ func runDashboard(ctx context.Context, src *kube.Source, m *model.Model, o *opti
 		Context: src.Context(),
 		Scope:   src.Scope(),
 		NoColor: o.noColor,
+		Logs:    src,
 	})
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fail(stderr, err, "")

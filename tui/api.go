@@ -30,6 +30,8 @@ type Options struct {
 	Scope   string
 	// NoColor disables colour (also implied by the NO_COLOR environment variable).
 	NoColor bool
+	// Logs serves the log pane (`l`); nil shows "no log source here" in it.
+	Logs LogSource
 	// Input and Output default to the process's terminal.
 	Input  io.Reader
 	Output io.Writer

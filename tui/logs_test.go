@@ -1,0 +1,151 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// fakeLogs is a LogSource that answers from memory and remembers what it was asked.
+type fakeLogs struct {
+	mu    sync.Mutex
+	asked []string
+	lines []string
+	err   error
+}
+
+func (f *fakeLogs) TailLog(_ context.Context, ns, pod, container string, previous bool, lines int) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := ""
+	if previous {
+		p = " -p"
+	}
+	f.asked = append(f.asked, ns+"/"+pod+"/"+container+p+" --tail="+strconv.Itoa(lines))
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.lines, nil
+}
+
+// crashLog is what the crashing api container wrote: app output, with an escape sequence that
+// must not reach the terminal.
+var crashLog = []string{
+	"2026-01-15T10:09:09.812Z level=info msg=\"starting api\" version=v3",
+	"2026-01-15T10:09:09.900Z level=error msg=\"\x1b[31mconfig\x1b[0m: missing DATABASE_URL\"",
+	"2026-01-15T10:09:09.901Z level=fatal msg=exiting",
+}
+
+func logsDashboard(t *testing.T, w, h int, src LogSource) *dashboard {
+	t.Helper()
+	d := newDashboard(Options{Model: fixtureModel(), Now: func() time.Time { return t0 }, Logs: src}, true)
+	d.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return d
+}
+
+// run runs cmd as bubbletea would and hands every message it yields to the dashboard.
+func run(d *dashboard, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			run(d, c)
+		}
+	case nil:
+	default:
+		d.Update(msg)
+	}
+}
+
+// TestLogsKeyFetchesInACmd: `l` on a crash-looping pod asks for its deciding container's previous
+// instance, in a Cmd, never in Update; the pane then shows the lines sanitised, the last ones in
+// view; esc leaves it.
+func TestLogsKeyFetchesInACmd(t *testing.T) {
+	src := &fakeLogs{lines: crashLog}
+	d := logsDashboard(t, 120, 30, src)
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	cmd := press(d, "l")
+	if len(src.asked) != 0 {
+		t.Fatalf("the log was fetched in Update: %v", src.asked)
+	}
+	if s := screen(d); !strings.Contains(s, "LOGS shop/api-7d9f8b6c5-xk2lq/api · previous instance's log") || !strings.Contains(s, "fetching") {
+		t.Fatalf("the pane does not say it is fetching:\n%s", s)
+	}
+	run(d, cmd)
+	if want := "shop/api-7d9f8b6c5-xk2lq/api -p --tail=100"; len(src.asked) != 1 || src.asked[0] != want {
+		t.Errorf("asked %v, want [%s]", src.asked, want)
+	}
+	raw := d.render()
+	if strings.Contains(raw, "\x1b[31m") {
+		t.Errorf("the log's escape sequence reached the terminal")
+	}
+	s := ansi.Strip(raw)
+	for _, want := range []string{"missing DATABASE_URL", "level=fatal msg=exiting"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, s)
+		}
+	}
+	press(d, "esc")
+	if s := screen(d); strings.Contains(s, "LOGS") || !strings.Contains(s, "PODS") {
+		t.Errorf("esc did not leave the log:\n%s", s)
+	}
+}
+
+// TestLogsErrorIsOneLine: a refusal (RBAC here, in the API server's words) is one line in the
+// pane; a stale answer, for a pane closed and opened again, is dropped.
+func TestLogsErrorIsOneLine(t *testing.T) {
+	src := &fakeLogs{err: errors.New(`not allowed to get pods/log in shop: pods "api-7d9f8b6c5-xk2lq" is forbidden: User "dev" cannot get resource "pods/log" in API group "" in the namespace "shop"`)}
+	d := logsDashboard(t, 200, 30, src)
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	stale := press(d, "l")
+	press(d, "esc")
+	cmd := press(d, "l")
+	run(d, stale) // the first fetch answers late: its seq is gone
+	if s := screen(d); !strings.Contains(s, "fetching") {
+		t.Errorf("a stale answer was shown:\n%s", s)
+	}
+	run(d, cmd)
+	s := screen(d)
+	if n := strings.Count(s, "cannot get the log"); n != 1 || !strings.Contains(s, `cannot get resource "pods/log"`) {
+		t.Errorf("want the refusal on one line:\n%s", s)
+	}
+}
+
+// TestLogsFromTheDetail: `l` in the detail pane opens the log of the pod it shows; the detail's
+// footer offers it.
+func TestLogsFromTheDetail(t *testing.T) {
+	src := &fakeLogs{lines: crashLog}
+	d := logsDashboard(t, 200, 50, src)
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	press(d, "enter")
+	if s := screen(d); !strings.Contains(s, "l logs") {
+		t.Errorf("the detail's footer does not offer l:\n%s", s)
+	}
+	run(d, press(d, "l"))
+	if len(src.asked) != 1 || !strings.HasPrefix(src.asked[0], "shop/api-7d9f8b6c5-xk2lq/api") {
+		t.Errorf("asked %v", src.asked)
+	}
+}
+
+// TestLogsGolden: the log pane at both sizes.
+func TestLogsGolden(t *testing.T) {
+	for _, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			d := logsDashboard(t, sz.w, sz.h, &fakeLogs{lines: crashLog})
+			d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+			run(d, press(d, "l"))
+			frame := d.render()
+			checkFrame(t, frame, sz.w, sz.h)
+			golden(t, "logs-"+sz.name+".txt", ansi.Strip(frame))
+		})
+	}
+}
