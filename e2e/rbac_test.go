@@ -166,6 +166,31 @@ func (e *env) clusterViewer(role *rbacv1.ClusterRole) *User {
 }
 
 // documentedClusterRole reads testdata/clusterrole.yaml.
+// withoutResource is role with resource taken out of its rules; the test fails when role does not
+// grant it.
+func withoutResource(t *testing.T, role rbacv1.ClusterRole, resource string) *rbacv1.ClusterRole {
+	t.Helper()
+	out := role.DeepCopy()
+	removed := 0
+	for i := range out.Rules {
+		r := &out.Rules[i]
+		kept := r.Resources[:0]
+		for _, res := range r.Resources {
+			if res == resource {
+				removed++
+				continue
+			}
+			kept = append(kept, res)
+		}
+		r.Resources = kept
+	}
+	out.Rules = slices.DeleteFunc(out.Rules, func(r rbacv1.PolicyRule) bool { return len(r.Resources) == 0 })
+	if removed == 0 {
+		t.Fatalf("testdata/clusterrole.yaml grants no %s: doomwatch needs it", resource)
+	}
+	return out
+}
+
 func documentedClusterRole(t *testing.T) rbacv1.ClusterRole {
 	t.Helper()
 	raw, err := os.ReadFile("testdata/clusterrole.yaml")
@@ -185,24 +210,7 @@ func documentedClusterRole(t *testing.T) rbacv1.ClusterRole {
 // the kubelet is never asked.
 func TestRBACWaitPodsLog(t *testing.T) {
 	documented := documentedClusterRole(t)
-	noLog := documented.DeepCopy()
-	removed := 0
-	for i := range noLog.Rules {
-		r := &noLog.Rules[i]
-		kept := r.Resources[:0]
-		for _, res := range r.Resources {
-			if res == "pods/log" {
-				removed++
-				continue
-			}
-			kept = append(kept, res)
-		}
-		r.Resources = kept
-	}
-	noLog.Rules = slices.DeleteFunc(noLog.Rules, func(r rbacv1.PolicyRule) bool { return len(r.Resources) == 0 })
-	if removed == 0 {
-		t.Fatal("testdata/clusterrole.yaml grants no pods/log: doomwatch wait needs get on it for the logs")
-	}
+	noLog := withoutResource(t, documented, "pods/log")
 	for _, tc := range []struct {
 		name string
 		role *rbacv1.ClusterRole
