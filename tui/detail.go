@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
@@ -14,9 +15,9 @@ import (
 )
 
 // detailPane shows one pod in full: every container (init and sidecars included) with its state
-// and last state, the verdict and its reason, the pod's conditions, its owner chain and its node's
-// cluster status. The lines are built in Refresh (on open, on each batch and on resize), so View
-// only slices them.
+// and last state, the verdict and its reason, the pod's Warning events, its conditions, its owner
+// chain and its node's cluster status. The lines are built in Refresh (on open, on each batch and
+// on resize), so View only slices them.
 type detailPane struct {
 	c      *common
 	key    string
@@ -24,6 +25,9 @@ type detailPane struct {
 	cur    cursor
 	width  int
 	height int
+	// copyText is what `y` copies, made with the lines: `kubectl logs` of the container that
+	// decided the verdict, else `kubectl describe pod`; copyHelp is its help ("copy logs").
+	copyText, copyHelp string
 }
 
 func newDetailPane(c *common) *detailPane {
@@ -51,14 +55,24 @@ func (d *detailPane) Open(msg tea.Msg) (bool, tea.Cmd) {
 // Close has nothing to stop: the lines are made from the model.
 func (d *detailPane) Close() {}
 
-// Update scrolls: the pane has no selection, so the list keys and the wheel move the window.
+// Update scrolls: the pane has no selection, so the list keys and the wheel move the window. y
+// copies a kubectl command for the pod (copyText).
 func (d *detailPane) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
-	steer(&d.cur, msg, d.c.keys)
+	if steer(&d.cur, msg, d.c.keys) {
+		return nil, nil
+	}
+	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, d.c.keys.Copy) && d.copyText != "" {
+		return copyMsg{text: d.copyText}, nil
+	}
 	return nil, nil
 }
 
-// Help is the keys that scroll the pane and the one that leaves it.
-func (d *detailPane) Help() rankedHelp { return d.c.keys.detailHelp() }
+// Help is the keys that scroll the pane, the one that copies and the one that leaves it.
+func (d *detailPane) Help() rankedHelp {
+	cp := withDesc(d.c.keys.Copy, d.copyHelp)
+	cp.SetEnabled(d.copyText != "")
+	return d.c.keys.detailHelp(cp)
+}
 
 // Refresh formats the pod again (on open, on each batch and on resize) and its node.
 func (d *detailPane) Refresh(s *snapshot) {
@@ -73,16 +87,21 @@ func (d *detailPane) Refresh(s *snapshot) {
 			}
 		}
 	}
-	d.rebuild(p, node)
+	d.rebuild(p, node, s.m.PodEvents(d.key))
 }
 
-// rebuild formats pod p (nil when it is gone) and its node.
-func (d *detailPane) rebuild(p *model.Pod, node *model.Node) {
+// rebuild formats pod p (nil when it is gone), its node and its Warning events.
+func (d *detailPane) rebuild(p *model.Pod, node *model.Node, events []model.Event) {
 	d.lines = d.lines[:0]
+	d.copyText, d.copyHelp = "", ""
 	if p == nil {
 		d.lines = append(d.lines, d.c.st.dim.Render("the pod "+d.key+" is gone"))
 	} else {
-		d.lines = detailLines(d.lines, p, node, d.c, max(d.width, 20))
+		d.lines = detailLines(d.lines, p, node, events, d.c, max(d.width, 20))
+		d.copyText, d.copyHelp = describePod(p), "copy describe"
+		if cmd, ok := podLogs(p); ok {
+			d.copyText, d.copyHelp = cmd, "copy logs"
+		}
 	}
 	// The window stays where the user scrolled it, as far as the new lines allow.
 	d.cur.setLen(len(d.lines))
@@ -102,8 +121,9 @@ func (d *detailPane) View(bool) string {
 	return b.String()
 }
 
-// detailLines appends the pod's detail to dst, wrapped to width.
-func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width int) []string {
+// detailLines appends the pod's detail to dst, wrapped to width; events are its Warning events,
+// newest first.
+func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Event, c *common, width int) []string {
 	st := c.st
 	now := c.now
 	add := func(s string) { dst = append(dst, s) }
@@ -174,6 +194,9 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 	}
 	add(st.bold.Render("Owners   ") + chain)
 
+	add("")
+	dst = eventLines(dst, events, c, width)
+
 	if obj == nil {
 		return dst
 	}
@@ -237,6 +260,46 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, c *common, width 
 	}
 	containers(obj.Spec.InitContainers, true)
 	containers(obj.Spec.Containers, false)
+	return dst
+}
+
+// eventLines appends the Events section: one line per Warning event, newest first (the model's
+// order), as kubectl describe's Events table has them but without the Normal ones: age, count
+// ("x3", when more than one), reason and the message, clipped to the line (the model sanitised
+// it). The columns are as wide as their widest cell, the reason at most 28.
+func eventLines(dst []string, events []model.Event, c *common, w int) []string {
+	st := c.st
+	if len(events) == 0 {
+		return append(dst, st.bold.Render("Events")+"  "+st.dim.Render("no warning events"))
+	}
+	dst = append(dst, st.bold.Render("Events")+"  "+st.dim.Render("warnings, newest first"))
+	ages := make([]string, len(events))
+	ageW, countW, reasonW := 0, 0, 0
+	for i := range events {
+		ev := &events[i]
+		ages[i] = eventAge(ev, c.now)
+		ageW = max(ageW, width(ages[i]))
+		if ev.Count > 1 {
+			countW = max(countW, len(fmt.Sprint(ev.Count))+1)
+		}
+		reasonW = max(reasonW, min(width(ev.Reason), 28))
+	}
+	for i := range events {
+		ev := &events[i]
+		count := ""
+		if ev.Count > 1 {
+			count = fmt.Sprintf("x%d", ev.Count)
+		}
+		line := "  " + st.dim.Render(fit(ages[i], ageW)) + " "
+		if countW > 0 {
+			line += fit(count, countW) + " "
+		}
+		line += st.warn.Render(fit(ev.Reason, reasonW))
+		if rest := w - 2 - ageW - 1 - countW - btoi(countW > 0) - reasonW - 2; rest > 0 && ev.Message != "" {
+			line += "  " + clip(ev.Message, rest)
+		}
+		dst = append(dst, line)
+	}
 	return dst
 }
 

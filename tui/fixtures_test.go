@@ -232,3 +232,107 @@ func appendPods(dst []*model.PodRecord, pods ...*corev1.Pod) []*model.PodRecord 
 	}
 	return dst
 }
+
+// The events fixture's messages, each verbatim from its source or formatted as the upstream code
+// formats it with only the placeholders filled in.
+const (
+	// gcDeadline is the kubelet's ContainerGCFailed event: err.Error() of the container garbage
+	// collection (kubernetes/kubernetes pkg/kubelet/kubelet.go StartGarbageCollection), the
+	// runtime's gRPC deadline, verbatim from the kubelet log in rancher/rancher#21178 (as the
+	// demo's node-3 posts it, kube/demo/scenario.go containerGCFailures).
+	gcDeadline = "rpc error: code = DeadlineExceeded desc = context deadline exceeded"
+	// imageGCShort is the kubelet's FreeDiskSpaceFailed event, and the error its ImageGCFailed
+	// event carries (kubernetes/kubernetes pkg/kubelet/images/image_gc_manager.go GarbageCollect:
+	// "Failed to garbage collect required amount of images. Attempted to free %d bytes, but only
+	// found %d bytes eligible to free."), verbatim from a k3s server node's `kubectl get events`
+	// in Frodo-Web/frodo-tips devops/k3s.md.
+	imageGCShort = "Failed to garbage collect required amount of images. Attempted to free 388231987 bytes, but only found 0 bytes eligible to free."
+	// configMapMissing is the kubelet's FailedMount event for a configmap volume whose configmap
+	// does not exist, verbatim from cuishuaigit/k8s-monitor#2 (classify fixture
+	// ev-volume-configmap-not-found).
+	configMapMissing = `MountVolume.SetUp failed for volume "config-volume" : configmap "grafana-import-dashboards" not found`
+)
+
+// attrNode sets what node-i's kubelet reports of itself and its labels as on an EKS managed node
+// group (the demo's nodes, kube/demo/objects.go newNode): node-3 is the one node the containerd
+// upgrade reached, two nodes share each zone.
+func attrNode(n *corev1.Node, i int) {
+	runtime := "containerd://2.1.4"
+	if i == 3 {
+		runtime = "containerd://2.2.0"
+	}
+	zone := fmt.Sprintf("eu-west-1%c", 'a'+rune((i-1)/2))
+	n.Labels = map[string]string{"node.kubernetes.io/instance-type": "m6i.2xlarge",
+		"topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": "eu-west-1",
+		"eks.amazonaws.com/nodegroup": "general"}
+	n.Status.NodeInfo = corev1.NodeSystemInfo{KernelVersion: "6.8.0-1031-aws", OSImage: "Ubuntu 24.04.3 LTS",
+		ContainerRuntimeVersion: runtime, KubeletVersion: "v1.37.2"}
+}
+
+// eventSeq keeps the names of events made at the same instant apart (warningEvent).
+var eventSeq int64
+
+// warningEvent is a Warning event about obj (a pod, or a node when ns is "") as the kubelet's
+// legacy recorder posts it (client-go tools/record/event.go makeEvent): named after the object and
+// the time it was made, in the object's namespace or "default", count times from first to last.
+func warningEvent(ns, obj, uid, node, reason, msg string, count int32, first, last time.Duration) *corev1.Event {
+	kind, evNS := "Pod", ns
+	if ns == "" {
+		kind, evNS = "Node", "default"
+	}
+	// One nanosecond apart for events made at the same instant, as a real clock would be.
+	eventSeq++
+	return &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Namespace: evNS, Name: fmt.Sprintf("%s.%x", obj, t0.Add(-first).UnixNano()+eventSeq)},
+		InvolvedObject: corev1.ObjectReference{Kind: kind, Namespace: ns, Name: obj, UID: types.UID(uid)},
+		Reason:         reason, Message: msg, Count: count, Type: corev1.EventTypeWarning,
+		FirstTimestamp: ago(first), LastTimestamp: ago(last),
+		Source: corev1.EventSource{Component: "kubelet", Host: node},
+	}
+}
+
+// eventsPod is the events golden's subject: shop/web-5c9d7f6b8-m2x4k cannot mount its
+// configmap volume (the configmap does not exist) and waits in ContainerCreating.
+func eventsPod() *corev1.Pod {
+	return mkPod(podSpec{ns: "shop", name: "web-5c9d7f6b8-m2x4k", node: "node-1", created: 9 * time.Minute,
+		status: []corev1.ContainerStatus{waiting("web", "registry.example.com/shop/web:v42", "ContainerCreating", "", 0, nil)},
+		conds:  readyConds(false)})
+}
+
+// eventsBatch is fixtureBatch with what the nodes report of themselves (attrNode), node-2 under
+// disk pressure and failing to collect images, node-3 failing container garbage collection, the
+// doomed api pod's kubelet events and eventsPod with its FailedMount events.
+func eventsBatch() model.Batch {
+	b := fixtureBatch()
+	for i, n := range b.Nodes {
+		attrNode(n, i+1)
+	}
+	// kubernetes/kubernetes pkg/kubelet/nodestatus/setters.go DiskPressureCondition.
+	b.Nodes[1].Status.Conditions = append(b.Nodes[1].Status.Conditions, corev1.NodeCondition{Type: corev1.NodeDiskPressure,
+		Status: corev1.ConditionTrue, Reason: "KubeletHasDiskPressure", Message: "kubelet has disk pressure"})
+	web := eventsPod()
+	b.Pods = appendPods(b.Pods, web)
+	api := "api-7d9f8b6c5-xk2lq"
+	b.Events = []*corev1.Event{
+		warningEvent("", "node-3", "node-3", "node-3", "ContainerGCFailed", gcDeadline, 5, 5*time.Minute, 40*time.Second),
+		warningEvent("", "node-2", "node-2", "node-2", "FreeDiskSpaceFailed", imageGCShort, 3, 4*time.Minute, 2*time.Minute),
+		warningEvent("", "node-2", "node-2", "node-2", "ImageGCFailed", imageGCShort, 3, 4*time.Minute, 2*time.Minute),
+		// The kubelet's event for the failed start, "Error: %v" of the runtime's message
+		// (kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer),
+		// and its event while it backs off, "Back-off restarting failed container %s in pod %s"
+		// with format.Pod's name_namespace(uid) (kuberuntime_manager.go doBackOff).
+		warningEvent("shop", api, "uid-shop-"+api, "node-2", "Failed", "Error: "+config128, 4, 6*time.Minute, 50*time.Second),
+		warningEvent("shop", api, "uid-shop-"+api, "node-2", "BackOff",
+			fmt.Sprintf("Back-off restarting failed container api in pod %s_shop(uid-shop-%s)", api, api), 3, 5*time.Minute, 30*time.Second),
+		warningEvent("shop", web.Name, string(web.UID), "node-1", "FailedMount", configMapMissing, 12, 8*time.Minute, 20*time.Second),
+	}
+	return b
+}
+
+// eventsModel is the model after the events batch at t0.
+func eventsModel() *model.Model {
+	m := model.New(model.DefaultConfig())
+	b := eventsBatch()
+	m.Apply(&b, t0)
+	return m
+}

@@ -35,7 +35,11 @@ type FrameOptions struct {
 
 // RenderFrame renders one frame of the dashboard over m, with the colour profile pinned: true
 // colour when coloured, none at all with NoColor. It reads no clock and does no I/O.
-func RenderFrame(m *model.Model, o FrameOptions) string {
+func RenderFrame(m *model.Model, o FrameOptions) string { return frameDashboard(m, o).frame(o) }
+
+// frameDashboard is the dashboard RenderFrame draws, set up as o asks; a test may press keys on
+// it before drawing it with frame.
+func frameDashboard(m *model.Model, o FrameOptions) *dashboard {
 	now := o.Now
 	d := newDashboard(Options{Model: m, Now: func() time.Time { return now }, Context: o.Context,
 		Scope: o.Scope, NoColor: o.NoColor}, o.NoColor)
@@ -60,6 +64,11 @@ func RenderFrame(m *model.Model, o FrameOptions) string {
 	if o.Detail && o.Selected != "" {
 		d.update(openDetailMsg{key: o.Selected})
 	}
+	return d
+}
+
+// frame draws d as RenderFrame does.
+func (d *dashboard) frame(o FrameOptions) string {
 	out := d.render()
 	if o.NoColor {
 		// The styles carry no colour with NoColor, but bold and reverse remain; a NoColor frame

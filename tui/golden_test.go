@@ -62,18 +62,28 @@ var sizes = []struct {
 }{{"80x24", 80, 24}, {"200x50", 200, 50}}
 
 func TestGoldenFrames(t *testing.T) {
-	m := fixtureModel()
+	fixture, events := fixtureModel(), eventsModel()
 	cases := []struct {
 		name string
 		opts FrameOptions
 		// want are texts a user must see on this screen.
 		want []string
+		// m is the model shown, fixtureModel when nil; keys are pressed before the frame is drawn.
+		m    *model.Model
+		keys []string
 	}{
-		{"overview", FrameOptions{}, []string{"live", "✖", "doomed", "suspect node node-3", "PODS", "? help", "q quit"}},
+		{"overview", FrameOptions{}, []string{"live", "✖", "doomed", "suspect node node-3", "PODS", "? help", "q quit"}, nil, nil},
 		{"doomed-detail", FrameOptions{Selected: "shop/api-7d9f8b6c5-xk2lq", Detail: true},
-			[]string{"POD shop/api-7d9f8b6c5-xk2lq", "✖ doomed", "StartError", "exit 128", "stat /go-runner", "CrashLoopBackOff"}},
-		{"suspect-node", FrameOptions{Focus: FocusNodes}, []string{"NODES", "⚠ SUSPECT", "node-3", "why:"}},
-		{"filter", FrameOptions{Query: model.Query{Text: "payments"}, Filtering: true}, []string{"/payments", "payments-7d9f8b6c5-p00"}},
+			[]string{"POD shop/api-7d9f8b6c5-xk2lq", "✖ doomed", "StartError", "exit 128", "stat /go-runner", "CrashLoopBackOff"}, nil, nil},
+		{"suspect-node", FrameOptions{Focus: FocusNodes}, []string{"NODES", "⚠ SUSPECT", "node-3", "why:"}, nil, nil},
+		{"filter", FrameOptions{Query: model.Query{Text: "payments"}, Filtering: true}, []string{"/payments", "payments-7d9f8b6c5-p00"}, nil, nil},
+		{"node-attrs", FrameOptions{Focus: FocusNodes}, []string{"⚠ node-3 runs containerd://2.2.0 (0 of 4 others do)",
+			"node: containerd://2.2.0 · kubelet v1.37.2 · kernel 6.8.0-1031-aws", "event: ContainerGCFailed x5 40s ago: rpc error",
+			"Ready,DiskPressure"}, events, nil},
+		{"detail-events", FrameOptions{Selected: "shop/web-5c9d7f6b8-m2x4k", Detail: true},
+			[]string{"Events", "20s ago x12 FailedMount", `MountVolume.SetUp failed for volume "config-volume"`}, events, nil},
+		{"copied", FrameOptions{Selected: "shop/api-7d9f8b6c5-xk2lq", Detail: true},
+			[]string{"BackOff", "copied: kubectl logs -p -n shop api-7d9f8b6c5-xk2lq -c api — "}, events, []string{"y"}},
 	}
 	for _, c := range cases {
 		for _, sz := range sizes {
@@ -86,8 +96,14 @@ func TestGoldenFrames(t *testing.T) {
 					suffix = ".ansi"
 				}
 				name := c.name + "-" + sz.name + suffix
+				m := c.m
+				if m == nil {
+					m = fixture
+				}
 				t.Run(name, func(t *testing.T) {
-					frame := RenderFrame(m, o)
+					d := frameDashboard(m, o)
+					press(d, c.keys...)
+					frame := d.frame(o)
 					checkFrame(t, frame, sz.w, sz.h)
 					plain := ansi.Strip(frame)
 					for _, w := range c.want {

@@ -23,6 +23,7 @@ type header struct {
 	rollouts       []model.Rollout
 	nodes          []model.Node
 	suspect        *model.Node // the first suspect in nodes
+	share          []string    // what the suspects have in common (snapshot.share)
 	stopped        bool
 	width          int
 	// rolloutsLine is the rollouts line, made when the rollouts or the width change rather than
@@ -45,7 +46,7 @@ func (h *header) SetSize(w int) {
 // Refresh shows the model's health and counts, and remakes the rollouts line and the suspect
 // when the rollouts or the nodes changed.
 func (h *header) Refresh(s *snapshot) {
-	h.health, h.counts = s.health, s.counts
+	h.health, h.counts, h.share = s.health, s.counts, s.share
 	if !sameSlice(s.rollouts, h.rollouts) || len(s.rollouts) == 0 {
 		h.setRollouts(s.rollouts)
 	}
@@ -182,7 +183,13 @@ func (h *header) View() string {
 	b.WriteString(h.rolloutsLine)
 	if h.suspect != nil {
 		b.WriteByte('\n')
-		b.WriteString(st.danger.Render(clip("⚠ suspect node "+h.suspect.Name+": "+h.suspect.Why, h.width)))
+		line := "⚠ suspect node " + h.suspect.Name + ": " + h.suspect.Why
+		// What the suspects share comes after the why when the line has room for it whole: the
+		// nodes panel has it on a line of its own.
+		if len(h.share) > 0 && width(line)+3+width(h.share[0]) <= h.width {
+			line += " · " + h.share[0]
+		}
+		b.WriteString(st.danger.Render(clip(line, h.width)))
 	}
 	return b.String()
 }

@@ -15,10 +15,15 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Enter, Back, Tab                        key.Binding
 	Filter, Verdict, Node, Sort             key.Binding
-	Help, Quit                              key.Binding
+	// Logs opens the log pane of the pod in view.
+	Logs       key.Binding
+	Help, Quit key.Binding
 	// Accept and Clear end the `/` filter's input, keeping or dropping the text. ForceQuit quits
 	// even while typing, where q is text.
 	Accept, Clear, ForceQuit key.Binding
+	// Copy puts a kubectl command for the selection on the clipboard (describe, logs); Cordon puts
+	// the node's `kubectl cordon` there, a write, on a key of its own.
+	Copy, Cordon key.Binding
 }
 
 // DefaultKeyMap returns the bindings of issue 4.
@@ -37,6 +42,9 @@ func DefaultKeyMap() KeyMap {
 		Verdict:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdict filter")),
 		Node:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "this node only")),
 		Sort:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
+		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy kubectl")),
+		Cordon:    key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy cordon")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:      key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
 		Accept:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply filter")),
@@ -169,8 +177,17 @@ func (m modeHelp) ShortHelp() []key.Binding     { return bindingsOf(m.short) }
 func (m modeHelp) FullHelp() [][]key.Binding    { return m.full }
 func (m modeHelp) shortRanked() []rankedBinding { return m.short }
 
-// detailHelp is the help in the detail pane, which scrolls and goes back.
-func (k KeyMap) detailHelp() rankedHelp {
+// detailHelp is the help in the detail pane, which scrolls, opens the pod's log, copies a kubectl
+// command (cp, whose help says which) and goes back.
+func (k KeyMap) detailHelp(cp key.Binding) rankedHelp {
+	return modeHelp{
+		short: []rankedBinding{{k.Back, 1}, {k.Up, 2}, {k.Down, 2}, {k.PageDown, 3}, {k.Logs, 4}, {cp, 5}, {k.Help, 0}, {k.Quit, 0}},
+		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Logs, cp, k.Back}, {k.Help, k.Quit, k.ForceQuit}},
+	}
+}
+
+// scrollHelp is the help in a pane that only scrolls and goes back (the log).
+func (k KeyMap) scrollHelp() rankedHelp {
 	return modeHelp{
 		short: []rankedBinding{{k.Back, 1}, {k.Up, 2}, {k.Down, 2}, {k.PageDown, 3}, {k.Help, 0}, {k.Quit, 0}},
 		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Back}, {k.Help, k.Quit, k.ForceQuit}},

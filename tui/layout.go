@@ -134,7 +134,7 @@ func (d *dashboard) render() (out string) {
 	if d.filtering {
 		appendBlock(d.queryBar.View(), 1)
 	}
-	appendBlock(d.help.View(d.helpKeys()), f.footerH-btoi(d.filtering))
+	appendBlock(d.footer(), f.footerH-btoi(d.filtering))
 	return strings.Join(lines[:min(len(lines), d.height)], "\n")
 }
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 
 	"doomwatch/model"
@@ -17,7 +19,10 @@ import (
 // nodesPanel shows each node's start failures in the window: exit 128 (containerd, cri-dockerd)
 // and create errors (CRI-O), the same runtime trouble reported two ways. Suspect nodes come first
 // (the model orders them) in the danger colour with their "why" sentence underneath: on-call reads
-// this panel first, so the suspect must stand out at a glance.
+// this panel first, so the suspect must stand out at a glance. Under a suspect (and under the
+// selected node while the panel has the keyboard) come what the node runs and where, and its
+// latest Warning event; above the rows, what the suspects have in common that the other nodes
+// do not. A condition out of its healthy state (DiskPressure…) is in the node's STATE.
 type nodesPanel struct {
 	// The selection follows the node's name.
 	list[model.Node]
@@ -33,18 +38,39 @@ type nodesPanel struct {
 	// whys holds each node's "why" wrapped to the width (nil for a node that is not suspect),
 	// remade when the nodes or the width change; row heights are measured from it.
 	whys [][]string
-	// lines is the height of all the rows (from whys); peak is the highest histogram bucket of
-	// any node, so every sparkline has one scale; suspects counts the suspect nodes. All three
-	// are made with the nodes, not per frame: they read every node.
+	// events is each node's latest Warning event (model.NodeEvents), read on every Refresh: events
+	// arrive without the nodes changing. evBuf is the next Refresh's, swapped with it.
+	events, evBuf []nodeEvent
+	// share is what the suspects have in common (snapshot.share), at most maxShareLines of it,
+	// one line each between the title and the column header.
+	share []string
+	// focused is whether the panel had the keyboard when last drawn: only then does the selected
+	// node show its detail lines, so the panel under the pods keeps its height (contentLines).
+	focused bool
+	// lines is the height of all the rows (from whys) with the panel unfocused, and the share
+	// lines; peak is the highest histogram bucket of any node, so every sparkline has one scale;
+	// suspects counts the suspect nodes. All three are made with the nodes, not per frame: they
+	// read every node.
 	lines, peak, suspects int
 	cells                 [][numNodeCols]string // reused per frame: at most a screenful
 }
+
+// nodeEvent is a node's latest Warning event and how many others the model keeps for it; ok is
+// false for a node without any.
+type nodeEvent struct {
+	ev   model.Event
+	more int
+	ok   bool
+}
+
+// maxShareLines bounds the shared-attribute sentences shown: the most distinguishing come first.
+const maxShareLines = 2
 
 func newNodesPanel(c *common, window time.Duration) *nodesPanel {
 	n := &nodesPanel{c: c, window: window}
 	// The title and the column header are above the rows.
 	n.list = newList(2, func(i int) *model.Node { return &n.nodes[i] }, func(nd *model.Node) string { return nd.Name })
-	n.cur.rowLines = func(i int) int { return rowLines(&n.nodes[i], n.whys[i]) }
+	n.cur.rowLines = func(i int) int { return n.rowLines(i, n.focused) }
 	return n
 }
 
@@ -64,11 +90,13 @@ func (n *nodesPanel) setWidth(w int) {
 	}
 }
 
-// The why and msg lines under a suspect node start with these; the why's further lines are
-// indented to line up with its first.
+// The detail lines under a node start with these, their texts in one column; the why's further
+// lines are indented to line up with its first.
 const (
-	whyPrefix = "    why: "
-	msgPrefix = "    msg: "
+	whyPrefix   = "    why: "
+	msgPrefix   = "    msg: "
+	infoPrefix  = "   node: "
+	eventPrefix = "  event: "
 )
 
 // whyLines is the why sentence of a suspect node wrapped to a panel width cells wide, or nil for
@@ -81,40 +109,89 @@ func whyLines(nd *model.Node, width int) []string {
 	return strings.Split(ansi.Wrap(nd.Why, w, ""), "\n")
 }
 
-// rowLines is how many lines node nd takes given its wrapped why: its row, the why and, when
-// there is one, the dominant runtime message (on one line, clipped: the detail pane has it whole).
-// View draws exactly this many; the cursor, and so mouse clicks, measures rows with it.
-func rowLines(nd *model.Node, why []string) int {
-	if !nd.Suspect {
-		return 1
+// rowLines is how many lines node i takes: its row and, for a suspect, the why and, when there is
+// one, the dominant runtime message (on one line, clipped: the detail pane has it whole); then,
+// for a suspect or the selected node of a focused panel, its detail lines (detailLines). View
+// draws exactly this many; the cursor, and so mouse clicks, measures rows with it.
+func (n *nodesPanel) rowLines(i int, focused bool) int {
+	nd := &n.nodes[i]
+	lines := 1
+	if nd.Suspect {
+		lines += len(n.whys[i])
+		if nd.DominantMessage != "" {
+			lines++
+		}
 	}
-	lines := 1 + len(why)
-	if nd.DominantMessage != "" {
+	if nd.Suspect || focused && i == n.cur.sel {
+		lines += n.detailLines(i)
+	}
+	return lines
+}
+
+// detailLines is how many detail lines node i has: what it runs and where (when its kubelet or
+// labels say), and its latest Warning event (when it has one).
+func (n *nodesPanel) detailLines(i int) int {
+	lines := 0
+	if hasInfo(&n.nodes[i]) {
+		lines++
+	}
+	if i < len(n.events) && n.events[i].ok {
 		lines++
 	}
 	return lines
 }
 
-// rewrap remakes whys and lines after the nodes or the width changed.
+// rewrap remakes whys and lines after the nodes, their events or the width changed.
 func (n *nodesPanel) rewrap() {
 	n.whys = n.whys[:0]
-	n.lines = 0
+	n.lines = len(n.share)
 	for i := range n.nodes {
 		n.whys = append(n.whys, whyLines(&n.nodes[i], n.width))
-		n.lines += n.cur.lines(i)
+		n.lines += n.rowLines(i, false)
 	}
 }
 
-// contentLines is the height of all the nodes' rows, for sizing the panel.
+// contentLines is the height of the share lines and all the nodes' rows, for sizing the panel
+// under the pods, where it does not have the keyboard.
 func (n *nodesPanel) contentLines() int { return n.lines }
 
-// Refresh shows the model's nodes when they changed; when they did not, nothing is remade.
+// Refresh shows the model's nodes, their events and what the suspects share. What did not change
+// is not remade; the events are looked up every time (a map look-up per node), since they change
+// without the nodes.
 func (n *nodesPanel) Refresh(s *snapshot) {
-	if sameSlice(s.nodes, n.nodes) && len(s.nodes) > 0 && s.nodesForbidden == n.forbidden {
-		return
-	}
+	nodesChanged := !sameSlice(s.nodes, n.nodes) || len(s.nodes) == 0 || s.nodesForbidden != n.forbidden
 	n.forbidden = s.nodesForbidden
-	n.setNodes(s.nodes)
+	evChanged := n.readEvents(s.m, s.nodes)
+	share := s.share[:min(len(s.share), maxShareLines)]
+	shareChanged := !slices.Equal(share, n.share)
+	n.share = share
+	if nodesChanged || evChanged || shareChanged {
+		n.setNodes(s.nodes)
+	}
+	if above := 2 + len(share); above != n.above {
+		// The share lines sit above the column header: the rows start lower and have less room.
+		n.above = above
+		n.setHeight(n.h)
+	}
+}
+
+// readEvents reads the latest Warning event of each of nodes and reports whether any differs from
+// what the panel shows.
+func (n *nodesPanel) readEvents(m *model.Model, nodes []model.Node) bool {
+	buf := n.evBuf[:0]
+	for i := range nodes {
+		var e nodeEvent
+		if evs := m.NodeEvents(nodes[i].Name); len(evs) > 0 {
+			e = nodeEvent{ev: evs[0], more: len(evs) - 1, ok: true}
+		}
+		buf = append(buf, e)
+	}
+	if slices.Equal(buf, n.events) {
+		n.evBuf = buf
+		return false
+	}
+	n.events, n.evBuf = buf, n.events
+	return true
 }
 
 // setNodes replaces the nodes and keeps the selection on the same node while it is listed.
@@ -133,22 +210,33 @@ func (n *nodesPanel) setNodes(nodes []model.Node) {
 	n.setLen(len(nodes))
 }
 
-// Update moves the selection; enter and n show the node's pods.
+// Update moves the selection; enter and n show the node's pods, y copies `kubectl describe node`
+// and Y `kubectl cordon` (each alone: a write is never pasted along with a read).
 func (n *nodesPanel) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 	if n.update(msg, n.c.keys) {
 		return nil, nil
 	}
-	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, n.c.keys.Enter, n.c.keys.Node) {
-		if nd := n.selected(); nd != nil {
-			return showPodsMsg{node: nd.Name}, nil
-		}
+	k, ok := msg.(tea.KeyPressMsg)
+	nd := n.selected()
+	if !ok || nd == nil {
+		return nil, nil
+	}
+	switch {
+	case key.Matches(k, n.c.keys.Enter, n.c.keys.Node):
+		return showPodsMsg{node: nd.Name}, nil
+	case key.Matches(k, n.c.keys.Copy):
+		return copyMsg{text: describeNode(nd.Name)}, nil
+	case key.Matches(k, n.c.keys.Cordon):
+		return copyMsg{text: cordonNode(nd.Name)}, nil
 	}
 	return nil, nil
 }
 
-// Help is the list keys and the dashboard's; enter shows the node's pods.
+// Help is the list keys and the dashboard's; enter shows the node's pods, y and Y copy commands.
 func (n *nodesPanel) Help() rankedHelp {
-	return n.c.keys.listHelp(withDesc(n.c.keys.Enter, "node's pods"))
+	k := n.c.keys
+	return k.listHelp(withDesc(k.Enter, "node's pods"),
+		rankedBinding{withDesc(k.Copy, "copy describe"), 8}, rankedBinding{k.Cordon, 8})
 }
 
 // sparkLevels draws a histogram bucket; blank means no failures in that bucket.
@@ -171,6 +259,8 @@ func sparkline(hist []int, peak int) string {
 	return b.String()
 }
 
+// nodeState is the STATE cell: Ready or NotReady (kubectl's STATUS, printers.go printNode), the
+// conditions out of their healthy state (nodeConditions) and whether the node is cordoned.
 func nodeState(nd *model.Node) string {
 	if !nd.Known {
 		return "unknown"
@@ -179,10 +269,88 @@ func nodeState(nd *model.Node) string {
 	if !nd.Ready {
 		s = "NotReady"
 	}
+	if c := nodeConditions(nd); c != "" {
+		s += "," + c
+	}
 	if nd.Cordoned {
 		s += ",cordoned"
 	}
 	return s
+}
+
+// nodeConditions names the node's conditions other than Ready that are True, which for each of
+// them is the unhealthy state (MemoryPressure, DiskPressure, PIDPressure, NetworkUnavailable),
+// joined by commas; "" when there are none. Unknown is not said: the kubelet does not report
+// NetworkUnavailable (the network plugin or the cloud's route controller does, when anything
+// does), and a node whose kubelet stopped posting is NotReady already.
+func nodeConditions(nd *model.Node) string {
+	s := ""
+	for _, c := range nd.Conditions {
+		if c.Type != string(corev1.NodeReady) && c.Status == string(corev1.ConditionTrue) {
+			if s != "" {
+				s += ","
+			}
+			s += c.Type
+		}
+	}
+	return s
+}
+
+// hasInfo reports whether the node's kubelet or labels said anything of it (nodeInfo).
+func hasInfo(nd *model.Node) bool {
+	in := &nd.Info
+	return in.Runtime != "" || in.Kubelet != "" || in.Kernel != "" || in.OSImage != "" ||
+		nd.Zone != "" || nd.Region != "" || nd.InstanceType != "" || nd.Pool != ""
+}
+
+// nodeInfo is what the node runs and where, as its detail line says it: "containerd://2.2.0 ·
+// kubelet v1.37.2 · kernel 6.8.0-1031-aws · Ubuntu 24.04.3 LTS · zone eu-west-1b · m6i.2xlarge ·
+// pool general". The runtime comes first: a runtime upgrade is the usual reason start failures
+// are on some nodes only (model.Shared orders its attributes the same way). The region is said
+// only without a zone, which lies in it.
+func nodeInfo(nd *model.Node) string {
+	in := &nd.Info
+	parts := make([]string, 0, 7)
+	add := func(prefix, v string) {
+		if v != "" {
+			parts = append(parts, prefix+v)
+		}
+	}
+	add("", in.Runtime)
+	add("kubelet ", in.Kubelet)
+	add("kernel ", in.Kernel)
+	add("", in.OSImage)
+	if nd.Zone != "" {
+		add("zone ", nd.Zone)
+	} else {
+		add("region ", nd.Region)
+	}
+	add("", nd.InstanceType)
+	add("pool ", nd.Pool)
+	return strings.Join(parts, " · ")
+}
+
+// eventSummary is a Warning event's reason, count and age: "ContainerGCFailed x5 30s ago", and
+// "+2" when the model keeps more events for the node than this, its latest.
+func eventSummary(e *nodeEvent, now time.Time) string {
+	s := e.ev.Reason
+	if e.ev.Count > 1 {
+		s += " x" + strconv.Itoa(int(e.ev.Count))
+	}
+	s += " " + eventAge(&e.ev, now)
+	if e.more > 0 {
+		s += " +" + strconv.Itoa(e.more)
+	}
+	return s
+}
+
+// eventAge is how long ago ev last occurred: "2m ago" (its first time when it has no last).
+func eventAge(ev *model.Event, now time.Time) string {
+	t := ev.Last
+	if t.IsZero() {
+		t = ev.First
+	}
+	return age(t, now) + " ago"
 }
 
 // The nodes panel's columns, in display order.
@@ -197,15 +365,21 @@ const (
 	ncWorkloads
 	ncHistory
 	ncLast
+	ncEvent
 	numNodeCols
 )
 
 var nodeColTitles = [numNodeCols]string{"", "NODE", "STATE", "PODS", "FAILING", "STARTS✗", "PODS✗",
-	"WORKLOADS", "HISTORY", "LAST"}
+	"WORKLOADS", "HISTORY", "LAST", "LAST WARNING"}
 
 // nodeColMax caps a column's width (0: no cap). Node names on clouds run long
-// ("ip-10-0-12-34.eu-west-1.compute.internal"); past 40 cells the name is cut.
-var nodeColMax = [numNodeCols]int{ncNode: 40}
+// ("ip-10-0-12-34.eu-west-1.compute.internal"); past 40 cells the name is cut. The event's
+// message is on the node's event line; its reason, count and age fit in 40.
+var nodeColMax = [numNodeCols]int{ncNode: 40, ncEvent: 40}
+
+// nodeColOptional marks the columns left out when none of the rows on screen has anything in
+// them: without node events there is no LAST WARNING column.
+var nodeColOptional = [numNodeCols]bool{ncEvent: true}
 
 // nodeColRight marks the counts, aligned right.
 var nodeColRight = [numNodeCols]bool{ncPods: true, ncFailing: true, ncStarts: true, ncFailedPods: true, ncWorkloads: true}
@@ -213,12 +387,15 @@ var nodeColRight = [numNodeCols]bool{ncPods: true, ncFailing: true, ncStarts: tr
 // nodeColPriority lists the columns most useful first; on a narrow terminal those at the end go.
 // Which node, that it is suspect, how many start failures and when (the sparkline) are
 // the panel's answer; Ready/cordoned and how many workloads say whether the node or one workload is
-// to blame. The pod counts are for the pods view (`enter` or `n` shows the node's pods).
+// to blame; the latest Warning event says what the kubelet complains of (its message is on the
+// event line of a suspect or selected node). The pod counts are for the pods view (`enter` or `n`
+// shows the node's pods).
 var nodeColPriority = [numNodeCols]int{ncNode, ncFlag, ncStarts, ncHistory, ncState, ncWorkloads,
-	ncLast, ncFailing, ncPods, ncFailedPods}
+	ncLast, ncEvent, ncFailing, ncPods, ncFailedPods}
 
-// nodeCells formats one node's cells.
-func (n *nodesPanel) nodeCells(nd *model.Node, peak int, out *[numNodeCols]string) {
+// nodeCells formats node i's cells.
+func (n *nodesPanel) nodeCells(i int, out *[numNodeCols]string) {
+	nd := &n.nodes[i]
 	out[ncFlag] = ""
 	if nd.Suspect {
 		out[ncFlag] = "⚠ SUSPECT"
@@ -230,10 +407,14 @@ func (n *nodesPanel) nodeCells(nd *model.Node, peak int, out *[numNodeCols]strin
 	out[ncStarts] = strconv.Itoa(nd.Failures)
 	out[ncFailedPods] = strconv.Itoa(nd.FailedPods)
 	out[ncWorkloads] = strconv.Itoa(nd.Workloads)
-	out[ncHistory] = sparkline(nd.Histogram, peak)
+	out[ncHistory] = sparkline(nd.Histogram, n.peak)
 	out[ncLast] = ""
 	if !nd.Last.IsZero() {
 		out[ncLast] = age(nd.Last, n.c.now) + " ago"
+	}
+	out[ncEvent] = ""
+	if e := &n.events[i]; e.ok {
+		out[ncEvent] = eventSummary(e, n.c.now)
 	}
 }
 
@@ -242,6 +423,9 @@ func (n *nodesPanel) nodeCells(nd *model.Node, peak int, out *[numNodeCols]strin
 func (n *nodesPanel) layout() (widths [numNodeCols]int, shown []int) {
 	for c := range numNodeCols {
 		widths[c] = colWidth(nodeColTitles[c], nodeColMax[c], len(n.cells), func(i int) string { return n.cells[i][c] })
+		if nodeColOptional[c] && !slices.ContainsFunc(n.cells, func(row [numNodeCols]string) bool { return row[c] != "" }) {
+			widths[c] = 0
+		}
 	}
 	avail := n.width - 2 // selection gutter
 	var include [numNodeCols]bool
@@ -264,11 +448,16 @@ func (n *nodesPanel) layout() (widths [numNodeCols]int, shown []int) {
 	return widths, shown
 }
 
-// nodeLine joins the shown cells, each fitted to its column.
-func nodeLine(b *strings.Builder, mark string, cells *[numNodeCols]string, widths *[numNodeCols]int, shown []int) string {
+// nodeLine joins the shown cells, each fitted to its column. stateAt is the byte offset of the
+// STATE cell in the line, -1 when it is not shown.
+func nodeLine(b *strings.Builder, mark string, cells *[numNodeCols]string, widths *[numNodeCols]int, shown []int) (line string, stateAt int) {
 	b.Reset()
 	b.WriteString(mark)
+	stateAt = -1
 	for _, c := range shown {
+		if c == ncState {
+			stateAt = b.Len()
+		}
 		cell := cells[c]
 		if nodeColRight[c] {
 			if pad := widths[c] - width(cell); pad > 0 {
@@ -280,11 +469,16 @@ func nodeLine(b *strings.Builder, mark string, cells *[numNodeCols]string, width
 		}
 		b.WriteByte(' ')
 	}
-	return strings.TrimRight(b.String(), " ")
+	return strings.TrimRight(b.String(), " "), stateAt
 }
 
 // View renders the panel in at most the height given to SetSize.
 func (n *nodesPanel) View(focused bool) string {
+	if focused != n.focused {
+		// The selected node's detail lines come and go with the keyboard: measure again.
+		n.focused = focused
+		n.cur.clamp()
+	}
 	st := n.c.st
 	var b strings.Builder
 	title := "NODES"
@@ -309,17 +503,31 @@ func (n *nodesPanel) View(focused bool) string {
 	}
 	b.WriteString(clip(title+" "+st.dim.Render(sub), n.width))
 	b.WriteByte('\n')
+	for _, sh := range n.share {
+		b.WriteString(st.warn.Render(clip("  ⚠ "+sh, n.width)))
+		b.WriteByte('\n')
+	}
 
 	from, to := n.cur.visible()
 	n.cells = n.cells[:0]
 	for i := from; i < to; i++ {
 		n.cells = append(n.cells, [numNodeCols]string{})
-		n.nodeCells(&n.nodes[i], n.peak, &n.cells[len(n.cells)-1])
+		n.nodeCells(i, &n.cells[len(n.cells)-1])
 	}
 	widths, shown := n.layout()
 	var line strings.Builder
-	b.WriteString(st.colHeader.Render(clip(nodeLine(&line, "  ", &nodeColTitles, &widths, shown), n.width)))
-	lines := 2
+	hdr, _ := nodeLine(&line, "  ", &nodeColTitles, &widths, shown)
+	b.WriteString(st.colHeader.Render(clip(hdr, n.width)))
+	lines := n.above
+	add := func(s string) bool {
+		if lines >= n.h {
+			return false
+		}
+		b.WriteByte('\n')
+		b.WriteString(s)
+		lines++
+		return true
+	}
 	for i := from; i < to && lines < n.h; i++ {
 		nd := &n.nodes[i]
 		sel := i == n.cur.sel
@@ -327,38 +535,78 @@ func (n *nodesPanel) View(focused bool) string {
 		if sel && focused {
 			mark = "▶ "
 		}
-		row := clip(nodeLine(&line, mark, &n.cells[i-from], &widths, shown), n.width)
+		row, stateAt := nodeLine(&line, mark, &n.cells[i-from], &widths, shown)
+		row = clip(row, n.width)
 		switch {
 		case sel && focused:
 			row = st.selected.Render(fit(row, n.width))
 		case nd.Suspect:
 			row = st.danger.Render(row)
-		case nd.Failures > 0 || (nd.Known && !nd.Ready):
-			row = st.warn.Render(row)
+		default:
+			row = n.paintRow(row, stateAt, nd, nd.Failures > 0 || (nd.Known && !nd.Ready))
 		}
-		b.WriteByte('\n')
-		b.WriteString(row)
-		lines++
+		add(row)
 		for j, w := range n.whys[i] {
-			if lines >= n.h {
-				break
-			}
 			prefix := whyPrefix
 			if j > 0 {
 				prefix = strings.Repeat(" ", len(whyPrefix))
 			}
-			b.WriteByte('\n')
-			b.WriteString(st.danger.Render(clip(prefix+w, n.width)))
-			lines++
+			add(st.danger.Render(clip(prefix+w, n.width)))
 		}
-		if nd.Suspect && nd.DominantMessage != "" && lines < n.h {
-			b.WriteByte('\n')
-			b.WriteString(st.dim.Render(clip(msgPrefix+nd.DominantMessage, n.width)))
-			lines++
+		if nd.Suspect && nd.DominantMessage != "" {
+			add(st.dim.Render(clip(msgPrefix+nd.DominantMessage, n.width)))
+		}
+		if nd.Suspect || sel && focused {
+			n.detailView(i, add)
 		}
 	}
 	if len(n.nodes) == 0 {
 		b.WriteString("\n  " + st.dim.Render("no nodes seen"))
 	}
 	return b.String()
+}
+
+// detailView adds node i's detail lines (as many as detailLines counts): what it runs and where,
+// and its latest Warning event with the start of its message.
+func (n *nodesPanel) detailView(i int, add func(string) bool) {
+	st := n.c.st
+	nd := &n.nodes[i]
+	if hasInfo(nd) {
+		add(st.dim.Render(clip(infoPrefix+nodeInfo(nd), n.width)))
+	}
+	if e := &n.events[i]; e.ok {
+		head := eventPrefix + eventSummary(e, n.c.now)
+		l := st.warn.Render(clip(head, n.width))
+		if rest := n.width - width(head); rest > 2 && e.ev.Message != "" {
+			l += st.dim.Render(clip(": "+e.ev.Message, rest))
+		}
+		add(l)
+	}
+}
+
+// paintRow draws the row of a node that is not suspect nor selected: in the warning colour when
+// warn, plain otherwise, and the conditions in its STATE cell (nodeConditions) in the danger
+// colour, so a DiskPressure stands out on a row that is otherwise quiet. stateAt is where the cell
+// starts in row (-1: not shown).
+func (n *nodesPanel) paintRow(row string, stateAt int, nd *model.Node, warn bool) string {
+	st := n.c.st
+	paint := func(s string) string {
+		if warn && s != "" {
+			return st.warn.Render(s)
+		}
+		return s
+	}
+	conds := ""
+	if stateAt >= 0 && stateAt < len(row) {
+		conds = nodeConditions(nd)
+	}
+	i := -1
+	if conds != "" {
+		i = strings.Index(row[stateAt:], conds)
+	}
+	if i < 0 {
+		return paint(row)
+	}
+	from, to := stateAt+i, stateAt+i+len(conds)
+	return paint(row[:from]) + st.danger.Render(row[from:to]) + paint(row[to:])
 }

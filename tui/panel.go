@@ -48,6 +48,9 @@ type snapshot struct {
 	counts   model.Counts
 	nodes    []model.Node
 	rollouts []model.Rollout
+	// share says what the suspect nodes have in common that the others do not
+	// (model.SuspectsShare), a sentence each; nil when nothing stands out.
+	share []string
 	// nodesForbidden is set when RBAC forbids listing nodes.
 	nodesForbidden bool
 	// pods are the pod table's rows: the view of the query shown (queryBar.shown); podsStatus

@@ -45,7 +45,8 @@ func (t *podTable) Refresh(s *snapshot) {
 	t.status = s.podsStatus
 }
 
-// Update moves the selection; enter opens the pod's detail and n narrows the pods to its node.
+// Update moves the selection; enter opens the pod's detail, n narrows the pods to its node and y
+// copies `kubectl describe pod`.
 func (t *podTable) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 	if t.update(msg, t.c.keys) {
 		return nil, nil
@@ -61,12 +62,17 @@ func (t *podTable) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 		return openDetailMsg{key: p.Key}, nil
 	case key.Matches(k, t.c.keys.Node) && p.Node != "":
 		return showPodsMsg{node: p.Node}, nil
+	case key.Matches(k, t.c.keys.Copy):
+		return copyMsg{text: describePod(p)}, nil
 	}
 	return nil, nil
 }
 
-// Help is the list keys and the dashboard's; enter opens the detail.
-func (t *podTable) Help() rankedHelp { return t.c.keys.listHelp(t.c.keys.Enter) }
+// Help is the list keys and the dashboard's; enter opens the detail, y copies describe.
+func (t *podTable) Help() rankedHelp {
+	return t.c.keys.listHelp(t.c.keys.Enter, rankedBinding{t.c.keys.Logs, 8},
+		rankedBinding{withDesc(t.c.keys.Copy, "copy describe"), 8})
+}
 
 // View renders the status line, the column header and the visible rows.
 func (t *podTable) View(focused bool) string {

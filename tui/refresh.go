@@ -20,6 +20,7 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	s.rollouts = d.m.Rollouts()
 	s.nodesForbidden = slices.Contains(s.health.Forbidden, model.KindNode)
 	s.nodes = d.m.Nodes(d.c.now)
+	s.share = d.m.SuspectsShare(d.c.now)
 	cmd := d.readPods()
 	d.header.Refresh(s)
 	for _, p := range d.panels {

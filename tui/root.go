@@ -36,6 +36,7 @@ type dashboard struct {
 	nodes    *nodesPanel
 	rollouts *rolloutList
 	detail   *detailPane
+	logs     *logsPane
 	// panels are what tab cycles through, indexed by Focus; panes are what a message can open
 	// over the body, and pane is the one last opened.
 	panels []panel
@@ -55,6 +56,9 @@ type dashboard struct {
 	// debounce is how long typing must pause before a text filter runs.
 	debounce time.Duration
 	err      error
+	// copied is the command `y` last put on the clipboard, shown in the footer until the next key
+	// (clipboard.go).
+	copied string
 	// onPanic reports a panic caught while drawing (set by Run).
 	onPanic func(error)
 }
@@ -84,7 +88,8 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		debounce:  80 * time.Millisecond,
 	}
 	d.panels = []panel{FocusPods: d.pods, FocusNodes: d.nodes, FocusRollouts: d.rollouts}
-	d.panes = []pane{d.detail}
+	d.logs = newLogsPane(c, opts.Logs)
+	d.panes = []pane{d.detail, d.logs}
 	if noColor {
 		d.help.Styles = help.Styles{}
 	}
@@ -133,6 +138,8 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case showPodsMsg:
 		return d.showPods(msg)
+	case copyMsg:
+		return d.copyTo(msg)
 	case tea.KeyPressMsg:
 		return d.handleKey(msg)
 	case tea.MouseWheelMsg:
@@ -180,6 +187,7 @@ func (d *dashboard) active() panel {
 
 func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := d.c.keys
+	d.copied = ""
 	if d.filtering {
 		if key.Matches(msg, k.ForceQuit) {
 			return tea.Quit
@@ -200,6 +208,11 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		d.help.ShowAll = !d.help.ShowAll
 		d.layout()
 		return nil
+	}
+	if key.Matches(msg, k.Logs) {
+		if cmd, ok := d.openLogs(); ok {
+			return cmd
+		}
 	}
 	if d.showDetail {
 		if key.Matches(msg, k.Back) {
@@ -248,6 +261,24 @@ func (d *dashboard) toggleNode(msg tea.KeyPressMsg) tea.Cmd {
 		nav = showPodsMsg{}
 	}
 	return tea.Batch(cmd, d.update(nav))
+}
+
+// openLogs opens the log pane for the pod in view: the detail's pod, or the pod table's selection.
+func (d *dashboard) openLogs() (tea.Cmd, bool) {
+	var key string
+	switch {
+	case d.showDetail && d.pane == pane(d.detail):
+		key = d.detail.key
+	case !d.showDetail && d.focus == FocusPods:
+		if p := d.pods.selected(); p != nil {
+			key = p.Key
+		}
+	}
+	msg, ok := logsFor(d.m.Pod(key))
+	if !ok {
+		return nil, false
+	}
+	return d.update(msg), true
 }
 
 // showPods brings the pod table back, narrowed as msg asks.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"doomwatch/classify"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/tui"
@@ -50,12 +51,37 @@ func run(dir string, at time.Duration) error {
 			doomed = p.Key
 		}
 	}
+	// The pod whose detail shows the most Warning events, one its verdict comes from first (the
+	// sandbox the CNI plugin fails to set up).
+	var evented string
+	best := 0
+	for _, p := range m.View(model.Query{}) {
+		n := len(m.PodEvents(p.Key))
+		if p.Verdict.Source == classify.FromEvents {
+			n += 100
+		}
+		if n > best {
+			evented, best = p.Key, n
+		}
+	}
+	// A node that is not suspect but has a Warning event, to select in the nodes panel.
+	var quiet string
+	for _, n := range m.Nodes(now) {
+		if !n.Suspect && len(m.NodeEvents(n.Name)) > 0 {
+			quiet = n.Name
+			break
+		}
+	}
 	base := tui.FrameOptions{Width: 160, Height: 45, Now: now, Context: src.Context(), Scope: src.Scope()}
 	frames := map[string]tui.FrameOptions{
 		"overview":      base,
 		"suspect-node":  with(base, func(o *tui.FrameOptions) { o.Focus = tui.FocusNodes }),
 		"doomed-detail": with(base, func(o *tui.FrameOptions) { o.Selected, o.Detail = doomed, true }),
+		"detail-events": with(base, func(o *tui.FrameOptions) { o.Selected, o.Detail = evented, true }),
 		"no-color":      with(base, func(o *tui.FrameOptions) { o.NoColor = true }),
+		// The nodes panel with what the suspect shares, its node and event lines, and a quiet node
+		// selected, whose own lines show under it.
+		"node-attrs": with(base, func(o *tui.FrameOptions) { o.Focus, o.Selected = tui.FocusNodes, quiet }),
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
