@@ -88,3 +88,49 @@ func IsSidecar(pod *corev1.Pod, name string) bool {
 	}
 	return isSidecar(initSpec(pod, name))
 }
+
+// PodEvents judges a pod that is still starting by the Warning events posted about it: v is the
+// pod's verdict (Pod, or PodAndContainers), events those about this pod (its UID), in any order.
+// A pod stuck in ContainerCreating or PodInitializing for minutes shows its cause only in events.
+// When v's rule is RuleStarting and the events name a cause, PodEvents returns that verdict and
+// true; otherwise v and false. The verdict is the pod's own (Container "", Source FromEvents):
+//
+//   - sandbox-failed, transient: the runtime failed to create the pod sandbox, most often the CNI
+//     plugin failing to set up its network. The kubelet retries on every sync; like an exit-128
+//     start failure it is node evidence (the model records it in the start-failure ledger).
+//   - volume-config-missing, doomed: a secret or configmap volume whose object does not exist
+//     (`MountVolume.SetUp failed for volume "certs" : secret "coturn" not found`), as
+//     CreateContainerConfigError is for the same object in an env var (Krane pod.rb). The
+//     kube-root-ca.crt configmap, which kube-controller-manager publishes into every namespace
+//     (pkg/controller/certificates/rootcacertpublisher), is the exception: it appears shortly after
+//     the namespace does.
+//   - multi-attach, transient: a ReadWriteOnce volume still attached to another node, typically
+//     to the pod this one replaces; the attach/detach controller attaches it once it is detached.
+//   - volume-not-ready, transient: any other FailedMount or FailedAttachVolume: a timeout
+//     ("Unable to attach or mount volumes: … timed out waiting for the condition"), a CSI driver's
+//     error, or the kubelet not having read an object yet (`object "ns"/"name" not registered`).
+//
+// Which events still hold: once the pod's sandbox is ready (PodReadyToStartContainers True, or,
+// before that condition existed, a pod IP: kubernetes pkg/kubelet/status/generate.go), neither
+// sandbox nor volume events hold any more. The kubelet mounts every volume before it creates the
+// sandbox (pkg/kubelet/kubelet.go SyncPod: WaitForAttachAndMount, then the runtime's SyncPod), so a
+// volume event older than the newest sandbox failure is history. Of the volume events left, the
+// most specific decides (a missing object, then a Multi-Attach error, then any other), since a
+// generic timeout accompanies the specific error it waited on; then the newest.
+func PodEvents(pod *corev1.Pod, v Verdict, events []Event) (Verdict, bool) {
+	return podEvents(pod, v, events)
+}
+
+// EventReason reports whether PodEvents reads events with this reason: an event with another
+// reason cannot change a verdict, so the model re-judges a pod only for these.
+func EventReason(reason string) bool { return eventReason(reason) }
+
+// EventOf reads an event's count and times the way `kubectl get events` prints them: the
+// kubelet's legacy events carry firstTimestamp, lastTimestamp and count; events written through
+// events.k8s.io (the scheduler's) carry eventTime and, once repeated, a series with its own count
+// and last time.
+func EventOf(e *corev1.Event) Event { return eventOf(e) }
+
+// EventSource is kubectl's SOURCE of an event, "kubelet, node-3": the component and its instance,
+// from source or, for events.k8s.io events, reportingController and reportingInstance.
+func EventSource(e *corev1.Event) string { return eventSource(e) }

@@ -21,11 +21,29 @@ const expectPrefix = "test.doomwatch.io/"
 type fixture struct {
 	file string
 	pod  *corev1.Pod
-	now  time.Time
-	want map[string]string // annotation key without prefix -> value
+	// events are the Warning events posted about the pod, the documents after it in the file.
+	events []corev1.Event
+	now    time.Time
+	want   map[string]string // annotation key without prefix -> value
 }
 
-// loadFixtures decodes every testdata/*.yaml pod. It fails the test on a malformed fixture.
+// eventsOf is the fixture's events as PodEvents takes them.
+func (fx *fixture) eventsOf() []Event {
+	out := make([]Event, len(fx.events))
+	for i := range fx.events {
+		out[i] = EventOf(&fx.events[i])
+	}
+	return out
+}
+
+// verdict is the pod's verdict with its events, as the model judges it.
+func (fx *fixture) verdict() Verdict {
+	v, _ := PodEvents(fx.pod, Pod(fx.pod), fx.eventsOf())
+	return v
+}
+
+// loadFixtures decodes every testdata/*.yaml pod and the events after it. It fails the test on a
+// malformed fixture.
 func loadFixtures(tb testing.TB) []fixture {
 	tb.Helper()
 	files, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
@@ -41,11 +59,19 @@ func loadFixtures(tb testing.TB) []fixture {
 		if err != nil {
 			tb.Fatal(err)
 		}
+		docs := strings.Split(string(data), "\n---\n")
 		pod := &corev1.Pod{}
-		if err := yaml.UnmarshalStrict(data, pod); err != nil {
+		if err := yaml.UnmarshalStrict([]byte(docs[0]), pod); err != nil {
 			tb.Fatalf("%s: %v", f, err)
 		}
 		fx := fixture{file: filepath.Base(f), pod: pod, want: map[string]string{}}
+		for i, doc := range docs[1:] {
+			var ev corev1.Event
+			if err := yaml.UnmarshalStrict([]byte(doc), &ev); err != nil {
+				tb.Fatalf("%s: document %d: %v", f, i+2, err)
+			}
+			fx.events = append(fx.events, ev)
+		}
 		for k, v := range pod.Annotations {
 			if name, ok := strings.CutPrefix(k, expectPrefix); ok {
 				fx.want[name] = v
@@ -72,7 +98,7 @@ func TestFixtures(t *testing.T) {
 			if pod.Name+".yaml" != fx.file {
 				t.Errorf("metadata.name %q does not match the file name", pod.Name)
 			}
-			v := Pod(pod)
+			v := fx.verdict()
 			t.Logf("%s %s %q", v.Kind, v.Rule, v.Reason)
 			if v.Kind.String() != w["kind"] {
 				t.Errorf("kind = %s, want %s (reason %q)", v.Kind, w["kind"], v.Reason)
@@ -142,6 +168,7 @@ func TestFixturesCoverEveryRule(t *testing.T) {
 	seen := map[string]bool{}
 	for _, fx := range loadFixtures(t) {
 		seen[fx.want["rule"]] = true
+		seen[fx.verdict().Rule.String()] = true
 		for _, cv := range Containers(fx.pod, nil) {
 			seen[cv.Rule.String()] = true
 		}
@@ -197,5 +224,21 @@ func TestFixturesAreAPIValid(t *testing.T) {
 		}
 		check(p.Spec.InitContainers, p.Status.InitContainerStatuses)
 		check(p.Spec.Containers, p.Status.ContainerStatuses)
+		for i := range fx.events {
+			ev := &fx.events[i]
+			io := &ev.InvolvedObject
+			if ev.APIVersion != "v1" || ev.Kind != "Event" || ev.Name == "" || ev.Namespace != p.Namespace {
+				t.Errorf("%s: event %d is not a named v1 Event in the pod's namespace", fx.file, i)
+			}
+			if io.Kind != "Pod" || io.Name != p.Name || io.Namespace != p.Namespace || io.UID != "" {
+				t.Errorf("%s: event %d is not about the pod (involvedObject %+v; e2e sets the uid)", fx.file, i, *io)
+			}
+			if ev.Type != corev1.EventTypeWarning || ev.Reason == "" || ev.Message == "" || ev.Source.Component == "" {
+				t.Errorf("%s: event %d: doomwatch watches Warning events with a reason, a message and a source", fx.file, i)
+			}
+			if ev.FirstTimestamp.IsZero() || ev.LastTimestamp.Before(&ev.FirstTimestamp) || ev.Count < 1 {
+				t.Errorf("%s: event %d: a legacy event has firstTimestamp <= lastTimestamp and a count", fx.file, i)
+			}
+		}
 	}
 }

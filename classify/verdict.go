@@ -57,11 +57,12 @@ const (
 	FromState                   // containerStatus.state
 	FromLastState               // containerStatus.lastState
 	FromPod                     // pod-level phase, conditions or deletion
+	FromEvents                  // the Warning events posted about the pod (PodEvents)
 )
 
-var sourceNames = [...]string{"", "state", "lastState", "pod"}
+var sourceNames = [...]string{"", "state", "lastState", "pod", "events"}
 
-// String returns "state", "lastState", "pod" or "".
+// String returns "state", "lastState", "pod", "events" or "".
 func (s Source) String() string {
 	if int(s) < len(sourceNames) {
 		return sourceNames[s]
@@ -110,10 +111,14 @@ const (
 	RuleJobRetrying               // set by the model: a failed Job attempt with retries left
 	RuleJobFailed                 // set by the model: a failed attempt of a Job that failed
 	RuleJobSucceeded              // set by the model: a failed attempt of a Job that succeeded
+	RuleSandboxFailed             // events: FailedCreatePodSandBox while the pod waits for its sandbox
+	RuleVolumeConfigMissing       // events: a volume's secret or configmap does not exist
+	RuleMultiAttach               // events: the volume is attached to another node
+	RuleVolumeNotReady            // events: any other mount or attach failure
 )
 
 // lastRule is the highest Rule; ruleNames has one name per rule up to it.
-const lastRule = RuleJobSucceeded
+const lastRule = RuleVolumeNotReady
 
 var ruleNames = [...]string{
 	"none", "running-ready", "running-not-ready", "starting", "completed", "crash-loop",
@@ -123,6 +128,7 @@ var ruleNames = [...]string{
 	"pod-evicted", "unschedulable", "terminating", "escalated", "sticky-image-not-found",
 	"restarting", "pod-unknown", "image-access-denied", "pod-rejected", "pod-not-ready",
 	"readiness-gate", "node-not-ready", "job-retrying", "job-failed", "job-succeeded",
+	"sandbox-failed", "volume-config-missing", "multi-attach", "volume-not-ready",
 }
 
 // String returns the rule's kebab-case name ("start-failure-128"), as RULES.md lists it.

@@ -107,7 +107,8 @@ func TestRBACDocumentedClusterRole(t *testing.T) {
 	node := e.nodeName("n1")
 	e.node(node, true)
 	_, rs := e.deployment("web", 1, 1)
-	e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: podStatus(corev1.PodRunning, running("app", true, 0, nil))})
+	webA := e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: podStatus(corev1.PodRunning, running("app", true, 0, nil))})
+	e.postEvent(readinessEvent(webA, node), webA, 0)
 
 	w := startWatcher(t, user.Config, kube.Options{AllNamespaces: true})
 	w.waitFor("everything synced, nothing forbidden", waitTimeout, func(m *model.Model, now time.Time) bool {
@@ -122,8 +123,10 @@ func TestRBACDocumentedClusterRole(t *testing.T) {
 	})
 
 	snap := onceJSON(t, "--kubeconfig", user.Kubeconfig, "-A")
-	if _, ok := snap.pod("web-a"); !ok {
+	if p, ok := snap.podIn(e.ns, "web-a"); !ok {
 		t.Errorf("--once -A: pod web-a missing")
+	} else if len(p.Events) != 1 || p.Events[0].Reason != "Unhealthy" {
+		t.Errorf("--once -A: web-a's events = %+v, want its Unhealthy event (events readable)", p.Events)
 	}
 	if n, ok := snap.node(node); !ok || !n.Ready {
 		t.Errorf("--once -A: node %s = %+v (found %v), want ready", node, n, ok)
@@ -134,6 +137,65 @@ func TestRBACDocumentedClusterRole(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("--once -A: rollout %s/web missing from %+v", e.ns, snap.Rollouts)
+	}
+}
+
+// readinessEvent is the kubelet's Warning for a failed readiness probe of p's container app
+// (kubernetes pkg/kubelet/prober/prober.go runProbeWithRetries: "Readiness probe failed: %s", here
+// with the HTTP prober's "HTTP probe failed with statuscode: %d").
+func readinessEvent(p *corev1.Pod, node string) corev1.Event {
+	at := metav1.NewTime(time.Now().Truncate(time.Second))
+	return corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: p.Name + ".readiness"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: p.Name, APIVersion: "v1", FieldPath: "spec.containers{app}"},
+		Reason:         "Unhealthy", Message: "Readiness probe failed: HTTP probe failed with statuscode: 503",
+		Type: corev1.EventTypeWarning, Count: 3, FirstTimestamp: at, LastTimestamp: at,
+		Source: corev1.EventSource{Component: "kubelet", Host: node}, ReportingController: "kubelet", ReportingInstance: node,
+	}
+}
+
+// TestRBACEventsForbidden: under the documented ClusterRole without events, doomwatch runs (--once
+// exits 0), shows the pods without their events, and says events are forbidden; a pod that only
+// its events would doom is judged by its status.
+func TestRBACEventsForbidden(t *testing.T) {
+	documented := documentedClusterRole(t)
+	noEvents := documented.DeepCopy()
+	removed := 0
+	noEvents.Rules = slices.DeleteFunc(noEvents.Rules, func(r rbacv1.PolicyRule) bool {
+		if slices.Contains(r.Resources, "events") {
+			removed++
+			return true
+		}
+		return false
+	})
+	if removed == 0 {
+		t.Fatal("testdata/clusterrole.yaml grants no events: doomwatch shows and judges by them")
+	}
+	e := newEnv(t)
+	user := e.clusterViewer(noEvents)
+	node := e.nodeName("n1")
+	e.node(node, true)
+	p := e.pod(podSpec{name: "stuck-a", node: node, status: waitingForSandbox()})
+	mount := readinessEvent(p, node)
+	// Verbatim from netbox-community/netbox-chart#256 (classify fixture ev-sandbox-after-mount).
+	mount.Name, mount.Reason, mount.InvolvedObject.FieldPath = p.Name+".mount", "FailedMount", ""
+	mount.Message = `MountVolume.SetUp failed for volume "secrets" : secret "abc-netbox-superuser" not found`
+	e.postEvent(mount, p, 0)
+
+	if admin := onceJSON(t, "--kubeconfig", adminKubeconfig(t), "-n", e.ns); len(admin.Pods) != 1 || admin.Pods[0].Verdict != "doomed" {
+		t.Fatalf("--once as admin: %+v, want stuck-a doomed by its FailedMount", admin.Pods)
+	}
+	snap := onceJSON(t, "--kubeconfig", user.Kubeconfig, "-n", e.ns)
+	if !slices.Contains(snap.Health.Forbidden, "Event") || slices.Contains(snap.Health.Forbidden, "Pod") || !snap.Health.Synced {
+		t.Errorf("--once without events: health = %+v, want synced with Event forbidden", snap.Health)
+	}
+	sp, ok := snap.pod("stuck-a")
+	if !ok || len(sp.Events) != 0 || sp.Verdict != "progressing" {
+		t.Errorf("--once without events: stuck-a = %+v, want progressing (judged by its status) and no events", sp)
+	}
+	r := runDoomwatch(t, time.Minute, nil, "--once", "--request-timeout=20s", "--kubeconfig", user.Kubeconfig, "-n", e.ns)
+	if r.code != 0 || !strings.Contains(r.stdout, "forbidden by RBAC (not shown): Event") {
+		t.Errorf("--once (table) without events: want exit 0 and the forbidden line:\n%s", r)
 	}
 }
 

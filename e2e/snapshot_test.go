@@ -18,6 +18,10 @@ type snapshot struct {
 	Pods     []snapPod     `json:"pods"`
 	Nodes    []snapNode    `json:"nodes"`
 	Rollouts []snapRollout `json:"rollouts"`
+	Health   struct {
+		Synced    bool     `json:"synced"`
+		Forbidden []string `json:"forbidden"`
+	} `json:"health"`
 }
 
 type snapPod struct {
@@ -34,6 +38,16 @@ type snapPod struct {
 	Verdict      string          `json:"verdict"`
 	Reason       string          `json:"reason"`
 	Containers   []snapContainer `json:"containers"`
+	Events       []snapEvent     `json:"events"`
+}
+
+type snapEvent struct {
+	Reason    string `json:"reason"`
+	Message   string `json:"message"`
+	Count     int    `json:"count"`
+	FirstSeen string `json:"firstSeen"`
+	LastSeen  string `json:"lastSeen"`
+	Source    string `json:"source"`
 }
 
 type snapContainer struct {
@@ -55,15 +69,16 @@ type snapState struct {
 }
 
 type snapNode struct {
-	Name             string `json:"name"`
-	Ready            bool   `json:"ready"`
-	Cordoned         bool   `json:"cordoned"`
-	Pods             int    `json:"pods"`
-	FailingPods      int    `json:"failingPods"`
-	StartFailures128 int    `json:"startFailures128"`
-	Workloads        int    `json:"workloads"`
-	Suspect          bool   `json:"suspect"`
-	Why              string `json:"why"`
+	Name             string      `json:"name"`
+	Ready            bool        `json:"ready"`
+	Cordoned         bool        `json:"cordoned"`
+	Pods             int         `json:"pods"`
+	FailingPods      int         `json:"failingPods"`
+	StartFailures128 int         `json:"startFailures128"`
+	Workloads        int         `json:"workloads"`
+	Suspect          bool        `json:"suspect"`
+	Why              string      `json:"why"`
+	Events           []snapEvent `json:"events"`
 }
 
 type snapRollout struct {
@@ -105,6 +120,16 @@ func (s snapshot) pod(name string) (snapPod, bool) {
 	return snapPod{}, false
 }
 
+// podIn finds a pod by namespace and name, for snapshots of all namespaces.
+func (s snapshot) podIn(ns, name string) (snapPod, bool) {
+	for _, p := range s.Pods {
+		if p.Namespace == ns && p.Name == name {
+			return p, true
+		}
+	}
+	return snapPod{}, false
+}
+
 func (s snapshot) node(name string) (snapNode, bool) {
 	for _, n := range s.Nodes {
 		if n.Name == name {
@@ -116,13 +141,18 @@ func (s snapshot) node(name string) (snapNode, bool) {
 
 // The documented keys of the --once -o json schema (README), per object.
 var (
-	schemaTop       = []string{"context", "generatedAt", "summary", "pods", "nodes", "rollouts"}
+	schemaTop       = []string{"context", "generatedAt", "summary", "pods", "nodes", "rollouts", "suspectsShare"}
 	schemaSummary   = []string{"pods", "healthy", "progressing", "transient", "doomed", "completed"}
 	schemaPod       = []string{"namespace", "name", "uid", "node", "owner", "phase", "status", "ready", "restarts", "restartCount", "verdict", "reason", "containers"}
 	schemaContainer = []string{"name", "init", "ready", "restartCount", "state", "lastState", "verdict", "reason"}
 	schemaState     = []string{"kind", "reason", "message", "exitCode"}
-	schemaNode      = []string{"name", "ready", "cordoned", "pods", "failingPods", "startFailures128", "workloads", "suspect", "why"}
+	schemaNode      = []string{"name", "ready", "cordoned", "pods", "failingPods", "startFailures128", "workloads", "suspect", "why",
+		"conditions", "nodeInfo", "zone", "region", "instanceType", "pool"}
+	schemaNodeInfo  = []string{"kubeletVersion", "containerRuntimeVersion", "kernelVersion", "osImage"}
+	schemaCondition = []string{"status", "reason"}
 	schemaRollout   = []string{"namespace", "kind", "name", "verdict", "desired", "updated", "ready", "available", "reason"}
+	// Every pod and node has "events", each with these keys.
+	schemaEvent = []string{"reason", "message", "count", "firstSeen", "lastSeen", "source"}
 )
 
 // checkSchema fails when any documented key is missing from any object of the snapshot.
@@ -168,8 +198,31 @@ func checkSchema(t *testing.T, out string) {
 	}
 	for _, n := range list("nodes") {
 		has("node", n, schemaNode)
+		nm, _ := n.(map[string]any)
+		has("node nodeInfo", nm["nodeInfo"], schemaNodeInfo)
+		// Always the five condition types, whether or not the node reports them.
+		for _, typ := range []string{"Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"} {
+			cs, _ := nm["conditions"].(map[string]any)
+			has("node condition "+typ, cs[typ], schemaCondition)
+		}
+	}
+	if _, ok := doc["suspectsShare"].([]any); !ok {
+		t.Errorf("suspectsShare is %T, not a list", doc["suspectsShare"])
 	}
 	for _, r := range list("rollouts") {
 		has("rollout", r, schemaRollout)
+	}
+	for _, kind := range []string{"pods", "nodes"} {
+		for _, o := range list(kind) {
+			om, _ := o.(map[string]any)
+			evs, ok := om["events"].([]any)
+			if !ok {
+				t.Errorf("%s %v: events is %T, not a list", kind, om["name"], om["events"])
+				continue
+			}
+			for _, e := range evs {
+				has(kind+" event", e, schemaEvent)
+			}
+		}
 	}
 }

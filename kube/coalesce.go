@@ -189,6 +189,8 @@ func toBatch(changes []change) model.Batch {
 			b.DaemonSets = append(b.DaemonSets, o)
 		case *batchv1.Job:
 			b.Jobs = append(b.Jobs, o)
+		case *corev1.Event:
+			b.Events = append(b.Events, o)
 		}
 	}
 	return b

@@ -218,6 +218,7 @@ func emptyStream(resource string) watch.Interface {
 	objs := map[string]runtime.Object{
 		"nodes": &corev1.Node{}, "replicasets": &appsv1.ReplicaSet{}, "deployments": &appsv1.Deployment{},
 		"statefulsets": &appsv1.StatefulSet{}, "daemonsets": &appsv1.DaemonSet{}, "jobs": &batchv1.Job{},
+		"events": &corev1.Event{},
 	}
 	w := watch.NewFakeWithChanSize(1, false)
 	obj := objs[resource]

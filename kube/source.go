@@ -77,7 +77,10 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 
 	// Pods are scoped by namespace and selector; workloads by namespace only (a pod selector says
-	// nothing about their owners' labels); nodes are cluster-scoped.
+	// nothing about their owners' labels); nodes are cluster-scoped. Events are scoped by namespace
+	// and asked for by type: Warning events only, which the API server filters (type is one of the
+	// event fields it selects on). The kubelet posts a node's events in the default namespace.
+	warnings := func(lo *metav1.ListOptions) { lo.FieldSelector = "type=" + corev1.EventTypeWarning }
 	wire := []struct {
 		kind  model.Kind
 		obj   runtime.Object
@@ -116,6 +119,11 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 				return batch.Jobs(ns).List(ctx, o)
 			},
 			batch.Jobs(ns).Watch},
+		{model.KindEvent, &corev1.Event{}, warnings,
+			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return core.Events(ns).List(ctx, o)
+			},
+			core.Events(ns).Watch},
 	}
 	for _, w := range wire {
 		ks := health.add(w.kind)

@@ -15,6 +15,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -34,13 +35,15 @@ type mirror struct {
 	pods    map[string]*corev1.Pod
 	nodes   map[string]*corev1.Node
 	deploys map[string]*appsv1.Deployment
+	events  map[string]*corev1.Event
 	health  model.Health
 	batches int
 	changes int
 }
 
 func newMirror() *mirror {
-	return &mirror{pods: map[string]*corev1.Pod{}, nodes: map[string]*corev1.Node{}, deploys: map[string]*appsv1.Deployment{}}
+	return &mirror{pods: map[string]*corev1.Pod{}, nodes: map[string]*corev1.Node{}, deploys: map[string]*appsv1.Deployment{},
+		events: map[string]*corev1.Event{}}
 }
 
 func (m *mirror) apply(b model.Batch) {
@@ -56,6 +59,9 @@ func (m *mirror) apply(b model.Batch) {
 	for _, d := range b.Deployments {
 		m.deploys[d.Namespace+"/"+d.Name] = d
 	}
+	for _, e := range b.Events {
+		m.events[e.Namespace+"/"+e.Name] = e
+	}
 	for _, r := range b.Deletes {
 		switch r.Kind {
 		case model.KindPod:
@@ -64,6 +70,8 @@ func (m *mirror) apply(b model.Batch) {
 			delete(m.nodes, r.Name)
 		case model.KindDeployment:
 			delete(m.deploys, r.Namespace+"/"+r.Name)
+		case model.KindEvent:
+			delete(m.events, r.Namespace+"/"+r.Name)
 		}
 	}
 	if b.Health != nil {
@@ -341,6 +349,70 @@ func TestForbiddenNodesLeaveTheRestWorking(t *testing.T) {
 	}
 	if slices.Contains(m.health.Forbidden, model.KindPod) {
 		t.Errorf("pods marked forbidden: %v", m.health.Forbidden)
+	}
+}
+
+// TestWarningEvents: the events informer asks the API server for Warning events only, hands them
+// over trimmed, and their deletes (the API's one-hour TTL) as Refs of KindEvent. The fake clientset
+// ignores field selectors, so a Normal event still arrives, as a stub.
+func TestWarningEvents(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 3, 1, 11, 58, 19, 0, time.UTC))
+	warning := &corev1.Event{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1.1898b5c4e5b0f180",
+			Annotations: map[string]string{"x": "y"}, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet"}}},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-1", UID: "uid-web-1", APIVersion: "v1", ResourceVersion: "7"},
+		Reason:         "FailedCreatePodSandBox", Type: corev1.EventTypeWarning, Count: 2, FirstTimestamp: at, LastTimestamp: at,
+		// Verbatim from kubernetes-sigs/nfs-subdir-external-provisioner#257.
+		Message: `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "cb8a846be7902a752bae7f4cdee280111ba8f005e90b6b68c7062bd1cb68a7b4": plugin type="calico" failed (add): connection is unauthorized: Unauthorized`,
+		Source:  corev1.EventSource{Component: "kubelet", Host: "node-1"}, ReportingController: "kubelet", ReportingInstance: "node-1",
+	}
+	normal := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1.1898b5c4e5b0f181"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "default", Name: "web-1"},
+		Reason:         "Scheduled", Type: corev1.EventTypeNormal, Message: "Successfully assigned default/web-1 to node-1"}
+	client := fake.NewClientset(pod("default", "web-1", "node-1"), warning, normal)
+	var selectors []string
+	client.PrependReactor("list", "events", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		selectors = append(selectors, a.(k8stesting.ListActionImpl).ListOptions.FieldSelector)
+		return false, nil, nil
+	})
+	src := startFake(t, client, Options{Namespace: "default", Interval: 10 * time.Millisecond})
+	m := newMirror()
+	waitFor(t, src, m, "events synced", func(m *mirror) bool { return synced(m) && len(m.events) == 2 })
+	if len(selectors) == 0 || selectors[0] != "type=Warning" {
+		t.Errorf("events listed with field selectors %q, want type=Warning", selectors)
+	}
+	got := m.events["default/"+warning.Name]
+	want := warning.DeepCopy()
+	want.Annotations, want.ManagedFields = nil, nil
+	want.InvolvedObject.APIVersion, want.InvolvedObject.ResourceVersion = "", ""
+	got.ResourceVersion = ""
+	if !apiequality.Semantic.DeepEqual(got, want) {
+		t.Errorf("trimmed Warning event = %+v\nwant %+v", got, want)
+	}
+	if n := m.events["default/"+normal.Name]; n.Message != "" || n.Reason != "" || n.Type != corev1.EventTypeNormal {
+		t.Errorf("a Normal event is kept whole: %+v", n)
+	}
+	if err := client.CoreV1().Events("default").Delete(context.Background(), warning.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, src, m, "the event's delete", func(m *mirror) bool { _, ok := m.events["default/"+warning.Name]; return !ok })
+}
+
+// TestForbiddenEventsLeaveTheRestWorking: without RBAC for events doomwatch runs, and says events
+// are forbidden.
+func TestForbiddenEventsLeaveTheRestWorking(t *testing.T) {
+	client := fake.NewClientset(pod("default", "web-1", "node-1"), node("node-1"))
+	client.PrependReactor("list", "events", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "events"}, "",
+			errors.New(`User "dev" cannot list resource "events" in API group "" in the namespace "default"`))
+	})
+	src := startFake(t, client, Options{Namespace: "default"})
+	m := newMirror()
+	waitFor(t, src, m, "events forbidden, the rest synced", func(m *mirror) bool {
+		return synced(m) && slices.Contains(m.health.Forbidden, model.KindEvent) && len(m.pods) == 1 && len(m.nodes) == 1
+	})
+	if m.health.WatchError != "" || len(m.health.Forbidden) != 1 {
+		t.Errorf("health = %+v, want only events forbidden and no broken watch", m.health)
 	}
 }
 

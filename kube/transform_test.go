@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
@@ -158,6 +159,9 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 	if gn.Status.Images != nil || !gn.Spec.Unschedulable || len(gn.Status.Conditions) != 1 {
 		t.Errorf("node trimmed wrongly: %+v", gn)
 	}
+	if gn.Labels != nil || gn.Status.NodeInfo != (corev1.NodeSystemInfo{}) {
+		t.Errorf("node without attributes gained some: labels %v, nodeInfo %+v", gn.Labels, gn.Status.NodeInfo)
+	}
 
 	replicas := int32(4)
 	d := &appsv1.Deployment{
@@ -296,5 +300,105 @@ func TestTransformKeepsWhatRolloutStatusReads(t *testing.T) {
 		Spec: appsv1.DaemonSetSpec{UpdateStrategy: dsStrategy}, Status: dsStatus}
 	if !reflect.DeepEqual(out, wantDS) {
 		t.Errorf("DaemonSet = %+v, want %+v", out, wantDS)
+	}
+}
+
+// awsNode is a node of an EKS managed node group as the API server serves it, with the labels
+// a kubelet and the AWS cloud provider set (the GA and the beta forms of each) and a full nodeInfo.
+func awsNode(name, zone, runtime string, heartbeat time.Time) *corev1.Node {
+	hb := metav1.NewTime(heartbeat)
+	since := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, UID: "uid-" + types.UID(name), ResourceVersion: "7",
+			Labels: map[string]string{
+				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+				"node.kubernetes.io/instance-type": "m6i.2xlarge", "beta.kubernetes.io/instance-type": "m6i.2xlarge",
+				"topology.kubernetes.io/zone": zone, "failure-domain.beta.kubernetes.io/zone": zone,
+				"topology.kubernetes.io/region": "eu-west-1", "failure-domain.beta.kubernetes.io/region": "eu-west-1",
+				"eks.amazonaws.com/nodegroup": "general", "eks.amazonaws.com/capacityType": "ON_DEMAND",
+			},
+			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0"},
+		},
+		Spec: corev1.NodeSpec{PodCIDR: "10.244.3.0/24", ProviderID: "aws:///" + zone + "/i-0abc"},
+		Status: corev1.NodeStatus{
+			Conditions: []corev1.NodeCondition{
+				{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory",
+					Message: "kubelet has sufficient memory available", LastHeartbeatTime: hb, LastTransitionTime: since},
+				{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+					Message: "kubelet is posting ready status", LastHeartbeatTime: hb, LastTransitionTime: since},
+			},
+			Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.1.13"}},
+			NodeInfo: corev1.NodeSystemInfo{MachineID: "ec2" + name, SystemUUID: "ec2-" + name, BootID: "boot-" + name,
+				KernelVersion: "6.8.0-1031-aws", OSImage: "Ubuntu 24.04.3 LTS", OperatingSystem: "linux", Architecture: "amd64",
+				ContainerRuntimeVersion: runtime, KubeletVersion: "v1.37.2"},
+			Images: []corev1.ContainerImage{{Names: []string{"registry.k8s.io/kube-proxy:v1.37.2"}, SizeBytes: 30 << 20}},
+		},
+	}
+}
+
+// TestTransformKeepsNodeAttributes: a node keeps its four nodeInfo versions and one label per
+// attribute the model reads (the GA label over its beta form), shared between nodes, and nothing
+// else of its labels and nodeInfo; a heartbeat is still no change.
+func TestTransformKeepsNodeAttributes(t *testing.T) {
+	tr := newTrimmer()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	trim := func(n *corev1.Node) *corev1.Node {
+		t.Helper()
+		out, err := tr.transform(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.(*corev1.Node)
+	}
+	a := trim(awsNode("node-3", "eu-west-1b", "containerd://2.2.0", at))
+	want := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: "node-3", UID: "uid-node-3", ResourceVersion: "7",
+			Labels: map[string]string{
+				"node.kubernetes.io/instance-type": "m6i.2xlarge", "topology.kubernetes.io/zone": "eu-west-1b",
+				"topology.kubernetes.io/region": "eu-west-1", "eks.amazonaws.com/nodegroup": "general",
+			}},
+		Status: corev1.NodeStatus{
+			Conditions: []corev1.NodeCondition{
+				{Type: corev1.NodeMemoryPressure, Status: corev1.ConditionFalse, Reason: "KubeletHasSufficientMemory",
+					Message: "kubelet has sufficient memory available", LastTransitionTime: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))},
+				{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+					Message: "kubelet is posting ready status", LastTransitionTime: metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))},
+			},
+			NodeInfo: corev1.NodeSystemInfo{KernelVersion: "6.8.0-1031-aws", OSImage: "Ubuntu 24.04.3 LTS",
+				ContainerRuntimeVersion: "containerd://2.2.0", KubeletVersion: "v1.37.2"},
+		},
+	}
+	if !reflect.DeepEqual(a, want) {
+		t.Errorf("trimmed node =\n%+v\nwant\n%+v", a, want)
+	}
+	if again := trim(a); !reflect.DeepEqual(again, a) {
+		t.Errorf("transform is not idempotent for a node: %+v, then %+v", a, again)
+	}
+
+	// The beta labels stand in where a node has only those.
+	old := awsNode("node-9", "eu-west-1c", "containerd://1.7.27", at)
+	for _, k := range []string{"topology.kubernetes.io/zone", "topology.kubernetes.io/region", "node.kubernetes.io/instance-type", "eks.amazonaws.com/nodegroup"} {
+		delete(old.Labels, k)
+	}
+	if got := trim(old).Labels; !reflect.DeepEqual(got, map[string]string{"failure-domain.beta.kubernetes.io/zone": "eu-west-1c",
+		"failure-domain.beta.kubernetes.io/region": "eu-west-1", "beta.kubernetes.io/instance-type": "m6i.2xlarge"}) {
+		t.Errorf("labels of a node with the beta labels only = %v", got)
+	}
+
+	b := trim(awsNode("node-4", "eu-west-1b", "containerd://2.2.0", at))
+	for what, pair := range map[string][2]string{
+		"runtime version": {a.Status.NodeInfo.ContainerRuntimeVersion, b.Status.NodeInfo.ContainerRuntimeVersion},
+		"kernel version":  {a.Status.NodeInfo.KernelVersion, b.Status.NodeInfo.KernelVersion},
+		"zone":            {a.Labels["topology.kubernetes.io/zone"], b.Labels["topology.kubernetes.io/zone"]},
+	} {
+		if unsafe.StringData(pair[0]) != unsafe.StringData(pair[1]) {
+			t.Errorf("%s of two nodes is not shared", what)
+		}
+	}
+
+	// A kubelet's status report a minute later changes only heartbeats: trimmed, it is the same node.
+	next := trim(awsNode("node-3", "eu-west-1b", "containerd://2.2.0", at.Add(time.Minute)))
+	if !reflect.DeepEqual(next, a) {
+		t.Errorf("a heartbeat changed the trimmed node: %+v, was %+v", next, a)
 	}
 }

@@ -57,6 +57,8 @@ type Model struct {
 	scratch  []classify.ContainerVerdict
 	// rebuilt is where records are rebuilt as pods for classify.
 	rebuilt Scratch
+	// evs holds the Warning events of pods and nodes (events.go).
+	evs eventStore
 
 	// idx holds the pod views (view.go); nextID numbers pods as they are first seen.
 	idx    index
@@ -107,6 +109,7 @@ func New(cfg Config) *Model {
 		ledger:           newLedger(),
 		esc:              newEscalation(),
 		starting:         make(map[*Pod][]startEpisode),
+		evs:              newEventStore(),
 		idx:              newIndex(),
 		nodeView:         nodeCache{counted: make(map[string]struct{})},
 		rollouts:         rolloutCache{byKey: make(map[rolloutKey]Rollout), dirty: make(map[rolloutKey]struct{})},
@@ -123,6 +126,8 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 		return
 	}
 	changed := b.Len() > 0
+	// Events in the batch that first says synced were listed, not seen happening (upsertEvent).
+	live := m.health.Synced
 	if m.refreshNodeNotReady(now) {
 		changed = true
 	}
@@ -140,6 +145,11 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 	for _, r := range b.Pods {
 		m.upsertPod(r, now)
 	}
+	// Events after pods: an event and the pod it is about often arrive in one batch.
+	for _, e := range b.Events {
+		m.upsertEvent(e, now, live)
+	}
+	m.rejudgeEventPods()
 	if len(changedOwners) > 0 {
 		m.reresolveOwners(changedOwners)
 	}

@@ -14,7 +14,8 @@ import (
 // Precisely: in a pod of an escalated workload, every container whose classify verdict is
 // transient with RuleStartFailure128 (the exit-128 failure is its current state, or its lastState
 // while it waits to be recreated) or RuleCreateErrorTransient becomes doomed with RuleEscalated,
-// and the pod's verdict follows. Containers that run again (the failure is only history) and
+// and the pod's verdict follows; so does a pod waiting on a sandbox it failed to create
+// (RuleSandboxFailed, from its events). Containers that run again (the failure is only history) and
 // verdicts classify already doomed (CrashLoopBackOff) are left alone. The distinct-node count is
 // over the workload's live ledger entries, so escalation clears as failures leave the window.
 // Nodes are counted by name: a node registered again under its old name is the same place.

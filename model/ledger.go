@@ -15,7 +15,8 @@ import (
 // lastState.terminated with an unchanged finishedAt, so the pair is counted once however many
 // updates repeat it. Failures without finishedAt are not recorded at all (see
 // recorder.terminated). A create error has no finishedAt; it is identified by the moment the model
-// first saw the container waiting in it (see recordCreateErrors).
+// first saw the container waiting in it (see recordCreateErrors). A sandbox failure is identified by
+// its FailedCreatePodSandBox event and that event's count (see recordSandboxFailure).
 type ledger struct {
 	entries []ledgerEntry // sorted by At; entries[head:] are live
 	head    int
@@ -31,9 +32,11 @@ type ledgerEntry struct {
 }
 
 type failureKey struct {
-	uid, container string
-	at             int64 // finishedAt (exit 128) or first seen (create error), in Unix nanoseconds
-	createError    bool
+	uid, container string // for a sandbox failure, container is the event's name
+	// at is finishedAt (exit 128) or first seen (create error), in Unix nanoseconds; a sandbox
+	// failure's event count.
+	at                   int64
+	createError, sandbox bool
 }
 
 func newLedger() ledger { return ledger{seen: make(map[failureKey]struct{})} }

@@ -11,12 +11,14 @@ import (
 )
 
 // nodeState is what the model keeps per node name between batches: the current Node object's
-// state (its UID identifies it) and the pod counts, maintained incrementally as pods change. Pods
-// name their node, not its UID, so the counts belong to whichever node holds the name now.
+// state (its UID identifies it) and attributes (nodeattrs.go), and the pod counts, maintained
+// incrementally as pods change. Pods name their node, not its UID, so the counts belong to
+// whichever node holds the name now.
 type nodeState struct {
 	name, uid              string
 	known, ready, cordoned bool
 	pods, failing          int
+	attrs                  nodeAttrs // the last Node object's; read only while known
 }
 
 // node returns the node's state, creating it for a node known only from its pods (nodes
@@ -70,6 +72,7 @@ func (m *Model) upsertNode(obj *corev1.Node) {
 			n.ready = c.Status == corev1.ConditionTrue
 		}
 	}
+	n.attrs = attrsOf(obj)
 	if *n != was {
 		m.nodeView.valid = false
 	}
@@ -80,11 +83,13 @@ func (m *Model) upsertNode(obj *corev1.Node) {
 // that only moves pods changes the nodes' pod counts and nothing of their order (suspects, then
 // failures, then name), so those are patched into a copy of the last result; a full build, over
 // the nodes and the ledger, is paid when a node or the ledger changed, or when the clock moved to
-// another second while the ledger holds failures (the histogram's buckets move with it).
+// another second while the ledger holds failures (the histogram's buckets move with it). What the
+// suspect nodes share is computed with each full build: pod counts are not among the attributes.
 type nodeCache struct {
 	valid bool // false forces a full build
 	at    int64
 	nodes []Node
+	share []string // sharedOf(nodes)
 	// pos is each node's index in nodes; counted holds the names of the nodes whose pod counts
 	// changed since nodes was made.
 	pos     map[nodeID]int
@@ -97,6 +102,7 @@ func (m *Model) Nodes(now time.Time) []Node {
 	c := &m.nodeView
 	if !c.valid || c.at != now.Unix() && len(m.ledger.live()) > 0 {
 		c.nodes, c.at, c.valid = m.buildNodes(now), now.Unix(), true
+		c.share = sharedOf(c.nodes)
 		clear(c.pos)
 		if c.pos == nil {
 			c.pos = make(map[nodeID]int, len(c.nodes))
@@ -170,7 +176,8 @@ func (m *Model) buildNodes(now time.Time) []Node {
 	get := func(id nodeID, name string) *nodeAgg {
 		a := aggs[id]
 		if a == nil {
-			a = &nodeAgg{Node: Node{Name: name, UID: id.uid, Histogram: make([]int, HistogramBuckets)}}
+			a = &nodeAgg{Node: Node{Name: name, UID: id.uid, Histogram: make([]int, HistogramBuckets),
+				Conditions: unknownConditions()}}
 			aggs[id] = a
 		}
 		return a
@@ -179,6 +186,9 @@ func (m *Model) buildNodes(now time.Time) []Node {
 		a := get(idOf(n.uid, name), name)
 		a.Known, a.Ready, a.Cordoned = n.known, n.ready, n.cordoned
 		a.Pods, a.FailingPods = n.pods, n.failing
+		if n.known {
+			n.attrs.fill(&a.Node)
+		}
 	}
 	bucket := m.cfg.Window / HistogramBuckets
 	allLocal := make(map[failureIdentity]struct{})

@@ -28,6 +28,8 @@ func (m *Model) upsertPod(r *PodRecord, now time.Time) {
 			prev = p.rec
 		}
 	}
+	// A new pod, or one now bound to its node: events that came before it count now.
+	arrived := prev == nil || prev.node == "" && r.node != ""
 	p.rec = r
 	p.UID = Sanitize(r.uid)
 	p.Namespace = Sanitize(r.namespace)
@@ -39,6 +41,9 @@ func (m *Model) upsertPod(r *PodRecord, now time.Time) {
 	p.Owner = m.topOwner(p.ctrl)
 	p.workload = m.workloadOf(p)
 	m.recordFailures(p, prev, nodeUID, now)
+	if arrived {
+		m.podArrived(p, k, now)
+	}
 	m.judge(p)
 	m.count(p)
 }
@@ -52,6 +57,7 @@ func (m *Model) delete(r Ref) {
 			m.uncount(p)
 			delete(m.pods, k)
 			m.endStarts(p)
+			m.dropPodEvents(k)
 			m.dropRow(p)
 			m.indexStart(p, false)
 			p.gone = true
@@ -79,6 +85,8 @@ func (m *Model) delete(r Ref) {
 	case KindJob:
 		delete(m.jobs, k)
 		m.rejudgeJobs([]podKey{k})
+	case KindEvent:
+		m.deleteEvent(k)
 	}
 	// A deleted controller's owner entry stays while pods of it are counted (ownerEntry).
 }
@@ -98,6 +106,13 @@ func (m *Model) judge(p *Pod) {
 	}
 	sanitizeVerdict(&base)
 	v := base
+	if base.Rule == classify.RuleStarting && len(m.evs.pods) > 0 {
+		// Stuck before its containers start, the pod shows its cause only in events.
+		if ev, ok := classify.PodEvents(pod, v, m.eventsFor(p)); ok {
+			sanitizeVerdict(&ev)
+			v = ev
+		}
+	}
 	escalated := m.escalatedNodes(p.workload)
 	starting := false
 	for i := range p.Containers {
@@ -112,6 +127,13 @@ func (m *Model) judge(p *Pod) {
 		}
 		if promoted && (v.Container == c.Name && v.Init == c.Init || classify.MoreSevere(c.Verdict, v)) {
 			v = c.Verdict // carries the container's name and init flag (classify.ContainerVerdict)
+		}
+	}
+	if v.Rule == classify.RuleSandboxFailed {
+		// A sandbox failure is a start failure of the pod's own (recordSandboxFailure).
+		starting = true
+		if escalated > 0 {
+			v.Kind, v.Rule, v.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, v)
 		}
 	}
 	p.Verdict = m.withContext(p, pod, v)

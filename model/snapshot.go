@@ -27,6 +27,9 @@ type Snapshot struct {
 	Pods        []SnapshotPod     `json:"pods"`
 	Nodes       []SnapshotNode    `json:"nodes"`
 	Rollouts    []SnapshotRollout `json:"rollouts"`
+	// SuspectsShare says what the suspect nodes have in common that the healthy ones do not
+	// (Model.SuspectsShare), one sentence each; [] when nothing stands out or no node is suspect.
+	SuspectsShare []string `json:"suspectsShare"`
 }
 
 // SnapshotHealth is the connection's health when the snapshot was taken, so scripts see what the
@@ -65,6 +68,18 @@ type SnapshotPod struct {
 	Verdict      string              `json:"verdict"`
 	Reason       string              `json:"reason"`
 	Containers   []SnapshotContainer `json:"containers"`
+	// Events are the pod's recent Warning events, newest first; [] when none.
+	Events []SnapshotEvent `json:"events"`
+}
+
+// SnapshotEvent is one Warning event about a pod or a node (Model.PodEvents, Model.NodeEvents).
+type SnapshotEvent struct {
+	Reason    string `json:"reason"`
+	Message   string `json:"message"`
+	Count     int32  `json:"count"`
+	FirstSeen string `json:"firstSeen"` // RFC3339
+	LastSeen  string `json:"lastSeen"`  // RFC3339
+	Source    string `json:"source"`    // "kubelet, node-3"
 }
 
 // SnapshotContainer is one container, init containers first.
@@ -108,6 +123,35 @@ type SnapshotNode struct {
 	DominantMessage  string `json:"dominantMessage"`
 	Suspect          bool   `json:"suspect"`
 	Why              string `json:"why"`
+	// Conditions holds the five conditions the model keeps (NodeConditionTypes) by type, always
+	// all five: {"Ready": {"status": "True", "reason": "KubeletReady"}, ...}. An object keyed by
+	// type rather than a list, so a script reads .conditions.Ready.status; status is "Unknown"
+	// when the node does not report the condition or is not known.
+	Conditions map[string]SnapshotCondition `json:"conditions"`
+	NodeInfo   SnapshotNodeInfo             `json:"nodeInfo"`
+	// Zone, Region, InstanceType and Pool come from the node's labels (model.Node); "" when unset.
+	Zone         string `json:"zone"`
+	Region       string `json:"region"`
+	InstanceType string `json:"instanceType"`
+	Pool         string `json:"pool"`
+	// Events are the Warning events about the node, newest first, on the entry of the node now
+	// under that name (events name nodes, not their UIDs); [] otherwise.
+	Events []SnapshotEvent `json:"events"`
+}
+
+// SnapshotCondition is one node condition.
+type SnapshotCondition struct {
+	Status string `json:"status"` // True, False or Unknown
+	Reason string `json:"reason"`
+}
+
+// SnapshotNodeInfo is the part of a node's status.nodeInfo the model keeps, under the API's names;
+// "" when not known.
+type SnapshotNodeInfo struct {
+	KubeletVersion          string `json:"kubeletVersion"`
+	ContainerRuntimeVersion string `json:"containerRuntimeVersion"`
+	KernelVersion           string `json:"kernelVersion"`
+	OSImage                 string `json:"osImage"`
 }
 
 // SnapshotRollout is one workload's rollout (Deployment, StatefulSet or DaemonSet).
@@ -135,21 +179,20 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 		Health:      snapshotHealth(m.Health()),
 		Summary: Summary{Pods: c.Pods, Healthy: c.Healthy, Progressing: c.Progressing,
 			Transient: c.Transient, Doomed: c.Doomed, Completed: c.Completed},
-		Pods:     []SnapshotPod{},
-		Nodes:    []SnapshotNode{},
-		Rollouts: []SnapshotRollout{},
+		Pods:          []SnapshotPod{},
+		Nodes:         []SnapshotNode{},
+		Rollouts:      []SnapshotRollout{},
+		SuspectsShare: append([]string{}, m.SuspectsShare(now)...),
 	}
 	var scratch Scratch
 	for _, p := range m.View(Query{Sort: ByName}) {
-		s.Pods = append(s.Pods, snapshotPod(p, now, &scratch))
+		sp := snapshotPod(p, now, &scratch)
+		sp.Events = snapshotEvents(m.PodEvents(p.Key))
+		s.Pods = append(s.Pods, sp)
 	}
-	for _, n := range m.Nodes(now) {
-		s.Nodes = append(s.Nodes, SnapshotNode{
-			Name: n.Name, UID: n.UID, Known: n.Known, Ready: n.Ready, Cordoned: n.Cordoned,
-			Pods: n.Pods, FailingPods: n.FailingPods, StartFailures: n.Failures, StartFailures128: n.Failures128,
-			FailedPods: n.FailedPods, Workloads: n.Workloads, DominantMessage: n.DominantMessage,
-			Suspect: n.Suspect, Why: n.Why,
-		})
+	nodes := m.Nodes(now)
+	for i := range nodes {
+		s.Nodes = append(s.Nodes, snapshotNode(&nodes[i]))
 	}
 	sort.Slice(s.Nodes, func(i, j int) bool {
 		a, b := &s.Nodes[i], &s.Nodes[j]
@@ -161,6 +204,13 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 		}
 		return a.UID < b.UID
 	})
+	for i := range s.Nodes {
+		var events []Event
+		if i == 0 || s.Nodes[i-1].Name != s.Nodes[i].Name {
+			events = m.NodeEvents(s.Nodes[i].Name)
+		}
+		s.Nodes[i].Events = snapshotEvents(events)
+	}
 	for _, r := range m.Rollouts() {
 		old := r.OldReplicaSets
 		if old == nil {
@@ -180,6 +230,40 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 		return a.Name < b.Name
 	})
 	return s
+}
+
+func snapshotNode(n *Node) SnapshotNode {
+	sn := SnapshotNode{
+		Name: n.Name, UID: n.UID, Known: n.Known, Ready: n.Ready, Cordoned: n.Cordoned,
+		Pods: n.Pods, FailingPods: n.FailingPods, StartFailures: n.Failures, StartFailures128: n.Failures128,
+		FailedPods: n.FailedPods, Workloads: n.Workloads, DominantMessage: n.DominantMessage,
+		Suspect: n.Suspect, Why: n.Why,
+		Conditions: make(map[string]SnapshotCondition, len(n.Conditions)),
+		NodeInfo: SnapshotNodeInfo{KubeletVersion: n.Info.Kubelet, ContainerRuntimeVersion: n.Info.Runtime,
+			KernelVersion: n.Info.Kernel, OSImage: n.Info.OSImage},
+		Zone: n.Zone, Region: n.Region, InstanceType: n.InstanceType, Pool: n.Pool,
+	}
+	for _, c := range n.Conditions {
+		sn.Conditions[c.Type] = SnapshotCondition{Status: c.Status, Reason: c.Reason}
+	}
+	return sn
+}
+
+// snapshotEvents is events as --once prints them, [] for none.
+func snapshotEvents(events []Event) []SnapshotEvent {
+	out := make([]SnapshotEvent, len(events))
+	for i, e := range events {
+		out[i] = SnapshotEvent{Reason: e.Reason, Message: e.Message, Count: e.Count,
+			FirstSeen: rfc3339(e.First), LastSeen: rfc3339(e.Last), Source: e.Source}
+	}
+	return out
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 func snapshotHealth(h Health) SnapshotHealth {

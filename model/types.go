@@ -26,6 +26,8 @@ const (
 	KindStatefulSet Kind = "StatefulSet"
 	KindDaemonSet   Kind = "DaemonSet"
 	KindJob         Kind = "Job"
+	// KindEvent is a Warning core/v1 Event about a pod or a node (events.go).
+	KindEvent Kind = "Event"
 )
 
 // Ref identifies one object. Namespace is empty for nodes.
@@ -47,7 +49,10 @@ type Batch struct {
 	StatefulSets []*appsv1.StatefulSet
 	DaemonSets   []*appsv1.DaemonSet
 	Jobs         []*batchv1.Job
-	Deletes      []Ref
+	// Events are Warning events, trimmed by kube/'s transform; deleted ones come as Refs of
+	// KindEvent, named as the Event object is.
+	Events  []*corev1.Event
+	Deletes []Ref
 	// Health is non-nil when the connection health changed since the previous batch.
 	Health *Health
 }
@@ -55,7 +60,7 @@ type Batch struct {
 // Len is the number of changes in the batch (health excluded).
 func (b *Batch) Len() int {
 	return len(b.Pods) + len(b.Nodes) + len(b.ReplicaSets) + len(b.Deployments) +
-		len(b.StatefulSets) + len(b.DaemonSets) + len(b.Jobs) + len(b.Deletes)
+		len(b.StatefulSets) + len(b.DaemonSets) + len(b.Jobs) + len(b.Events) + len(b.Deletes)
 }
 
 // Health is the state of the connection to the cluster. It is part of the data, shown in the header.
@@ -166,12 +171,13 @@ type Query struct {
 }
 
 // Failure is one start failure in the ledger, recorded once: a transient exit 128
-// (RuleStartFailure128, containerd and cri-dockerd) or a transient CreateContainerError /
-// RunContainerError (RuleCreateErrorTransient, how CRI-O reports the same runtime trouble).
+// (RuleStartFailure128, containerd and cri-dockerd), a transient CreateContainerError /
+// RunContainerError (RuleCreateErrorTransient, how CRI-O reports the same runtime trouble), or a
+// pod sandbox the runtime failed to create (a FailedCreatePodSandBox event, events.go).
 type Failure struct {
 	PodUID    string
 	Pod       string // namespace/name
-	Container string
+	Container string // "" for a sandbox failure, which is the pod's
 	Node      string // the node's name
 	// NodeUID is the UID of the Node object the pod ran on when the failure was recorded, so a
 	// node deleted and registered again under the same name does not inherit it. It is "" when
@@ -186,8 +192,8 @@ type Failure struct {
 	// FinishedAt is the runtime's finishedAt, part of the failure's identity; zero for a create
 	// error, which has none (it is identified by the moment doomwatch first saw it, At).
 	FinishedAt time.Time
-	ExitCode   int32  // 128; 0 for a create error, which has no exit code
-	Reason     string // ContainerCannotRun, StartError, CreateContainerError or RunContainerError
+	ExitCode   int32  // 128; 0 for a create error or a sandbox failure, which have no exit code
+	Reason     string // ContainerCannotRun, StartError, CreateContainerError, RunContainerError or FailedCreatePodSandBox
 	Message    string // normalised: IDs, hashes and numbers replaced, so equal causes compare equal
 }
 
@@ -215,6 +221,16 @@ type Node struct {
 	// Why explains a suspect node: "4 pods of 3 workloads failed to start with exit 128 here in
 	// the last 15m; 0 elsewhere".
 	Why string
+	// Conditions are the node's conditions in NodeConditionTypes' order: Ready, MemoryPressure,
+	// DiskPressure, PIDPressure, NetworkUnavailable (Status "Unknown" when not reported or the
+	// node is not known).
+	Conditions [len(NodeConditionTypes)]NodeCondition
+	// Info is what the node's kubelet reports of itself: kubelet, runtime and kernel versions, OS
+	// image (nodeattrs.go).
+	Info NodeInfo
+	// Zone, Region, InstanceType and Pool are read from the well-known topology and instance-type
+	// labels and the managed services' node-pool labels (nodeattrs.go); "" when not set.
+	Zone, Region, InstanceType, Pool string
 }
 
 // HistogramBuckets is the number of time buckets in Node.Histogram.

@@ -32,6 +32,8 @@ type world struct {
 	stss    map[string]*appsv1.StatefulSet
 	dss     map[string]*appsv1.DaemonSet
 	jobs    map[string]*batchv1.Job
+	// events are the Warning events posted about the pods and nodes (events.go).
+	events map[string]*corev1.Event
 	// progress is when each Deployment last made progress, for its progress deadline
 	// (kubernetes pkg/controller/deployment/progress.go).
 	progress map[string]time.Duration
@@ -46,6 +48,7 @@ func newWorld() *world {
 		stss:     map[string]*appsv1.StatefulSet{},
 		dss:      map[string]*appsv1.DaemonSet{},
 		jobs:     map[string]*batchv1.Job{},
+		events:   map[string]*corev1.Event{},
 		progress: map[string]time.Duration{},
 	}
 }
@@ -124,6 +127,12 @@ func (e *engine) sync(ctx context.Context) error {
 		}},
 		{"pods", func(room roomFunc) error {
 			return syncNamespaced(ctx, e.world.pods, e.written.pods, func(ns string) kindClient[*corev1.Pod] { return cs.CoreV1().Pods(ns) }, room)
+		}},
+		// Events after the pods they are about, as they are posted after what they report.
+		{"events", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.events, e.written.events, func(ns string) kindClient[*corev1.Event] {
+				return eventClient{cs.CoreV1().Events(ns)}
+			}, room)
 		}},
 	}
 	for _, step := range steps {
@@ -247,6 +256,11 @@ func parts(obj any) (meta, spec, status any) {
 		return o.ObjectMeta, o.Spec, o.Status
 	case *batchv1.Job:
 		return o.ObjectMeta, o.Spec, o.Status
+	case *corev1.Event:
+		// All of an Event but its metadata is written with Update; it has no status.
+		rest := *o
+		rest.ObjectMeta = metav1.ObjectMeta{}
+		return o.ObjectMeta, rest, nil
 	}
 	panic(fmt.Sprintf("demo: unexpected object %T", obj))
 }

@@ -75,12 +75,21 @@ func ownerRef(kind string, obj metav1.Object) metav1.OwnerReference {
 	return metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: obj.GetName(), UID: obj.GetUID(), Controller: &t, BlockOwnerDeletion: &t}
 }
 
-// newNode is a Ready worker node as a kubelet on containerd reports it. The condition reasons
-// and messages are the kubelet's (kubernetes/kubernetes pkg/kubelet/nodestatus/setters.go:
-// MemoryPressureCondition, DiskPressureCondition, PIDPressureCondition, ReadyCondition).
+// newNode is a Ready worker node of an EKS managed node group as a kubelet on containerd reports
+// it. The condition reasons and messages are the kubelet's (kubernetes/kubernetes
+// pkg/kubelet/nodestatus/setters.go: MemoryPressureCondition, DiskPressureCondition,
+// PIDPressureCondition, ReadyCondition). Two nodes per zone, the fifth alone in eu-west-1c, so
+// the flaky node-3 shares its zone with node-4. node-3 is the one node the runtime upgrade reached
+// so far: containerd 2.2.0, where the others run 2.1.4 (both released versions), and that is
+// what the suspect node-3 has that no other node has.
 func newNode(g *ids, i int, created time.Duration) *corev1.Node {
 	name := fmt.Sprintf("node-%d", i)
 	ip := fmt.Sprintf("10.0.1.%d", 10+i)
+	zone := fmt.Sprintf("eu-west-1%c", 'a'+rune((i-1)/2))
+	runtime := "containerd://2.1.4"
+	if i == 3 {
+		runtime = "containerd://2.2.0"
+	}
 	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
 		return corev1.NodeCondition{Type: t, Status: s, Reason: reason, Message: msg,
 			LastHeartbeatTime: timestamp(0), LastTransitionTime: timestamp(created + time.Minute)}
@@ -90,12 +99,15 @@ func newNode(g *ids, i int, created time.Duration) *corev1.Node {
 			Name: name, UID: g.uid(), CreationTimestamp: timestamp(created),
 			Labels: map[string]string{
 				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-				"node.kubernetes.io/instance-type": "m6i.2xlarge", "topology.kubernetes.io/zone": fmt.Sprintf("eu-west-1%c", 'a'+rune((i-1)%3)),
+				"node.kubernetes.io/instance-type": "m6i.2xlarge", "beta.kubernetes.io/instance-type": "m6i.2xlarge",
+				"topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": "eu-west-1",
+				"failure-domain.beta.kubernetes.io/zone": zone, "failure-domain.beta.kubernetes.io/region": "eu-west-1",
+				"eks.amazonaws.com/nodegroup": "general", "eks.amazonaws.com/capacityType": "ON_DEMAND",
 			},
 			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0"},
 		},
 		Spec: corev1.NodeSpec{PodCIDR: fmt.Sprintf("10.244.%d.0/24", i), PodCIDRs: []string{fmt.Sprintf("10.244.%d.0/24", i)},
-			ProviderID: fmt.Sprintf("aws:///eu-west-1a/i-0%s", g.hex(16))},
+			ProviderID: fmt.Sprintf("aws:///%s/i-0%s", zone, g.hex(16))},
 		Status: corev1.NodeStatus{
 			Capacity:    corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("32Gi"), corev1.ResourcePods: resource.MustParse("110")},
 			Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("7910m"), corev1.ResourceMemory: resource.MustParse("31160Mi"), corev1.ResourcePods: resource.MustParse("110")},
@@ -109,7 +121,7 @@ func newNode(g *ids, i int, created time.Duration) *corev1.Node {
 			NodeInfo: corev1.NodeSystemInfo{
 				MachineID: g.hex(32), SystemUUID: string(g.uid()), BootID: string(g.uid()),
 				KernelVersion: "6.8.0-1031-aws", OSImage: "Ubuntu 24.04.3 LTS", OperatingSystem: "linux", Architecture: "amd64",
-				ContainerRuntimeVersion: "containerd://2.1.4", KubeletVersion: "v1.37.2",
+				ContainerRuntimeVersion: runtime, KubeletVersion: "v1.37.2",
 			},
 		},
 	}

@@ -35,6 +35,14 @@ import (
 //   - ~80s: checkout's rollout completes. From then on the back-offs of payments and search tick
 //     on, and every 5 minutes from 3m a CronJob run on node-3 fails once with exit 128 and then
 //     completes: the story stays on screen, node-3 stays suspect.
+//   - 80s: Deployment shop/notifier's one pod lands on node-3, whose CNI plugin fails to set up
+//     its sandbox: it waits in ContainerCreating, the cause only in its FailedCreatePodSandBox
+//     events (transient, and node evidence), and starts at 2m.
+//
+// Each story posts the Warning events a real cluster would (events.go): the kubelet's Failed for
+// a failed start or pull, BackOff for the crash loop, Evicted, FailedCreatePodSandBox; the
+// scheduler's FailedScheduling; and on the nodes EvictionThresholdMet (node-2) and, every minute,
+// ContainerGCFailed (node-3's slow runtime).
 //
 // Every runtime, kubelet and controller message below is verbatim from the upstream code that
 // formats it or from an upstream report of it; only the names, UIDs and IDs are the demo's own.
@@ -125,6 +133,10 @@ type builder struct {
 	events []event
 	nodes  []string
 	starts int // next startErrors message
+	// eventNames names the Warning events planned so far by what folds them (warning), and
+	// eventSeq tells apart the names of events planned at the same instant.
+	eventNames map[string]string
+	eventSeq   int
 }
 
 func (b *builder) at(t time.Duration, do func(w *world, at time.Duration)) {
@@ -139,7 +151,7 @@ func objectKey(ns, name string) string {
 }
 
 func buildScenario(seed int64) (*world, []event) {
-	b := &builder{g: newIDs(seed)}
+	b := &builder{g: newIDs(seed), eventNames: map[string]string{}}
 	const day = 24 * time.Hour
 
 	for i := 1; i <= 5; i++ {
@@ -210,6 +222,14 @@ func buildScenario(seed int64) (*world, []event) {
 	// From 3m on, in live mode: a CronJob's runs keep landing on node-3 and keep flaking there,
 	// so node-3 stays suspect after checkout's failures age out of the 15m window.
 	b.cronTail(3*time.Minute, 5*time.Minute)
+
+	// node-3's runtime is slow to answer the kubelet's garbage collection too.
+	b.containerGCFailures("node-3", 40*time.Second, time.Minute)
+
+	// 80s: Deployment shop/notifier's one pod lands on node-3, where the CNI cannot set up its
+	// network: it waits in ContainerCreating, the cause only in its events, until 2m. Last, so
+	// that its IDs are drawn after everyone else's and the rest of the cluster stays as it was.
+	b.sandboxFailure(80*time.Second, "node-3", 2*time.Minute)
 
 	return newWorld(), b.events
 }
@@ -300,6 +320,9 @@ func (b *builder) flakyPod(p *corev1.Pod, node string, at time.Duration, f start
 		}
 		podTerminate(pod, failedID, f.reason, f.message(pod, failedID), 128, started, at)
 	})
+	// The kubelet's event for the failed start: "Error: %v" of the runtime's message (kubernetes
+	// pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer, FailedToStartContainer).
+	b.warning(fail, containerRef(p, p.Spec.Containers[0].Name), kubeletSource(node), "Failed", "Error: "+f.message(p, failedID))
 	run := fail + 6*time.Second
 	b.at(run, func(w *world, at time.Duration) { podRun(w.pods[k], cid, img, at) })
 	return b.ready(k, p, run)
@@ -323,10 +346,18 @@ func (b *builder) imageNotFoundPod(p *corev1.Pod, node string, at time.Duration)
 	// Since v1.30 the back-off message carries the previous pull error as "%s: %s" of the
 	// ErrImagePull reason and that message (image_manager.go prevPullErrMsg).
 	backOffMsg := fmt.Sprintf("Back-off pulling image %q: ErrImagePull: %s", image, pullErr)
+	// The kubelet's events: "Failed to pull image %q: %v" of the pull error (pkg/kubelet/images
+	// image_manager.go EnsureImageExists, FailedToPullImage), then "Error: %v" of the error's
+	// reason, ErrImagePull or, while it backs off, ImagePullBackOff (kuberuntime_container.go
+	// startContainer); its "Back-off pulling image" event is Normal. Each repeats with a count.
+	ref, src := containerRef(p, p.Spec.Containers[0].Name), kubeletSource(node)
 	t, backoff := at+2*time.Second, 10*time.Second
 	for t < horizon {
 		b.at(t, func(w *world, _ time.Duration) { podWaiting(w.pods[k], "ErrImagePull", pullErr) })
+		b.warning(t, ref, src, "Failed", fmt.Sprintf("Failed to pull image %q: %s", image, pullErr))
+		b.warning(t, ref, src, "Failed", "Error: ErrImagePull")
 		b.at(t+time.Second, func(w *world, _ time.Duration) { podWaiting(w.pods[k], "ImagePullBackOff", backOffMsg) })
+		b.warning(t+time.Second, ref, src, "Failed", "Error: ImagePullBackOff")
 		t += time.Second + backoff
 		backoff = min(2*backoff, 300*time.Second)
 	}
@@ -339,6 +370,10 @@ func (b *builder) oomPod(p *corev1.Pod, node string, at time.Duration) time.Dura
 	k := b.addPod(p, node, at)
 	img := imageDigest(b.g, p.Spec.Containers[0].Image)
 	const lifetime = 3 * time.Second
+	// The kubelet's event while it backs off: "Back-off restarting failed container %s in pod %s"
+	// with format.Pod's "name_namespace(uid)" (kuberuntime_manager.go doBackOff).
+	ref := containerRef(p, p.Spec.Containers[0].Name)
+	backOffEvent := fmt.Sprintf("Back-off restarting failed container %s in pod %s_%s(%s)", p.Spec.Containers[0].Name, p.Name, p.Namespace, p.UID)
 	start, backoff := at+2*time.Second, time.Duration(0)
 	for start < horizon {
 		cid, started, bo := b.g.containerID(), start, backoff
@@ -356,6 +391,9 @@ func (b *builder) oomPod(p *corev1.Pod, node string, at time.Duration) time.Dura
 					bo, pod.Spec.Containers[0].Name, pod.Name, pod.Namespace, pod.UID))
 			}
 		})
+		if bo > 0 {
+			b.warning(died, ref, kubeletSource(node), "BackOff", backOffEvent)
+		}
 		start = died + backoff
 		if backoff == 0 {
 			start = died + time.Second
@@ -532,9 +570,21 @@ func (b *builder) unschedulable(at time.Duration) {
 		// FitError with NodeResourcesFit's "Insufficient memory", then the preemption postfilter's
 		// summary; no pod on any node has a lower priority, so SelectVictimsOnNode finds no victims
 		// (kubernetes/kubernetes pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go).
-		podUnschedulable(p, "0/5 nodes are available: 5 Insufficient memory. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod.", at)
+		podUnschedulable(p, unschedulableMsg, at)
 	})
+	// The scheduler's event says the same (pkg/scheduler/schedule_one.go handleSchedulingFailure:
+	// FailedScheduling, action Scheduling), again each time it retries the pod, at the latest every
+	// 5 minutes (podMaxInUnschedulablePodsDuration).
+	var retries []time.Duration
+	for r := at + 5*time.Minute; r < horizon; r += 5 * time.Minute {
+		retries = append(retries, r)
+	}
+	b.schedulerWarning(at, p, unschedulableMsg, retries)
 }
+
+// unschedulableMsg is ml/recommender's FitError, verbatim from aws/karpenter-provider-aws#4450 (4
+// nodes there, 5 here).
+const unschedulableMsg = "0/5 nodes are available: 5 Insufficient memory. preemption: 0/5 nodes are available: 5 No preemption victims found for incoming pod."
 
 // eviction puts node under memory pressure at t: the kubelet evicts one of wl's pods there
 // (pkg/kubelet/eviction), the ReplicaSet replaces it, and the scheduler, avoiding the tainted
@@ -566,6 +616,10 @@ func (b *builder) eviction(wl *workload, node string, t time.Duration) {
 	// consumption of %v. " sentence follows only for containers using more than their request,
 	// which this one cannot: its memory limit equals its request.
 	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 87412Ki. "
+	// The eviction manager's events: "Attempting to reclaim %s" on the node (EvictionThresholdMet),
+	// then the eviction message on the pod (Evicted; pkg/kubelet/eviction/eviction_manager.go
+	// synchronize and evictPod).
+	b.warning(evictAt, nodeRef(node), kubeletSource(node), "EvictionThresholdMet", "Attempting to reclaim memory")
 	b.at(evictAt, func(w *world, at time.Duration) {
 		p := w.pods[victim]
 		// Status reason Evicted and the DisruptionTarget condition, both with the message
@@ -583,6 +637,8 @@ func (b *builder) eviction(wl *workload, node string, t time.Duration) {
 			Message: "The container could not be located when the pod was terminated"}}
 		cs.Ready, cs.Started = false, boolp(false)
 		p.Status.PodIP, p.Status.PodIPs = "", nil
+		name := eventName(p.Name, at)
+		w.events[objectKey(p.Namespace, name)] = newWarning(p.Namespace, name, podRef(p), kubeletSource(node), "Evicted", msg, at)
 	})
 	p := newPod(b.g, wl.rs.Namespace, wl.rs.Name+"-"+b.g.suffix(5), wl.rs.Spec.Template, ownerRef("ReplicaSet", wl.rs), evictAt+time.Second)
 	b.flakyPod(p, "node-3", evictAt+time.Second, b.nextStartFailure())
@@ -660,4 +716,71 @@ func completeJob(j *batchv1.Job, at time.Duration) {
 		{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: batchv1.JobReasonCompletionsReached,
 			Message: "Reached expected number of succeeded pods", LastProbeTime: timestamp(at), LastTransitionTime: timestamp(at)},
 	}
+}
+
+// containerGCFailures plays the kubelet's container garbage collection on node timing out
+// against its runtime every period from first until the horizon. The kubelet posts the error as a
+// ContainerGCFailed event on its node (kubernetes/kubernetes pkg/kubelet/kubelet.go
+// StartGarbageCollection: err.Error(), every ContainerGCPeriod, 1 minute); the error is gRPC's
+// deadline, verbatim from the kubelet log in rancher/rancher#21178 ("Container garbage collection
+// failed: rpc error: code = DeadlineExceeded desc = context deadline exceeded"; also
+// kubernetes/kubernetes#42164). The same message each time: one event whose count grows.
+func (b *builder) containerGCFailures(node string, first, period time.Duration) {
+	for at := first; at < horizon; at += period {
+		b.warning(at, nodeRef(node), kubeletSource(node), "ContainerGCFailed", "rpc error: code = DeadlineExceeded desc = context deadline exceeded")
+	}
+}
+
+// calicoUnauthorized is the error of Calico's CNI plugin whose token the API server no longer
+// accepts, verbatim from kubernetes-sigs/nfs-subdir-external-provisioner#257 (also
+// easzlab/kubeasz#1332, where calico-node on the node had to renew it), as the runtime reports
+// it for a sandbox (containerd internal/cri/server/sandbox_run.go: "failed to setup network for
+// sandbox %q: %w" of the sandbox ID).
+func calicoUnauthorized(sandboxID string) string {
+	return `rpc error: code = Unknown desc = failed to setup network for sandbox "` + sandboxID +
+		`": plugin type="calico" failed (add): connection is unauthorized: Unauthorized`
+}
+
+// sandboxRetries are the intervals between the kubelet's attempts at a pod sandbox that keeps
+// failing: the pod worker retries a failed sync after its back-off period, 10s with jitter
+// (kubernetes/kubernetes pkg/kubelet/pod_workers.go completeWork, backOffPeriod).
+var sandboxRetries = [...]time.Duration{12 * time.Second, 11 * time.Second, 14 * time.Second, 10 * time.Second, 13 * time.Second}
+
+// sandboxFailure creates Deployment shop/notifier at t with one pod that the scheduler binds to
+// node. The kubelet cannot create its sandbox: each attempt fails in the CNI plugin with a new
+// sandbox ID, and so posts a new FailedCreatePodSandBox event ("Failed to create pod sandbox: %v",
+// kubernetes/kubernetes pkg/kubelet/kuberuntime/kuberuntime_manager.go SyncPod). The pod stays in
+// ContainerCreating, PodReadyToStartContainers False and without an IP
+// (pkg/kubelet/status/generate.go), until the first attempt after recover succeeds; then it starts
+// as any pod does. It recovers before ten such events, after which client-go's correlator would
+// post the rest as one "(combined from similar events)" event (tools/record/events_cache.go).
+func (b *builder) sandboxFailure(t time.Duration, node string, recover time.Duration) {
+	app := appSpec{namespace: "shop", name: "notifier", image: "registry.example.com/notifier:v0.4.1", port: 8080, memory: "128Mi", probe: true}
+	d := newDeployment(b.g, app, 1, t)
+	rs := newReplicaSet(b.g, d, 1, 1, t)
+	p := newPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), t)
+	dk, rk, k := objectKey(d.Namespace, d.Name), objectKey(rs.Namespace, rs.Name), objectKey(p.Namespace, p.Name)
+	hostIP := fmt.Sprintf("10.0.1.%d", 10+int(node[len(node)-1]-'0'))
+	podIP := b.g.podIP(node)
+	b.at(t, func(w *world, at time.Duration) {
+		w.deploys[dk], w.rss[rk], w.pods[k] = d, rs, p
+		w.progress[dk] = at
+		podSchedule(p, node, hostIP, podIP, at)
+		setPodCondition(p, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
+		p.Status.PodIP, p.Status.PodIPs = "", nil
+	})
+	attempt := t + 2*time.Second
+	for i := 0; attempt < recover; i++ {
+		b.warning(attempt, podRef(p), kubeletSource(node), "FailedCreatePodSandBox", "Failed to create pod sandbox: "+calicoUnauthorized(b.g.hex(64)))
+		attempt += sandboxRetries[i%len(sandboxRetries)]
+	}
+	cid, img := b.g.containerID(), imageDigest(b.g, app.image)
+	b.at(attempt, func(w *world, at time.Duration) {
+		pod := w.pods[k]
+		setPodCondition(pod, corev1.PodReadyToStartContainers, corev1.ConditionTrue, "", "", at)
+		pod.Status.PodIP, pod.Status.PodIPs = podIP, []corev1.PodIP{{IP: podIP}}
+	})
+	run := attempt + 2*time.Second
+	b.at(run, func(w *world, at time.Duration) { podRun(w.pods[k], cid, img, at) })
+	b.ready(k, p, run)
 }

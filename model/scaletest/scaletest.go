@@ -257,11 +257,54 @@ func Load(m *model.Model, n int) []*model.PodRecord {
 		}
 		m.Apply(&model.Batch{Pods: pods[start:end]}, T0)
 	}
+	// The Warning events the informer lists with them: one for each pod that is not running.
+	var events model.Batch
+	for i := range n {
+		if e, ok := Event(i, 0); ok {
+			events.Events = append(events.Events, e)
+		}
+	}
+	m.Apply(&events, T0)
 	return pods
 }
 
+// Event is the Warning event the kubelet posts about pod i at update number version, as kube/'s
+// transform leaves it, and whether the pod's state has one: BackOff while it crash-loops ("Back-off
+// restarting failed container %s in pod %s" with format.Pod's "name_namespace(uid)", kubernetes
+// pkg/kubelet/kuberuntime/kuberuntime_manager.go doBackOff), Failed with "Error: %v" of the runtime's
+// message for an exit-128 start failure or of ImagePullBackOff while it backs off pulling
+// (kuberuntime_container.go startContainer). The same event of a pod again has a count one higher:
+// its count is version+1.
+func Event(i, version int) (*corev1.Event, bool) {
+	ns, name := PodName(i)
+	var reason, msg string
+	switch state := StateOf(i, version); state {
+	case CrashLooping:
+		reason = "BackOff"
+		msg = fmt.Sprintf("Back-off restarting failed container app in pod %s_%s(0b9a6c8e-%04x-4c1d-9e2f-%012x)", name, ns, i&0xffff, i)
+	case StartFailed128:
+		reason, msg = "Failed", "Error: "+runtime128
+	case Pulling:
+		reason, msg = "Failed", "Error: ImagePullBackOff"
+	default:
+		return nil, false
+	}
+	at := metav1.NewTime(T0.Add(time.Duration(version) * time.Second))
+	return &corev1.Event{
+		// One event per pod and reason, named as client-go names events: the object and a time.
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s.%x", name, T0.UnixNano()+int64(len(reason))),
+			ResourceVersion: fmt.Sprint(2_000_000 + i*7 + version)},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: name,
+			UID: types.UID(fmt.Sprintf("0b9a6c8e-%04x-4c1d-9e2f-%012x", i&0xffff, i))},
+		Reason: reason, Message: fresh(msg), Type: corev1.EventTypeWarning, Count: int32(version + 1),
+		FirstTimestamp: metav1.NewTime(T0), LastTimestamp: at,
+		Source: corev1.EventSource{Component: "kubelet", Host: NodeName(i)},
+	}, true
+}
+
 // Churn returns count batches of size status updates on the pods of the first namespace (the one
-// under churn), taken in a scattered order. Pass p over the namespace updates each pod to version
+// under churn), taken in a scattered order, with the Warning event each update's state has (Event):
+// half of them crash-loop, so a batch carries about size/2 events. Pass p over the namespace updates each pod to version
 // p+1, so every update changes its pod's verdict (StateOf), and so does applying the batches again
 // from the first once the last is applied, when count*size spans an even number of passes.
 func Churn(count, size int) []model.Batch {
@@ -270,7 +313,11 @@ func Churn(count, size int) []model.Batch {
 		out[k].Pods = make([]*model.PodRecord, size)
 		for j := range size {
 			seq := k*size + j
-			out[k].Pods[j] = Record(seq*7919%PodsPerNamespace, 1+seq/PodsPerNamespace)
+			i, version := seq*7919%PodsPerNamespace, 1+seq/PodsPerNamespace
+			out[k].Pods[j] = Record(i, version)
+			if e, ok := Event(i, version); ok {
+				out[k].Events = append(out[k].Events, e)
+			}
 		}
 	}
 	return out

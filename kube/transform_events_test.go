@@ -1,0 +1,84 @@
+package kube
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
+	"doomwatch/model"
+)
+
+// TestTransformKeepsWhatTheModelReadsOfEvents runs the events of every classify fixture that has
+// them through the informer transform: the model's snapshot of the pod with its events (its
+// verdict, its events as --once prints them, the nodes' start failures) must be the same for the
+// trimmed events as for the originals, and the transform must be idempotent.
+func TestTransformKeepsWhatTheModelReadsOfEvents(t *testing.T) {
+	tr := newTrimmer()
+	files, err := filepath.Glob(filepath.Join("..", "classify", "testdata", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := strings.Split(string(data), "\n---\n")
+		if len(docs) == 1 {
+			continue
+		}
+		seen++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			p := &corev1.Pod{}
+			if err := yaml.Unmarshal([]byte(docs[0]), p); err != nil {
+				t.Fatal(err)
+			}
+			now, err := time.Parse(time.RFC3339, p.Annotations["test.doomwatch.io/now"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var orig, trimmed []*corev1.Event
+			for _, doc := range docs[1:] {
+				e := &corev1.Event{}
+				if err := yaml.Unmarshal([]byte(doc), e); err != nil {
+					t.Fatal(err)
+				}
+				before := e.DeepCopy()
+				out, err := tr.transform(e)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(e, before) {
+					t.Errorf("transform modified its input")
+				}
+				if again, _ := tr.transform(out); !reflect.DeepEqual(again, out) {
+					t.Errorf("transform is not idempotent")
+				}
+				orig, trimmed = append(orig, e), append(trimmed, out.(*corev1.Event))
+			}
+			if got, want := eventSnapshotOf(p, trimmed, now), eventSnapshotOf(p, orig, now); got != want {
+				t.Errorf("snapshot after transform:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+	if seen == 0 {
+		t.Fatal("no classify fixture has events")
+	}
+}
+
+func eventSnapshotOf(p *corev1.Pod, events []*corev1.Event, now time.Time) string {
+	m := model.New(model.DefaultConfig())
+	m.Apply(&model.Batch{Pods: []*model.PodRecord{model.RecordOf(p)}, Events: events}, now)
+	var b strings.Builder
+	if err := m.Snapshot("test", now).WriteJSON(&b); err != nil {
+		return err.Error()
+	}
+	return b.String()
+}
