@@ -52,12 +52,5 @@ func TestTUIShowsPodEvents(t *testing.T) {
 	if !strings.Contains(s, "POD "+e.ns+"/"+p.Name) {
 		t.Errorf("the detail is not the pod's:\n%s", s)
 	}
-	if _, err := tty.ptmx.Write([]byte("q")); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-tty.exited:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("doomwatch did not exit after q:\n%s", tty.screen())
-	}
+	tty.quit(t)
 }

@@ -26,12 +26,7 @@ func TestTUILogsThroughTheAPIServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			user := e.clusterViewer(tc.role)
-			kubelet := newFakeKubelet(t)
-			node := e.nodeName("n1")
-			e.kubeletNode(node, kubelet)
-			kubelet.setLog(e.ns, "web-a", "app", appLog...)
-			_, rs := e.deployment("web", 1, 0)
-			e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: crashLooping("web-a", e.ns, 1)})
+			kubelet := e.crashLoopWithLog()
 
 			tty := startTerminal(t, "--kubeconfig", user.Kubeconfig, "-n", e.ns)
 			tty.waitScreen("the doomed pod", 30*time.Second, func(s string) bool {
@@ -68,14 +63,33 @@ func TestTUILogsThroughTheAPIServer(t *testing.T) {
 			if strings.Contains(raw, "\x1b[31mFATAL") {
 				t.Errorf("the log's escape sequence reached the terminal")
 			}
-			if _, err := tty.ptmx.Write([]byte("q")); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-tty.exited:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("doomwatch did not exit after q:\n%s", tty.screen())
-			}
+			tty.quit(t)
 		})
+	}
+}
+
+// crashLoopWithLog is Deployment web with one pod, web-a, crash-looping on a node whose kubelet
+// endpoint (a fake on loopback) serves its app's log.
+func (e *env) crashLoopWithLog() *fakeKubelet {
+	e.t.Helper()
+	kubelet := newFakeKubelet(e.t)
+	node := e.nodeName("n1")
+	e.kubeletNode(node, kubelet)
+	kubelet.setLog(e.ns, "web-a", "app", appLog...)
+	_, rs := e.deployment("web", 1, 0)
+	e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: crashLooping("web-a", e.ns, 1)})
+	return kubelet
+}
+
+// quit presses q and waits for doomwatch to exit.
+func (tty *terminal) quit(t *testing.T) {
+	t.Helper()
+	if _, err := tty.ptmx.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-tty.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("doomwatch did not exit after q:\n%s", tty.screen())
 	}
 }

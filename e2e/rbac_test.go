@@ -284,12 +284,7 @@ func TestRBACWaitPodsLog(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			user := e.clusterViewer(tc.role)
-			kubelet := newFakeKubelet(t)
-			node := e.nodeName("n1")
-			e.kubeletNode(node, kubelet)
-			kubelet.setLog(e.ns, "web-a", "app", appLog...)
-			_, rs := e.deployment("web", 1, 0)
-			e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: crashLooping("web-a", e.ns, 1)})
+			kubelet := e.crashLoopWithLog()
 
 			r := runDoomwatch(t, waitLimit, nil, "wait", "deployment/web", "-n", e.ns, "--request-timeout=10s", "--kubeconfig", user.Kubeconfig)
 			if r.code != 1 || r.timedOut {
