@@ -224,6 +224,15 @@ func (p *Pod) ContainerStatus(name string, init bool) *corev1.ContainerStatus {
 	return ContainerStatusOf(p.rec.Pod(), name, init)
 }
 
+// HasPrevious reports whether the pod's container (or init container) named name has a previous
+// instance, its last state terminated: what `kubectl logs -p` shows, and the kubelet refuses
+// otherwise ("previous terminated container %q in pod %q not found", kubernetes
+// pkg/kubelet/kubelet_pods.go validateContainerLogStatus).
+func (p *Pod) HasPrevious(name string, init bool) bool {
+	cs := p.ContainerStatus(name, init)
+	return cs != nil && cs.LastTerminationState.Terminated != nil
+}
+
 // ContainerStatusOf finds the status of the container or init container named name (sanitised,
 // as ContainerStatus takes it) in pod, or nil.
 func ContainerStatusOf(pod *corev1.Pod, name string, init bool) *corev1.ContainerStatus {

@@ -318,10 +318,6 @@ func (m *Model) recordSandboxFailure(p *Pod, e *eventEntry, now time.Time) {
 		return
 	}
 	e.counted = e.ev.Count
-	id := p.UID
-	if id == "" {
-		id = p.Key
-	}
 	f := Failure{
 		PodUID:   p.UID,
 		Pod:      p.Key,
@@ -332,10 +328,7 @@ func (m *Model) recordSandboxFailure(p *Pod, e *eventEntry, now time.Time) {
 		Reason:   e.ev.Reason,
 		Message:  normalizeMessage(strings.TrimPrefix(e.ev.Message, combinedPrefix)),
 	}
-	k := failureKey{uid: id, container: e.key.name, at: int64(e.ev.Count), sandbox: true}
-	if m.ledger.add(f, k, now.Add(-m.cfg.Window), m.cfg.LedgerMax, &m.esc) {
-		m.nodeView.valid = false
-	}
+	m.addFailure(f, failureKey{uid: failureID(p), container: e.key.name, at: int64(e.ev.Count), sandbox: true}, now.Add(-m.cfg.Window))
 }
 
 // eventsFor returns the pod's events as classify.PodEvents reads them, in a buffer reused by the

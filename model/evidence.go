@@ -82,11 +82,7 @@ func (r *recorder) terminated(cs *statusRecord, st *stateRecord, prev []statusRe
 	}
 	finished := st.finished.time()
 	p := r.p
-	id := p.UID
-	if id == "" {
-		id = p.Key // objects without a UID (hand-made fixtures) still deduplicate per pod
-	}
-	k := failureKey{uid: id, container: cs.name, at: int64(st.finished)}
+	k := failureKey{uid: failureID(p), container: cs.name, at: int64(st.finished)}
 	// Dedup and window checks come first: they are lookups, and an update repeating a known
 	// failure costs no classification.
 	if r.m.ledger.has(k) {
@@ -122,8 +118,23 @@ func (r *recorder) terminated(cs *statusRecord, st *stateRecord, prev []statusRe
 		Reason:       Sanitize(t.Reason),
 		Message:      normalizeMessage(Sanitize(t.Message)),
 	}
-	if r.m.ledger.add(f, k, r.since, r.m.cfg.LedgerMax, &r.m.esc) {
-		r.m.nodeView.valid = false
+	r.m.addFailure(f, k, r.since)
+}
+
+// failureID is a pod's identity in a failureKey: its UID, or its key for an object without one
+// (hand-made fixtures), which still deduplicates per pod.
+func failureID(p *Pod) string {
+	if p.UID == "" {
+		return p.Key
+	}
+	return p.UID
+}
+
+// addFailure files f under k in the ledger (evidence since since) and, when it is new, marks the
+// nodes view for a rebuild.
+func (m *Model) addFailure(f Failure, k failureKey, since time.Time) {
+	if m.ledger.add(f, k, since, m.cfg.LedgerMax, &m.esc) {
+		m.nodeView.valid = false
 	}
 }
 
@@ -215,10 +226,6 @@ func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time)
 // addCreateError records the create error container cs is waiting in, dated at.
 func (m *Model) addCreateError(p *Pod, cs *statusRecord, nodeUID string, at, since time.Time) {
 	w := &cs.state
-	id := p.UID
-	if id == "" {
-		id = p.Key
-	}
 	f := Failure{
 		PodUID:       p.UID,
 		Pod:          p.Key,
@@ -231,10 +238,7 @@ func (m *Model) addCreateError(p *Pod, cs *statusRecord, nodeUID string, at, sin
 		Reason:       Sanitize(w.reason),
 		Message:      normalizeMessage(Sanitize(w.message)),
 	}
-	k := failureKey{uid: id, container: cs.name, at: at.UnixNano(), createError: true}
-	if m.ledger.add(f, k, since, m.cfg.LedgerMax, &m.esc) {
-		m.nodeView.valid = false
-	}
+	m.addFailure(f, failureKey{uid: failureID(p), container: cs.name, at: at.UnixNano(), createError: true}, since)
 }
 
 // renewCreateErrors records again, at now, every container still waiting in a create error whose

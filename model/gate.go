@@ -296,21 +296,15 @@ func gateProblems(p *Pod) []GateProblem {
 			continue
 		}
 		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: c.Name, Node: p.Node,
-			Reason: c.Reason, ExitCode: c.ExitCode, HasExitCode: c.HasExitCode, Previous: restarted(p, c.Name, c.Init)})
+			Reason: c.Reason, ExitCode: c.ExitCode, HasExitCode: c.HasExitCode, Previous: p.HasPrevious(c.Name, c.Init)})
 	}
 	if len(out) == 0 {
 		v := &p.Verdict
 		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: v.Container, Node: p.Node,
 			Reason: v.Reason, ExitCode: v.ExitCode, HasExitCode: v.HasExitCode,
-			Previous: v.Container != "" && restarted(p, v.Container, v.Init)})
+			Previous: v.Container != "" && p.HasPrevious(v.Container, v.Init)})
 	}
 	return out
-}
-
-// restarted reports whether the pod's container has a previous instance.
-func restarted(p *Pod, name string, init bool) bool {
-	cs := p.ContainerStatus(name, init)
-	return cs != nil && cs.LastTerminationState.Terminated != nil
 }
 
 // NodeStartFailures is how many of a workload's pods failed to start on one node within the

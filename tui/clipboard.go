@@ -60,7 +60,7 @@ func podLogs(p *model.Pod) (cmd string, ok bool) {
 		return "", false
 	}
 	cmd = "kubectl logs "
-	if cs := p.ContainerStatus(name, p.Verdict.Init); cs != nil && cs.LastTerminationState.Terminated != nil {
+	if p.HasPrevious(name, p.Verdict.Init) {
 		cmd += "-p "
 	}
 	return cmd + "-n " + shellWord(p.Namespace) + " " + shellWord(p.Name) + " -c " + shellWord(name), true

@@ -183,7 +183,5 @@ func logsFor(p *model.Pod) (openLogsMsg, bool) {
 		}
 		name, init = c.Name, c.Init
 	}
-	cs := p.ContainerStatus(name, init)
-	return openLogsMsg{namespace: p.Namespace, pod: p.Name, container: name,
-		previous: cs != nil && cs.LastTerminationState.Terminated != nil}, true
+	return openLogsMsg{namespace: p.Namespace, pod: p.Name, container: name, previous: p.HasPrevious(name, init)}, true
 }
