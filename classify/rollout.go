@@ -1,9 +1,11 @@
 package classify
 
 import (
+	"errors"
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // timedOutReason is the Progressing condition's reason once a Deployment has exceeded its
@@ -89,4 +91,28 @@ func DaemonSetStatus(d *appsv1.DaemonSet) (msg string, done bool, err error) {
 		return fmt.Sprintf("Waiting for daemon set %q rollout to finish: %d of %d updated pods are available...", d.Name, st.NumberAvailable, st.DesiredNumberScheduled), false, nil
 	}
 	return fmt.Sprintf("daemon set %q successfully rolled out", d.Name), true, nil
+}
+
+// ErrBarePodDeleted is BarePodStatus's answer for a bare pod deleted before it succeeded.
+var ErrBarePodDeleted = errors.New("Pod status: Terminating: a bare pod waited for is being deleted")
+
+// BarePodStatus is a deploy gate's status for a bare pod (no controller), judged as Krane judges
+// an unmanaged pod it deployed (lib/krane/kubernetes_resource/pod.rb): such a pod is a task (a
+// migration, a seed), done once it has Succeeded; it fails when it is being deleted before that
+// ("Pod status: Terminating") and when its verdict v, the model's, is doomed (err is then v's
+// reason). The dashboard shows a terminating pod as progressing: this is the gate's one difference.
+func BarePodStatus(pod *corev1.Pod, v Verdict) (msg string, done bool, err error) {
+	switch {
+	case pod.DeletionTimestamp != nil && pod.Status.Phase != corev1.PodSucceeded:
+		return "", false, ErrBarePodDeleted
+	case v.Kind == Doomed:
+		return "", false, errors.New(v.Reason)
+	case pod.Status.Phase == corev1.PodSucceeded:
+		return "pod " + pod.Name + " succeeded", true, nil
+	}
+	msg = "a bare pod completes when it has succeeded; phase " + string(pod.Status.Phase)
+	if v.Reason != "" {
+		msg += ": " + v.Reason
+	}
+	return msg, false, nil
 }

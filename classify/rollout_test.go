@@ -170,3 +170,44 @@ func TestDaemonSetStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestBarePodStatus: Krane's rule for an unmanaged pod: done once Succeeded, failed when deleted
+// before that or doomed, waiting otherwise with the verdict's reason.
+func TestBarePodStatus(t *testing.T) {
+	now := metav1.Now()
+	pod := func(phase corev1.PodPhase, deleted bool) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "migrate"}, Status: corev1.PodStatus{Phase: phase}}
+		if deleted {
+			p.DeletionTimestamp = &now
+		}
+		return p
+	}
+	crash := Verdict{Kind: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly (exit 1)"}
+	starting := Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Creating container"}
+	for _, tc := range []struct {
+		name    string
+		pod     *corev1.Pod
+		v       Verdict
+		msg     string
+		done    bool
+		wantErr string
+	}{
+		{"succeeded", pod(corev1.PodSucceeded, false), Verdict{Kind: Completed}, "pod migrate succeeded", true, ""},
+		{"succeeded, then deleted", pod(corev1.PodSucceeded, true), Verdict{Kind: Completed}, "pod migrate succeeded", true, ""},
+		{"deleted while running", pod(corev1.PodRunning, true), Verdict{Kind: Progressing}, "", false, ErrBarePodDeleted.Error()},
+		{"doomed", pod(corev1.PodRunning, false), crash, "", false, "Crashing repeatedly (exit 1)"},
+		{"running and ready", pod(corev1.PodRunning, false), Verdict{Kind: Healthy}, "a bare pod completes when it has succeeded; phase Running", false, ""},
+		{"starting", pod(corev1.PodPending, false), starting, "a bare pod completes when it has succeeded; phase Pending: Creating container", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, done, err := BarePodStatus(tc.pod, tc.v)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if msg != tc.msg || done != tc.done || gotErr != tc.wantErr {
+				t.Errorf("BarePodStatus = (%q, %v, %q), want (%q, %v, %q)", msg, done, gotErr, tc.msg, tc.done, tc.wantErr)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -361,34 +362,29 @@ func (m *Model) StartFailures(targets []Target, now time.Time) [][]NodeStartFail
 	return out
 }
 
-// gatePod is a bare pod's status for the gate, judged as Krane judges an unmanaged pod it deployed
-// (lib/krane/kubernetes_resource/pod.rb): complete once it has Succeeded (a bare pod in a deploy is
-// a task, a migration), doomed when its verdict is, and doomed when it is being deleted, which
-// Krane also fails ("Pod status: Terminating"). The dashboard calls a terminating pod progressing:
-// this is the one place the gate judges differently, and only for a pod it was asked to wait for.
+// gatePod is a bare pod's status for the gate: classify.BarePodStatus, Krane's rule for an
+// unmanaged pod, on the pod's verdict after the model's evidence.
 func (m *Model) gatePod(st *GateStatus, p *Pod) {
 	r := Rollout{Namespace: p.Namespace, Kind: string(KindPod), Name: p.Name, Desired: 1, Updated: 1}
-	for _, c := range m.rebuilt.Pod(p.rec).Status.Conditions {
+	pod := m.rebuilt.Pod(p.rec)
+	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
 			r.Ready, r.Available = 1, 1
 		}
 	}
 	st.Pods.add(p.Verdict.Kind, 1)
+	msg, done, err := classify.BarePodStatus(pod, p.Verdict)
 	switch {
-	case p.rec.deleting && p.Phase != "Succeeded":
-		r.Verdict, r.Reason = RolloutDoomed, "Pod status: Terminating: a bare pod waited for is being deleted"
+	case errors.Is(err, classify.ErrBarePodDeleted):
+		r.Verdict, r.Reason = RolloutDoomed, err.Error()
 		st.Doomed = []GateProblem{{Namespace: p.Namespace, Pod: p.Name, Node: p.Node, Reason: r.Reason}}
-	case p.Verdict.Kind == classify.Doomed:
-		r.Verdict, r.Reason = RolloutDoomed, p.Verdict.Reason
+	case err != nil:
+		r.Verdict, r.Reason = RolloutDoomed, Sanitize(err.Error())
 		st.Doomed = gateProblems(p)
-	case p.Phase == "Succeeded":
-		r.Verdict, r.Reason = RolloutComplete, "pod "+p.Name+" succeeded"
+	case done:
+		r.Verdict, r.Reason = RolloutComplete, Sanitize(msg)
 	default:
-		r.Verdict = RolloutProgressing
-		r.Reason = "a bare pod completes when it has succeeded; phase " + p.Phase
-		if p.Verdict.Reason != "" {
-			r.Reason += ": " + p.Verdict.Reason
-		}
+		r.Verdict, r.Reason = RolloutProgressing, Sanitize(msg)
 		if p.Verdict.Kind == classify.Transient {
 			st.Transient = gateProblems(p)
 		}
