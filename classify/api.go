@@ -9,22 +9,31 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Pod returns the pod's verdict: the most severe of its containers' verdicts and its own
+// Pod returns the pod's verdict at now: the most severe of its containers' verdicts and its own
 // pod-level verdict, naming the container that decided it. It allocates nothing for a healthy pod.
-func Pod(pod *corev1.Pod) Verdict { return podVerdict(pod) }
+//
+// now is the time the status is judged at (the model passes its clock). It decides one thing: a
+// crash-looping container that runs again between crashes stays doomed (RuleCrashLoopRunning)
+// until it has been up for 10 minutes, the kubelet's own measure of a recovered container;
+// RecoveredAt says when.
+func Pod(pod *corev1.Pod, now time.Time) Verdict { return podVerdict(pod, now) }
 
 // PodAndContainers judges every container once and returns both Pod's verdict and Containers'
 // verdicts appended to dst: the pair Pod and Containers return, at the cost of one judgement per
 // container. Callers that need both (the model, on every pod update) use this.
-func PodAndContainers(pod *corev1.Pod, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
-	return podAndContainers(pod, dst)
+func PodAndContainers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
+	return podAndContainers(pod, now, dst)
 }
 
-// Containers appends one verdict per container to dst (init containers first, in spec order, then
-// regular containers) and returns the extended slice.
-func Containers(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {
-	return containerVerdicts(pod, dst)
+// Containers appends one verdict per container at now to dst (init containers first, in spec
+// order, then regular containers) and returns the extended slice.
+func Containers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) []ContainerVerdict {
+	return containerVerdicts(pod, now, dst)
 }
+
+// RecoveredAt is when a running container that a RuleCrashLoopRunning verdict holds doomed counts
+// as recovered, so that its verdict changes with time alone; zero when cs is not running.
+func RecoveredAt(cs *corev1.ContainerStatus) time.Time { return recoveredAt(cs) }
 
 // ContainsFold reports whether s contains lower under ASCII case folding, without allocating.
 // lower must already be lower-case ASCII (strings.ToLower of a filter, or a fixed marker).

@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// benchNow is the clock the benchmarks judge at.
+var benchNow = testNow
+
 // Targets (issue 2): Pod of a healthy two-container pod <= 300 ns/op and 0 allocs/op; a failing
 // pod <= 3 µs/op; Status <= 1 µs/op. A 150,000-pod cluster must reclassify in well under a second.
 
@@ -12,7 +15,7 @@ func BenchmarkPodHealthy(b *testing.B) {
 	pod := fixturePod(b, "healthy-two-containers")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = Pod(pod)
+		_ = Pod(pod, benchNow)
 	}
 }
 
@@ -22,7 +25,7 @@ func BenchmarkPodFailing(b *testing.B) {
 	pod := fixturePod(b, "crashloop-after-cannotrun-128")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = Pod(pod)
+		_ = Pod(pod, benchNow)
 	}
 }
 
@@ -32,7 +35,7 @@ func BenchmarkPodStartError(b *testing.B) {
 	pod := fixturePod(b, "starterror-128-shim-deadline")
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = Pod(pod)
+		_ = Pod(pod, benchNow)
 	}
 }
 
@@ -83,7 +86,7 @@ func BenchmarkPodAndContainers(b *testing.B) {
 			var dst []ContainerVerdict
 			b.ReportAllocs()
 			for b.Loop() {
-				_, dst = PodAndContainers(pod, dst[:0])
+				_, dst = PodAndContainers(pod, benchNow, dst[:0])
 			}
 		})
 	}

@@ -9,6 +9,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
+// testNow is the clock the tests judge at when a fixture gives none: the fixtures' own "now".
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
 func terminated(reason string, code int32, msg string) *corev1.ContainerStateTerminated {
 	return &corev1.ContainerStateTerminated{Reason: reason, ExitCode: code, Message: msg}
 }
@@ -271,13 +274,13 @@ func TestStatusInitWalkStops(t *testing.T) {
 }
 
 func TestNilPod(t *testing.T) {
-	if v := Pod(nil); !v.Kind.Valid() || v.Reason == "" {
+	if v := Pod(nil, testNow); !v.Kind.Valid() || v.Reason == "" {
 		t.Errorf("Pod(nil) = %+v", v)
 	}
 	if Status(nil, time.Time{}) != "" || Ready(nil) != "" || Restarts(nil, time.Time{}) != "" {
 		t.Error("kubectl columns of a nil pod should be empty")
 	}
-	if got := Containers(nil, nil); len(got) != 0 {
+	if got := Containers(nil, testNow, nil); len(got) != 0 {
 		t.Errorf("Containers(nil) = %v", got)
 	}
 }
@@ -286,7 +289,7 @@ func TestNilPod(t *testing.T) {
 // on every update, so the common case must not allocate.
 func TestHealthyPodAllocatesNothing(t *testing.T) {
 	pod := fixturePod(t, "healthy-two-containers")
-	if allocs := testing.AllocsPerRun(100, func() { _ = Pod(pod) }); allocs != 0 {
+	if allocs := testing.AllocsPerRun(100, func() { _ = Pod(pod, testNow) }); allocs != 0 {
 		t.Errorf("Pod(healthy) allocates %.0f times per call, want 0", allocs)
 	}
 }

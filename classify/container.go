@@ -3,6 +3,7 @@ package classify
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -27,6 +28,38 @@ const (
 	reasonCannotRun  = "ContainerCannotRun"
 	reasonStartError = "StartError"
 )
+
+// The kubelet's crash-loop back-off (kubernetes pkg/kubelet/kubelet.go, v1.37: initialCrashLoopBackOff,
+// MaxCrashLoopBackOff, and the crashLoopBackOff's HasExpiredFunc). doBackOff
+// (pkg/kubelet/kuberuntime/kuberuntime_manager.go) restarts a failed container at once when no
+// back-off runs for it and starts one (client-go util/flowcontrol Backoff.Next: 10 s); at the next
+// failure it waits in CrashLoopBackOff, "back-off 10s restarting failed container=NAME
+// pod=NAME_NS(UID)", and every failure after that doubles the wait up to 5 min. A failure more than
+// 600 s after the restart before it finds the back-off expired and starts again at 10 s.
+const (
+	// firstBackOff is the back-off's first step: the wait that follows the first failures of a
+	// container, before any back-off has been served. ReduceDefaultCrashLoopBackOffDecay (alpha)
+	// starts at 1 s, and a maxContainerRestartPeriod below 10 s caps it; both stay within it.
+	firstBackOff = 10 * time.Second
+	// backOffReset is how long a container must run for the kubelet to forget its crash loop.
+	backOffReset = 600 * time.Second
+)
+
+// backOffDelay reads the wait out of a CrashLoopBackOff message: "back-off 20s restarting failed
+// container=…" (kubelets before 1.27 wrote "Back-off 2m40s restarting failed container=…").
+func backOffDelay(msg string) (time.Duration, bool) {
+	const head = "back-off "
+	if len(msg) < len(head) || !strings.EqualFold(msg[:len(head)], head) {
+		return 0, false
+	}
+	rest := msg[len(head):]
+	end := strings.IndexByte(rest, ' ')
+	if end < 0 {
+		return 0, false
+	}
+	d, err := time.ParseDuration(rest[:end])
+	return d, err == nil
+}
 
 // startFailure implements StartFailure. Source is left to the caller (state or lastState).
 func startFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
@@ -90,7 +123,7 @@ func startReason(head string, code int32, msg string) string {
 
 // judge returns the verdict of one container. spec may be nil (a status without a spec entry),
 // cs is nil while the kubelet has not reported the container yet.
-func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, init bool) Verdict {
+func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, init bool, now time.Time) Verdict {
 	if cs == nil {
 		return Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Waiting for the kubelet to start it"}
 	}
@@ -109,10 +142,13 @@ func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, 
 		}
 		return waitingFallback(st.Waiting)
 	case st.Terminated != nil:
-		return judgeTerminated(pod, spec, st.Terminated, init)
+		return judgeTerminated(pod, spec, st.Terminated, cs.RestartCount, init)
 	case st.Running != nil:
 		// A start failure only in lastState while the container now runs is history: the
 		// runtime has since started the process. The model counts it as node evidence.
+		if v, ok := crashLoopRunning(pod, spec, cs, init, now); ok {
+			return v
+		}
 		return judgeRunning(spec, cs, init)
 	}
 	// No state at all: the API documents the default as waiting.
@@ -134,8 +170,19 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 		// Krane pod.rb: "Crashing repeatedly (exit N)". Beyond Krane: the CrashLoopBackOff
 		// message ("back-off 5m0s restarting failed container") says nothing, so the reason
 		// carries the last termination's reason and message, e.g. ContainerCannotRun's OCI error.
-		v.Kind, v.Rule = Doomed, RuleCrashLoop
 		lt := cs.LastTerminationState.Terminated
+		if sf, ok := startFailure(lt); ok && sf.Kind == Transient && firstStep(w.Message, cs.RestartCount) {
+			// One back-off after a start failure on the node is the flake's, not a crash loop:
+			// the kubelet backs off after the first failures of a container (doBackOff), so a
+			// runtime hiccup that clears in seconds shows this state before the retry succeeds.
+			// Krane's state-before-lastState order dooms it (Shopify/krane#656, the maintainers'
+			// concern for a one-pod rollout); a start failure after a longer back-off has come
+			// back after one was served, and stays a crash loop below.
+			sf.Source, sf.Rule = FromState, RuleStartFailureBackOff
+			sf.Reason = startReason("Failed to start on node, retrying after the kubelet's back-off", lt.ExitCode, lt.Message)
+			return sf, true
+		}
+		v.Kind, v.Rule = Doomed, RuleCrashLoop
 		if lt == nil {
 			v.Reason = "Crashing repeatedly"
 			return v, true
@@ -240,8 +287,19 @@ func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
 	return v
 }
 
-// judgeTerminated judges a container whose current state is terminated.
-func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated, init bool) Verdict {
+// firstStep reports whether a CrashLoopBackOff waits the back-off's first step: by its message,
+// or, for a message without the wait, by the restart count (at most one restart: no back-off
+// served yet).
+func firstStep(msg string, restarts int32) bool {
+	if d, ok := backOffDelay(msg); ok {
+		return d <= firstBackOff
+	}
+	return restarts <= 1
+}
+
+// judgeTerminated judges a container whose current state is terminated; restarts is its status's
+// restart count.
+func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated, restarts int32, init bool) Verdict {
 	if v, ok := startFailure(t); ok {
 		v.Source = FromState
 		return v
@@ -253,13 +311,21 @@ func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.Containe
 			// pkg/kubelet/kuberuntime ShouldContainerBeRestarted); a service that keeps exiting
 			// 0 ends in CrashLoopBackOff. Not done, then: trouble until the next state decides.
 			v.Kind, v.Rule, v.Reason = Transient, RuleRestarting, "Exited with code 0, restarting"
+			if inCrashLoop(restarts, t) {
+				v.Kind, v.Rule, v.Reason = Doomed, RuleCrashLoopRunning, "Exiting repeatedly (exit 0, "+restartsText(restarts)+"), restarting after the kubelet's back-off"
+			}
 			return v
 		}
 		v.Kind, v.Rule, v.Reason = Completed, RuleCompleted, "Completed"
 		return v
 	}
 	head := "Exited with code " + strconv.Itoa(int(t.ExitCode))
-	if willRestart(pod, spec) {
+	if willRestart(pod, spec) && inCrashLoop(restarts, t) {
+		// Between a crash and the CrashLoopBackOff the kubelet writes next, the status shows the
+		// exited container; inside a crash loop that is the loop, not a first failure.
+		v.Kind, v.Rule = Doomed, RuleCrashLoopRunning
+		head = "Crashing repeatedly (exit " + strconv.Itoa(int(t.ExitCode)) + ", " + restartsText(restarts) + "), restarting after the kubelet's back-off"
+	} else if willRestart(pod, spec) {
 		// The kubelet will restart it; the state that follows (running, or CrashLoopBackOff)
 		// decides. Until then it is trouble, not doom.
 		v.Kind, v.Rule = Transient, RuleRestarting
@@ -321,6 +387,63 @@ func pullDoom(v *Verdict, o pullOutcome, spec *corev1.Container, cs *corev1.Cont
 		return false
 	}
 	return true
+}
+
+// inCrashLoop reports whether a container that exited (t) will wait out a back-off before its
+// restart: it was itself a restart (restarts >= 1: doBackOff had started a back-off for it) and it
+// failed within backOffReset of starting, so the back-off had not expired. An unknown start or end
+// time does not count: no doom without the evidence.
+func inCrashLoop(restarts int32, t *corev1.ContainerStateTerminated) bool {
+	if restarts < 1 || t.StartedAt.IsZero() || t.FinishedAt.IsZero() {
+		return false
+	}
+	return t.FinishedAt.Sub(t.StartedAt.Time) <= backOffReset
+}
+
+// crashLoopRunning keeps a crash-looping container doomed while it runs between crashes: it is a
+// restart after a back-off (the instance before it was a restart that crashed within backOffReset,
+// so inCrashLoop held for it) and has not yet been up for backOffReset at now, the kubelet's own
+// measure of a container no longer crash-looping. Without this a crash loop reads doomed while it
+// waits and healthy for the seconds it runs, and the rollout's verdict flaps with it (readiness
+// oscillation keeps argo-rollouts' rollouts Progressing the same way). A start failure in lastState
+// is not a crash: the flake's retry succeeded.
+func crashLoopRunning(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, init bool, now time.Time) (Verdict, bool) {
+	lt := cs.LastTerminationState.Terminated
+	if lt == nil || cs.RestartCount < 2 || init && !isSidecar(spec) {
+		return Verdict{}, false
+	}
+	if lt.Reason == reasonCannotRun || lt.Reason == reasonStartError {
+		return Verdict{}, false
+	}
+	if lt.ExitCode == 0 && !restartsOnSuccess(pod, spec, init) || !inCrashLoop(cs.RestartCount-1, lt) {
+		return Verdict{}, false
+	}
+	if started := cs.State.Running.StartedAt; started.IsZero() || now.Sub(started.Time) >= backOffReset {
+		return Verdict{}, false
+	}
+	v := Verdict{Kind: Doomed, Rule: RuleCrashLoopRunning, Source: FromLastState, Message: lt.Message,
+		ExitCode: lt.ExitCode, HasExitCode: true}
+	head := "Crashing repeatedly (exit " + strconv.Itoa(int(lt.ExitCode))
+	if lt.Reason != "" && lt.Reason != "Error" && lt.Reason != "Completed" {
+		head += ": " + oneLine(lt.Reason)
+	}
+	v.Reason = head + ", " + restartsText(cs.RestartCount) + "), running again; recovered once up 10m"
+	return v, true
+}
+
+// recoveredAt is when a container that crashLoopRunning holds doomed counts as recovered.
+func recoveredAt(cs *corev1.ContainerStatus) time.Time {
+	if cs == nil || cs.State.Running == nil {
+		return time.Time{}
+	}
+	return cs.State.Running.StartedAt.Add(backOffReset)
+}
+
+func restartsText(n int32) string {
+	if n == 1 {
+		return "1 restart"
+	}
+	return strconv.Itoa(int(n)) + " restarts"
 }
 
 // judgeRunning judges a running container.

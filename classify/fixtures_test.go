@@ -38,7 +38,7 @@ func (fx *fixture) eventsOf() []Event {
 
 // verdict is the pod's verdict with its events, as the model judges it.
 func (fx *fixture) verdict() Verdict {
-	v, _ := PodEvents(fx.pod, Pod(fx.pod), fx.eventsOf())
+	v, _ := PodEvents(fx.pod, Pod(fx.pod, fx.now), fx.eventsOf())
 	return v
 }
 
@@ -140,7 +140,7 @@ func TestFixtures(t *testing.T) {
 			}
 
 			// The pod's verdict is one of its containers' (or its own): Containers agrees with Pod.
-			cvs := Containers(pod, nil)
+			cvs := Containers(pod, fx.now, nil)
 			if n := len(pod.Spec.InitContainers) + len(pod.Spec.Containers); len(cvs) != n {
 				t.Fatalf("Containers returned %d verdicts, want %d", len(cvs), n)
 			}
@@ -169,12 +169,13 @@ func TestFixturesCoverEveryRule(t *testing.T) {
 	for _, fx := range loadFixtures(t) {
 		seen[fx.want["rule"]] = true
 		seen[fx.verdict().Rule.String()] = true
-		for _, cv := range Containers(fx.pod, nil) {
+		for _, cv := range Containers(fx.pod, fx.now, nil) {
 			seen[cv.Rule.String()] = true
 		}
 	}
 	modelOnly := map[Rule]bool{RuleNone: true, RuleEscalated: true, RuleStickyImageNotFound: true,
-		RuleNodeNotReady: true, RuleJobRetrying: true, RuleJobFailed: true, RuleJobSucceeded: true}
+		RuleNodeNotReady: true, RuleJobRetrying: true, RuleJobFailed: true, RuleJobSucceeded: true,
+		RuleStartFailureRepeated: true}
 	for r := RuleNone; int(r) < len(ruleNames); r++ {
 		if !modelOnly[r] && !seen[r.String()] {
 			t.Errorf("no fixture exercises rule %s", r)

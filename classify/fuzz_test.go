@@ -42,7 +42,7 @@ func FuzzClassify(f *testing.F) {
 		}
 		mutate(pod, reason, msg, code, sel)
 
-		v := Pod(pod)
+		v := Pod(pod, testNow)
 		if !v.Kind.Valid() {
 			t.Fatalf("invalid kind %d", v.Kind)
 		}
@@ -54,7 +54,7 @@ func FuzzClassify(f *testing.F) {
 		if strings.ContainsAny(v.Reason, "\r\n") {
 			t.Fatalf("reason is not one line: %q", v.Reason)
 		}
-		cvs := Containers(pod, nil)
+		cvs := Containers(pod, testNow, nil)
 		if len(cvs) != len(pod.Spec.InitContainers)+len(pod.Spec.Containers) {
 			t.Fatalf("Containers returned %d verdicts", len(cvs))
 		}

@@ -200,7 +200,8 @@ func inIndexList(list string, idx int32) bool {
 func attemptFailed(v Verdict) bool {
 	switch v.Rule {
 	case RuleTerminatedError, RulePodFailed, RuleCrashLoop, RuleRestarting, RuleStartFailure,
-		RuleStartFailureConfig, RuleStartFailure128:
+		RuleStartFailureConfig, RuleStartFailure128, RuleCrashLoopRunning, RuleStartFailureBackOff,
+		RuleStartFailureRepeated:
 		return v.Kind == Doomed || v.Kind == Transient
 	}
 	return false

@@ -12,7 +12,7 @@ import (
 func TestJobAttempt(t *testing.T) {
 	limit := func(n int32) *int32 { return &n }
 	failedPod := fixturePod(t, "job-failed-exit-1")
-	attempt := Pod(failedPod)
+	attempt := Pod(failedPod, testNow)
 	if attempt.Kind != Doomed {
 		t.Fatalf("fixture job-failed-exit-1 is %s on its own, want doomed", attempt.Kind)
 	}
@@ -107,7 +107,7 @@ func TestJobAttempt(t *testing.T) {
 // backoffLimitPerIndex).
 func TestJobAttemptPerIndex(t *testing.T) {
 	base := fixturePod(t, "job-reindex-2") // completion index 2, annotation and label
-	attempt := Pod(base)
+	attempt := Pod(base, testNow)
 	withCount := func(n string) *corev1.Pod {
 		p := base.DeepCopy()
 		p.Annotations[batchv1.JobIndexFailureCountAnnotation] = n

@@ -29,12 +29,20 @@ var execErrnos = [...]string{
 //     process: exec /app: exec format error`.
 //   - runc (init_linux.go finalizeNamespace): `chdir to cwd ("/srv") set in config.json failed:
 //     no such file or directory`.
-//   - crun (src/libcrun/container.c, crun_make_error appends ": " and strerror): "executable file
-//     `serve` not found in $PATH: No such file or directory", "open executable: Permission denied"
-//     (or "Operation not permitted", containers/crun#1694), and for the working directory "chdir
-//     `/srv`: No such file or directory" or, in older crun, a bare "chdir: No such file or
-//     directory" (woodpecker-ci/woodpecker#2510). crun's "chdir to `<rootfs>`" is its own move
-//     into the root filesystem on the node, not the working directory, so it is not a marker.
+//   - crun (crun_make_error appends ": " and strerror, capitalised). The command, at create time
+//     (find_executable, src/libcrun/utils.c since 1.21, src/libcrun/container.c before):
+//     "executable file `serve` not found in $PATH: No such file or directory" (since 1.21 an
+//     absolute path drops " in $PATH"), "the path `/app` exists but it is not executable:
+//     Operation not permitted", "the path `/etc` is not a regular file: Operation not permitted",
+//     and before 1.21 "open executable: Permission denied" (or "Operation not permitted"). The
+//     working directory: "chdir to `/srv`: Not a directory" (libcrun_safe_chdir, src/libcrun/
+//     linux.c, since 1.14.1), "chdir `/srv`: ..." (1.4 to 1.14) and "chdir: ..." (before 1.4).
+//     crun formats its own moves on the node the same way: "chdir to `<rootfs>`" (move_root),
+//     "chdir to `/`", "chdir `<host cwd>`" after joining a mount namespace, "fchdir `<rootfs>`"
+//     (do_pivot) and "chdir(.)"; a path of the node's container storage (nodePath) or another
+//     word ending in "chdir" is not the working directory. Since 1.21 any other lookup error is
+//     "open `<command>`: <strerror>", the form of every file crun fails to open on the node
+//     (cgroup files, the rootfs), so it is not a marker.
 //
 // The shim's own failure to execute the OCI runtime binary has runc's `exec: "<name>": ...` form
 // too, because both come from Go's os/exec: containerd's shim (cmd/containerd-shim-runc-v2/process
@@ -45,10 +53,11 @@ var execErrnos = [...]string{
 // missing on a node is node trouble, so an exec error in that position is not the command's
 // (shimExec).
 //
-// Every marker contains "exec" or "chdir", so the message is scanned once for each of the two words
-// (nextWord, exact case: runc, crun, Docker and containerd write these words and the text around
-// them in lower case; only crun's strerror is capitalised, so the errno alone is compared with
-// ASCII case folding). It does not allocate.
+// Every marker contains "exec", "chdir" or crun's "the path `", so the message is scanned once for
+// "exec" and once for the other two, whose second letter is the same (nextWord, exact case: runc,
+// crun, Docker and containerd write these words and the text around them in lower case; only
+// crun's strerror is capitalised, so the errno alone is compared with ASCII case folding). It does
+// not allocate.
 func commandError(msg string) bool {
 	return execError(msg) || chdirError(msg)
 }
@@ -57,7 +66,7 @@ func commandError(msg string) bool {
 // is checked against the runc, Docker and crun forms above.
 func execError(msg string) bool {
 	for off := 0; ; {
-		p := nextWord(msg, off, "exec", 1)
+		p, _ := nextWord(msg, off, "exec", "", 1)
 		if p < 0 {
 			return false
 		}
@@ -77,34 +86,51 @@ func execError(msg string) bool {
 				return true
 			}
 		case strings.HasPrefix(rest, "executable file `"):
-			if strings.Contains(rest[len("executable file `"):], "` not found in $PATH") {
+			if crunNotFound(rest[len("executable file `"):]) {
 				return true
 			}
 		case strings.HasPrefix(rest, "executable") && strings.HasSuffix(before, "open "):
 			if operandErrno(rest[len("executable"):], ": ", true) {
 				return true
 			}
+		case strings.HasPrefix(rest, "executable: ") && strings.HasSuffix(before, "` exists but it is not "):
+			if strings.Contains(before, "the path `") && errnoFollows(rest[len("executable: "):]) {
+				return true
+			}
 		}
 	}
 }
 
-// chdirError reports an error about changing to the container's working directory.
+// chdirError reports an error about changing to the container's working directory, or crun's
+// "the path `<command>` is not a regular file: <strerror>" (find_executable, src/libcrun/utils.c
+// since 1.21: the command is a directory or a device), which the same scan finds.
 func chdirError(msg string) bool {
 	for off := 0; ; {
-		p := nextWord(msg, off, "chdir", 1)
+		p, w := nextWord(msg, off, "chdir", "the path `", 1)
 		if p < 0 {
 			return false
 		}
-		off = p + len("chdir")
+		off = p + len(w)
+		if w != "chdir" {
+			if notRegularFile(msg[off:]) {
+				return true
+			}
+			continue
+		}
+		if p > 0 && isLetter(msg[p-1]) {
+			continue // crun's "fchdir `<rootfs>`" (do_pivot) is about the node's root filesystem
+		}
 		rest := msg[off:]
 		var ok bool
 		switch {
 		case strings.HasPrefix(rest, " to cwd ("):
 			ok = operandErrno(rest[len(" to cwd ("):], ") set in config.json failed: ", false)
+		case strings.HasPrefix(rest, " to `"):
+			ok = crunCwd(rest[len(" to `"):])
 		case strings.HasPrefix(rest, " `"):
-			ok = operandErrno(rest[len(" `"):], "`: ", false)
-		default:
-			ok = operandErrno(rest, ": ", true) // crun's bare "chdir: <strerror>"
+			ok = crunCwd(rest[len(" `"):])
+		case strings.HasPrefix(rest, ": "):
+			ok = errnoFollows(rest[len(": "):]) // crun before 1.4: "chdir: <strerror>"
 		}
 		if ok {
 			return true
@@ -112,22 +138,85 @@ func chdirError(msg string) bool {
 	}
 }
 
-// nextWord returns the index of the first occurrence of word in s at or after off, or -1. It looks
-// for word[at], a letter that is rare in runtime messages ('x' of "exec", 'h' of "chdir"), with
-// the vectorised strings.IndexByte and compares the word only there; strings.Index would stop at
-// every 'e' and 'c' of a long message.
-func nextWord(s string, off int, word string, at int) int {
+// crunNotFound reports whether s, the text after crun's "executable file `", is the rest of
+// find_executable's "<command>` not found[ in $PATH]: <strerror>".
+func crunNotFound(s string) bool {
+	j := strings.Index(s, "` not found")
+	if j < 0 {
+		return false
+	}
+	s = s[j+len("` not found"):]
+	s = strings.TrimPrefix(s, " in $PATH")
+	return strings.HasPrefix(s, ": ") && errnoFollows(s[len(": "):])
+}
+
+// crunCwd reports whether s, the text after crun's "chdir `" or "chdir to `", is
+// "<dir>`: <strerror>" about the container's working directory rather than a path on the node.
+func crunCwd(s string) bool {
+	j := strings.Index(s, "`: ")
+	return j >= 0 && !nodePath(s[:j]) && errnoFollows(s[j+len("`: "):])
+}
+
+// notRegularFile reports whether s, the text after crun's "the path `", is
+// "<command>` is not a regular file: <strerror>".
+func notRegularFile(s string) bool {
+	const tail = "` is not a regular file: "
+	j := strings.IndexByte(s, '`')
+	return j >= 0 && strings.HasPrefix(s[j:], tail) && errnoFollows(s[j+len(tail):])
+}
+
+// nodePath reports whether a path crun changed to is one of its own on the node rather than the
+// container's working directory: "/" (after pivot_root or setns) or a path of the node's container
+// storage, which names a container or layer by a 64-digit hex ID (containers/storage under CRI-O:
+// /var/lib/containers/storage/overlay/<id>/merged, the bundle /run/containers/storage/
+// overlay-containers/<id>/userdata; containerd: /run/containerd/io.containerd.runtime.v2.task/
+// k8s.io/<id>/rootfs). A working directory a pod sets is not expected to carry one.
+func nodePath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	for p != "" {
+		var dir string
+		dir, p, _ = strings.Cut(p, "/")
+		if len(dir) == 64 && isHex(dir) {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
+
+// nextWord returns the index of the first occurrence in s at or after off of word or, unless alt
+// is empty, of alt, and which of the two it found; -1 if neither occurs. It looks for word[at], a
+// letter that is rare in runtime messages ('x' of "exec", 'h' of "chdir" and "the path `"; alt
+// must have the same letter there), with the vectorised strings.IndexByte and compares the words
+// only there; strings.Index would stop at every 'e' and 'c' of a long message.
+func nextWord(s string, off int, word, alt string, at int) (int, string) {
 	for i := off + at; i < len(s); {
 		j := strings.IndexByte(s[i:], word[at])
 		if j < 0 {
-			return -1
+			return -1, ""
 		}
-		if p := i + j - at; strings.HasPrefix(s[p:], word) {
-			return p
+		p := i + j - at
+		if strings.HasPrefix(s[p:], word) {
+			return p, word
+		}
+		if alt != "" && strings.HasPrefix(s[p:], alt) {
+			return p, alt
 		}
 		i += j + 1
 	}
-	return -1
+	return -1, ""
 }
 
 // operandErrno reports whether s is an operand (a command or directory) ended by close and

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"time"
+
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -119,7 +121,7 @@ func (s *severest) consider(v *Verdict) {
 
 // podVerdict is Pod: the same fold as podAndContainers, but it skips building verdicts that
 // cannot change the result, so a healthy pod costs no allocation.
-func podVerdict(pod *corev1.Pod) Verdict {
+func podVerdict(pod *corev1.Pod, now time.Time) Verdict {
 	if pod == nil {
 		return noPod
 	}
@@ -134,20 +136,20 @@ func podVerdict(pod *corev1.Pod) Verdict {
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		cs := statusFor(pod.Status.InitContainerStatuses, i, c.Name)
-		if s.found && s.best.Kind != Completed && runningReady(cs) && isSidecar(c) {
+		if s.found && s.best.Kind != Completed && runningReady(cs) && !mayHold(cs) && isSidecar(c) {
 			continue // healthy never outranks what was found; skip building the verdict
 		}
-		v := judge(pod, c, cs, true)
+		v := judge(pod, c, cs, true, now)
 		v.Container, v.Init = c.Name, true
 		s.consider(&v)
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		cs := statusFor(pod.Status.ContainerStatuses, i, c.Name)
-		if s.found && runningReady(cs) && s.best.Kind != Completed {
+		if s.found && runningReady(cs) && !mayHold(cs) && s.best.Kind != Completed {
 			continue
 		}
-		v := judge(pod, c, cs, false)
+		v := judge(pod, c, cs, false, now)
 		v.Container = c.Name
 		s.consider(&v)
 	}
@@ -161,12 +163,12 @@ var noPod = Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "No pod", Sou
 
 // podAndContainers judges every container once, appends their verdicts to dst and folds them into
 // the pod's verdict exactly as podVerdict does.
-func podAndContainers(pod *corev1.Pod, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
+func podAndContainers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
 	if pod == nil {
 		return noPod, dst
 	}
 	start := len(dst)
-	dst = containerVerdicts(pod, dst)
+	dst = containerVerdicts(pod, now, dst)
 	pv, hasPod, podFirst, decided := podPrelude(pod)
 	if decided {
 		return pv, dst
@@ -184,21 +186,27 @@ func podAndContainers(pod *corev1.Pod, dst []ContainerVerdict) (Verdict, []Conta
 	return s.best, dst
 }
 
-func containerVerdicts(pod *corev1.Pod, dst []ContainerVerdict) []ContainerVerdict {
+func containerVerdicts(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) []ContainerVerdict {
 	if pod == nil {
 		return dst
 	}
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
-		v := judge(pod, c, statusFor(pod.Status.InitContainerStatuses, i, c.Name), true)
+		v := judge(pod, c, statusFor(pod.Status.InitContainerStatuses, i, c.Name), true, now)
 		dst = append(dst, newContainerVerdict(c.Name, true, v))
 	}
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		v := judge(pod, c, statusFor(pod.Status.ContainerStatuses, i, c.Name), false)
+		v := judge(pod, c, statusFor(pod.Status.ContainerStatuses, i, c.Name), false, now)
 		dst = append(dst, newContainerVerdict(c.Name, false, v))
 	}
 	return dst
+}
+
+// mayHold reports whether crashLoopRunning could hold a running container doomed: the skip of
+// healthy containers above must not skip one.
+func mayHold(cs *corev1.ContainerStatus) bool {
+	return cs.RestartCount >= 2 && cs.LastTerminationState.Terminated != nil
 }
 
 // runningReady is judgeRunning's healthy case, checked without building a verdict.

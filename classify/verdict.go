@@ -115,10 +115,13 @@ const (
 	RuleVolumeConfigMissing       // events: a volume's secret or configmap does not exist
 	RuleMultiAttach               // events: the volume is attached to another node
 	RuleVolumeNotReady            // events: any other mount or attach failure
+	RuleStartFailureBackOff       // CrashLoopBackOff at the kubelet's first back-off step after a node-level start failure
+	RuleCrashLoopRunning          // running or exited again inside a crash loop the kubelet backs off
+	RuleStartFailureRepeated      // set by the model: a node-level start failure again after the kubelet's back-off
 )
 
 // lastRule is the highest Rule; ruleNames has one name per rule up to it.
-const lastRule = RuleVolumeNotReady
+const lastRule = RuleStartFailureRepeated
 
 var ruleNames = [...]string{
 	"none", "running-ready", "running-not-ready", "starting", "completed", "crash-loop",
@@ -129,6 +132,7 @@ var ruleNames = [...]string{
 	"restarting", "pod-unknown", "image-access-denied", "pod-rejected", "pod-not-ready",
 	"readiness-gate", "node-not-ready", "job-retrying", "job-failed", "job-succeeded",
 	"sandbox-failed", "volume-config-missing", "multi-attach", "volume-not-ready",
+	"start-failure-backoff", "crash-loop-running", "start-failure-repeated",
 }
 
 // String returns the rule's kebab-case name ("start-failure-128"), as RULES.md lists it.

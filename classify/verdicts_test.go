@@ -17,21 +17,21 @@ func TestPodAndContainersAgrees(t *testing.T) {
 			checkPodAndContainers(t, fx.pod, prefix)
 		})
 	}
-	if v, cvs := PodAndContainers(nil, nil); !reflect.DeepEqual(v, Pod(nil)) || len(cvs) != 0 {
+	if v, cvs := PodAndContainers(nil, testNow, nil); !reflect.DeepEqual(v, Pod(nil, testNow)) || len(cvs) != 0 {
 		t.Errorf("PodAndContainers(nil) = %+v, %v", v, cvs)
 	}
 }
 
 func checkPodAndContainers(t *testing.T, pod *corev1.Pod, prefix ContainerVerdict) {
 	t.Helper()
-	v, cvs := PodAndContainers(pod, []ContainerVerdict{prefix})
-	if want := Pod(pod); !reflect.DeepEqual(v, want) {
+	v, cvs := PodAndContainers(pod, testNow, []ContainerVerdict{prefix})
+	if want := Pod(pod, testNow); !reflect.DeepEqual(v, want) {
 		t.Fatalf("PodAndContainers verdict = %+v\nPod = %+v", v, want)
 	}
 	if len(cvs) == 0 || cvs[0] != prefix {
 		t.Fatalf("dst's existing element was not kept: %+v", cvs)
 	}
-	if want := Containers(pod, nil); len(want) > 0 && !reflect.DeepEqual(cvs[1:], want) || len(want) != len(cvs)-1 {
+	if want := Containers(pod, testNow, nil); len(want) > 0 && !reflect.DeepEqual(cvs[1:], want) || len(want) != len(cvs)-1 {
 		t.Fatalf("PodAndContainers containers = %+v\nContainers = %+v", cvs[1:], want)
 	}
 	for _, cv := range cvs[1:] {

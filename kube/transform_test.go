@@ -62,10 +62,10 @@ func TestTransformKeepsWhatClassifyReads(t *testing.T) {
 			if again, _ := tr.transform(out); again != out {
 				t.Errorf("transform is not idempotent: a record came back as %T %p, not %p", again, again, out)
 			}
-			if got, want := classify.Pod(trimmed), classify.Pod(orig); !reflect.DeepEqual(got, want) {
+			if got, want := classify.Pod(trimmed, now), classify.Pod(orig, now); !reflect.DeepEqual(got, want) {
 				t.Errorf("classify.Pod after transform = %+v, want %+v", got, want)
 			}
-			if got, want := classify.Containers(trimmed, nil), classify.Containers(orig, nil); !reflect.DeepEqual(got, want) {
+			if got, want := classify.Containers(trimmed, now, nil), classify.Containers(orig, now, nil); !reflect.DeepEqual(got, want) {
 				t.Errorf("classify.Containers after transform = %+v, want %+v", got, want)
 			}
 			for name, fn := range map[string]func(*corev1.Pod) string{

@@ -50,10 +50,10 @@ func TestRecordRebuildsTheTrimmedPod(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			r := RecordOf(orig)
 			fresh := r.Pod()
-			if got, want := classify.Pod(fresh), classify.Pod(orig); !reflect.DeepEqual(got, want) {
+			if got, want := classify.Pod(fresh, now), classify.Pod(orig, now); !reflect.DeepEqual(got, want) {
 				t.Errorf("classify.Pod of the rebuilt pod = %+v, want %+v", got, want)
 			}
-			if got, want := classify.Containers(fresh, nil), classify.Containers(orig, nil); !reflect.DeepEqual(got, want) {
+			if got, want := classify.Containers(fresh, now, nil), classify.Containers(orig, now, nil); !reflect.DeepEqual(got, want) {
 				t.Errorf("classify.Containers of the rebuilt pod = %+v, want %+v", got, want)
 			}
 			gr, gs, gx := classify.Columns(fresh, now)
