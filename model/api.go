@@ -33,8 +33,12 @@ type Model struct {
 	// whose verdict names such a node and how long (context.go).
 	notReady         map[string]nodeReadiness
 	nodeNotReadyPods map[*Pod]struct{}
-	// now is the time of the last Apply or Expire, for reasons that say how long.
+	// now is the time of the last Apply or Expire, for reasons that say how long, and the clock
+	// classify judges at.
 	now time.Time
+	// holds maps each pod that a crash loop holds doomed while it runs (RuleCrashLoopRunning) to
+	// when the first such container counts as recovered, to be judged again then (holds.go).
+	holds map[*Pod]time.Time
 
 	replicaSets  map[podKey]*appsv1.ReplicaSet
 	deployments  map[podKey]*appsv1.Deployment
@@ -99,6 +103,7 @@ func New(cfg Config) *Model {
 		podsByJob:        make(map[podKey]map[*Pod]struct{}),
 		notReady:         make(map[string]nodeReadiness),
 		nodeNotReadyPods: make(map[*Pod]struct{}),
+		holds:            make(map[*Pod]time.Time),
 		replicaSets:      make(map[podKey]*appsv1.ReplicaSet),
 		deployments:      make(map[podKey]*appsv1.Deployment),
 		statefulSets:     make(map[podKey]*appsv1.StatefulSet),
@@ -163,6 +168,9 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 	if m.expire(now) {
 		changed = true
 	}
+	if m.releaseHolds(now) {
+		changed = true
+	}
 	m.reconcileEscalation()
 	m.forgetOwners()
 	m.flush()
@@ -178,6 +186,9 @@ func (m *Model) Expire(now time.Time) {
 	}
 	if m.expire(now) {
 		m.reconcileEscalation()
+		m.version++
+	}
+	if m.releaseHolds(now) {
 		m.version++
 	}
 	m.flush()

@@ -195,7 +195,7 @@ func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time)
 			if cs.state.kind == stateWaiting && createErrorReason(cs.state.reason) {
 				// Only now is a classification worth its cost: few pods are ever in these states.
 				if !judged {
-					verdicts, judged = classify.Containers(m.rebuilt.Pod(rec), verdicts), true
+					verdicts, judged = classify.Containers(m.rebuilt.Pod(rec), m.now, verdicts), true
 				}
 				failing = ruleOf(verdicts, cs.name, list.init) == classify.RuleCreateErrorTransient
 			}

@@ -60,6 +60,7 @@ func (m *Model) delete(r Ref) {
 			m.dropPodEvents(k)
 			m.dropRow(p)
 			m.indexStart(p, false)
+			delete(m.holds, p)
 			p.gone = true
 			// Ledger entries stay: a deleted pod's failures remain evidence for the window.
 		}
@@ -97,7 +98,7 @@ func (m *Model) delete(r Ref) {
 func (m *Model) judge(p *Pod) {
 	// One pass: each container is judged once, for both the pod's verdict and its own.
 	pod := m.rebuilt.Pod(p.rec)
-	base, cvs := classify.PodAndContainers(pod, p.Containers[:0])
+	base, cvs := classify.PodAndContainers(pod, m.now, p.Containers[:0])
 	p.Containers = cvs
 	for i := range p.Containers {
 		c := &p.Containers[i]
@@ -115,9 +116,16 @@ func (m *Model) judge(p *Pod) {
 	}
 	escalated := m.escalatedNodes(p.workload)
 	starting := false
+	delete(m.holds, p)
 	for i := range p.Containers {
 		c := &p.Containers[i]
 		promoted := m.applySticky(p, c)
+		if m.applyBackOff(p, c) {
+			promoted = true
+		}
+		if c.Rule == classify.RuleCrashLoopRunning {
+			m.hold(p, pod, c)
+		}
 		if c.Kind == classify.Transient && escalates(c.Rule) {
 			starting = true
 			if escalated > 0 {

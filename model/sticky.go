@@ -15,12 +15,25 @@ import "doomwatch/classify"
 // state in between. Any state other than waiting in ErrImagePull or ImagePullBackOff ends it, and
 // so does an imageID: the kubelet reports one only for a container the runtime created, from an
 // image it had pulled (kubernetes pkg/kubelet/kubelet_pods.go, convertToAPIContainerStatuses).
+//
+// The same per-container memory keeps the other thing the model must remember across updates of
+// a container: its first back-off after a start failure (memoryBackOff, backoff.go).
 type stickyDoom struct {
+	kind      memoryKind
 	container string
 	init      bool
 	image     string
 	verdict   classify.Verdict
+	restarts  int32 // memoryBackOff: the restart count at the first back-off
 }
+
+// memoryKind says what a stickyDoom entry remembers.
+type memoryKind uint8
+
+const (
+	memoryPull    memoryKind = iota // a registry refused the image (sticky doom)
+	memoryBackOff                   // the first back-off after a start failure on the node
+)
 
 // The kubelet's waiting reasons while it pulls an image (kubernetes pkg/kubelet/images/types.go,
 // ErrImagePull and ErrImagePullBackOff).
@@ -35,17 +48,17 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 	switch c.Rule {
 	case classify.RuleImageNotFound, classify.RuleImageAccessDenied:
 		img := p.rec.specImage(c.Name, c.Init)
-		if s := p.findSticky(c.Name, c.Init); s != nil {
+		if s := p.findMemory(memoryPull, c.Name, c.Init); s != nil {
 			s.image, s.verdict = img, c.Verdict
 		} else {
-			p.sticky = append(p.sticky, stickyDoom{container: c.Name, init: c.Init, image: img, verdict: c.Verdict})
+			p.sticky = append(p.sticky, stickyDoom{kind: memoryPull, container: c.Name, init: c.Init, image: img, verdict: c.Verdict})
 		}
 		return false
 	}
 	if len(p.sticky) == 0 {
 		return false
 	}
-	s := p.findSticky(c.Name, c.Init)
+	s := p.findMemory(memoryPull, c.Name, c.Init)
 	if s == nil {
 		return false
 	}
@@ -54,7 +67,7 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 		return false // no status says anything new
 	}
 	if !pulling(st) || st.imageID != "" || s.image != p.rec.specImage(c.Name, c.Init) {
-		p.dropSticky(c.Name, c.Init)
+		p.dropMemory(memoryPull, c.Name, c.Init)
 		return false
 	}
 	if c.Rule != classify.RuleImagePullBackOff && c.Rule != classify.RuleImagePull {
@@ -77,18 +90,18 @@ func pulling(st *statusRecord) bool {
 	return st.state.kind == stateWaiting && (st.state.reason == reasonErrImagePull || st.state.reason == reasonImagePullBackOff)
 }
 
-func (p *Pod) findSticky(name string, init bool) *stickyDoom {
+func (p *Pod) findMemory(kind memoryKind, name string, init bool) *stickyDoom {
 	for i := range p.sticky {
-		if p.sticky[i].container == name && p.sticky[i].init == init {
+		if p.sticky[i].kind == kind && p.sticky[i].container == name && p.sticky[i].init == init {
 			return &p.sticky[i]
 		}
 	}
 	return nil
 }
 
-func (p *Pod) dropSticky(name string, init bool) {
+func (p *Pod) dropMemory(kind memoryKind, name string, init bool) {
 	for i := range p.sticky {
-		if p.sticky[i].container == name && p.sticky[i].init == init {
+		if p.sticky[i].kind == kind && p.sticky[i].container == name && p.sticky[i].init == init {
 			p.sticky = append(p.sticky[:i], p.sticky[i+1:]...)
 			if len(p.sticky) == 0 {
 				p.sticky = nil

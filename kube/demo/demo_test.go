@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"doomwatch/classify"
 	"doomwatch/model"
 )
 
@@ -438,5 +439,62 @@ func TestStoryEvents(t *testing.T) {
 	}
 	if !strings.Contains(nodes["node-2"], "EvictionThresholdMet") || !strings.Contains(nodes["node-3"], "ContainerGCFailed") {
 		t.Errorf("node events = %v, want node-2's EvictionThresholdMet and node-3's ContainerGCFailed", nodes)
+	}
+}
+
+// TestVerdictsDoNotFlap plays the story live through its first two minutes and checks every
+// batch, not only the end: search crash-loops, and its rollout and pods, once doomed, stay doomed
+// through the seconds each container runs between crashes; checkout, whose pods flake on node-3,
+// is never doomed.
+func TestVerdictsDoNotFlap(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	src, err := Start(ctx, Options{Seed: 1, Speed: 40, Interval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	m := model.New(model.DefaultConfig())
+	doomedAt := map[string]time.Duration{} // rollouts and pods, when first doomed
+	for src.Now().Sub(Epoch) < 2*time.Minute {
+		var b model.Batch
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the story did not reach 2m; at %s", src.Now().Sub(Epoch))
+		case got, ok := <-src.Batches():
+			if !ok {
+				t.Fatal("batches closed")
+			}
+			b = got
+		}
+		now := src.Now()
+		at := now.Sub(Epoch).Round(time.Second)
+		m.Apply(&b, now)
+		for _, r := range m.Rollouts() {
+			key := "rollout " + r.Namespace + "/" + r.Name
+			doomed := r.Verdict == model.RolloutDoomed
+			if r.Name == "checkout" && doomed {
+				t.Errorf("at %s: checkout doomed: %s", at, r.Reason)
+			}
+			if since, was := doomedAt[key]; was && !doomed {
+				t.Errorf("at %s: %s went back to %s (doomed since %s): %s", at, key, r.Verdict, since, r.Reason)
+			} else if doomed && !was {
+				doomedAt[key] = at
+			}
+		}
+		for _, p := range m.View(model.Query{Sort: model.ByName}) {
+			if p.Namespace != "search" || p.Owner != "Deployment/search" {
+				continue
+			}
+			key := "pod " + p.Key + " " + p.UID
+			doomed := p.Verdict.Kind == classify.Doomed
+			if since, was := doomedAt[key]; was && !doomed {
+				t.Errorf("at %s: %s went back to %s (doomed since %s): %s", at, key, p.Verdict.Kind, since, p.Verdict.Reason)
+			} else if doomed && !was {
+				doomedAt[key] = at
+			}
+		}
+	}
+	if _, ok := doomedAt["rollout search/search"]; !ok {
+		t.Error("search was never doomed")
 	}
 }
