@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -23,8 +22,6 @@ const (
 	// podTemplateHashLabel is the Deployment controller's label on its ReplicaSets (kubernetes
 	// pkg/controller/deployment/util/deployment_util.go).
 	podTemplateHashLabel = appsv1.DefaultDeploymentUniqueLabelKey
-	// maxDoomReasonsInReason caps the distinct doom reasons a rollout's one-line reason lists.
-	maxDoomReasonsInReason = 3
 )
 
 // rolloutCache keeps every workload's rollout. Only the rollouts of workloads marked dirty (the
@@ -178,10 +175,10 @@ func (m *Model) linkReplicaSet(k podKey, rs *appsv1.ReplicaSet) {
 }
 
 // rsPods is what a ReplicaSet's pods say for its rollout: how many there are, how many are doomed
-// and with which reasons (sanitised), counted by count and uncount.
+// (and with which reasons, sanitised) and healthy, counted by count and uncount.
 type rsPods struct {
-	total, doomed int
-	reasons       map[string]int
+	total, doomed, healthy int
+	reasons                map[string]int
 }
 
 // countRS adds (d = 1) or removes (d = -1) pod p in its ReplicaSet's counts and marks the rollout
@@ -237,6 +234,9 @@ func countIn[K comparable](counts map[K]*rsPods, k K, p *Pod, d int) {
 // add counts p (d = 1) or stops counting it (d = -1).
 func (s *rsPods) add(p *Pod, d int) {
 	s.total += d
+	if p.Verdict.Kind == classify.Healthy {
+		s.healthy += d
+	}
 	if p.Verdict.Kind == classify.Doomed {
 		s.doomed += d
 		if s.reasons == nil {
@@ -277,75 +277,24 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	}
 	sort.Strings(r.OldReplicaSets)
 
-	var doom newPodDoom
-	// Until the controllers have observed the latest spec, the status and the new ReplicaSet may
-	// be the previous rollout's and say nothing about this one. `kubectl rollout status`
-	// (DeploymentStatus) waits for the Deployment's status.observedGeneration >=
-	// metadata.generation first, and Krane's ReplicaSet#deploy_failed? (replica_set.rb) refuses a
-	// stale status (observed_generation != current_generation); both are required here.
-	if newRS != nil && current(d.Generation, d.Status.ObservedGeneration) &&
-		current(newRS.Generation, newRS.Status.ObservedGeneration) {
-		doom = m.newPodsDoom(newRS)
-		if doom.total > 0 && doom.doomed == doom.total {
-			// Krane's ReplicaSet rule (lib/krane/kubernetes_resource/replica_set.rb, deploy_failed?):
-			// the rollout is doomed when the new ReplicaSet has pods and every one of them is doomed.
-			r.Verdict, r.Reason = RolloutDoomed, doom.String()
-			return r
-		}
+	var pods classify.NewPods
+	if newRS != nil {
+		pods = m.rsPods[podKey{newRS.Namespace, newRS.Name}].newPods()
 	}
-	msg, done, err := classify.DeploymentStatus(d)
-	switch {
-	case err != nil:
-		// kubectl stops at "exceeded its progress deadline"; the new pods' doom reasons say why.
-		r.Verdict, r.Reason = RolloutDoomed, Sanitize(err.Error())
-		if doom.doomed > 0 {
-			r.Reason += "; " + doom.String()
-		}
-	case done:
-		r.Verdict, r.Reason = RolloutComplete, Sanitize(msg)
-	default:
-		r.Verdict, r.Reason = RolloutProgressing, Sanitize(msg)
-	}
-	return r
+	return r.judged(classify.DeploymentVerdict(d, newRS, pods))
 }
 
-// current reports whether a controller's status has caught up with its object's generation.
-func current(generation, observed int64) bool { return observed >= generation }
-
-// newPodDoom is what the new ReplicaSet's pods say: how many there are, how many are doomed and
-// the doomed pods' distinct reasons, sorted.
-type newPodDoom struct {
-	doomed, total int
-	reasons       []string
-}
-
-// String is "2/3 new pods doomed: Image not found: ...; OOMKilled ...", at most
-// maxDoomReasonsInReason reasons and "and N more".
-func (d newPodDoom) String() string {
-	list := d.reasons
-	if len(list) > maxDoomReasonsInReason {
-		list = append(list[:maxDoomReasonsInReason:maxDoomReasonsInReason], fmt.Sprintf("and %d more", len(list)-maxDoomReasonsInReason))
-	}
-	return fmt.Sprintf("%d/%d new pods doomed: %s", d.doomed, d.total, strings.Join(list, "; "))
-}
-
-// newPodsDoom is the doom of the new ReplicaSet's pods, from its counts. Their reasons are
-// already sanitised.
-func (m *Model) newPodsDoom(rs *appsv1.ReplicaSet) newPodDoom {
-	return m.rsPods[podKey{rs.Namespace, rs.Name}].doom()
-}
-
-// doom is what the counted pods say.
-func (s *rsPods) doom() newPodDoom {
+// newPods is what the counted pods say, for classify's rollout verdicts.
+func (s *rsPods) newPods() classify.NewPods {
 	if s == nil {
-		return newPodDoom{}
+		return classify.NewPods{}
 	}
-	d := newPodDoom{total: s.total, doomed: s.doomed}
+	p := classify.NewPods{Total: s.total, Doomed: s.doomed, Healthy: s.healthy}
 	for r := range s.reasons {
-		d.reasons = append(d.reasons, r)
+		p.Reasons = append(p.Reasons, r)
 	}
-	sort.Strings(d.reasons)
-	return d
+	sort.Strings(p.Reasons)
+	return p
 }
 
 // findNewReplicaSet picks the Deployment's new ReplicaSet among those it owns.
@@ -402,12 +351,8 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
 	st := &s.Status
 	r := newRollout(KindStatefulSet, s.Namespace, s.Name, s.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
-	var doom newPodDoom
-	if rev := s.Status.UpdateRevision; rev != "" && s.Status.ObservedGeneration > 0 && current(s.Generation, s.Status.ObservedGeneration) {
-		doom = m.setPods[setKey{KindStatefulSet, s.Namespace, s.Name, rev}].doom()
-	}
-	msg, done, err := classify.StatefulSetStatus(s)
-	return r.judged(doom, msg, done, err)
+	pods := m.setPods[setKey{KindStatefulSet, s.Namespace, s.Name, st.UpdateRevision}].newPods()
+	return r.judged(classify.StatefulSetVerdict(s, pods))
 }
 
 // daemonSetRollout is a DaemonSet's rollout (RollingUpdate only). It is doomed as Krane's
@@ -418,27 +363,21 @@ func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
 func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
 	st := &d.Status
 	r := newRollout(KindDaemonSet, d.Namespace, d.Name, &st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable)
-	var doom newPodDoom
-	if gen := d.Annotations[appsv1.DeprecatedTemplateGeneration]; gen != "" && current(d.Generation, d.Status.ObservedGeneration) {
-		doom = m.setPods[setKey{KindDaemonSet, d.Namespace, d.Name, gen}].doom()
-	}
-	msg, done, err := classify.DaemonSetStatus(d)
-	return r.judged(doom, msg, done, err)
+	pods := m.setPods[setKey{KindDaemonSet, d.Namespace, d.Name, d.Annotations[appsv1.DeprecatedTemplateGeneration]}].newPods()
+	return r.judged(classify.DaemonSetVerdict(d, pods))
 }
 
-// judged sets a StatefulSet's or DaemonSet's verdict: doomed when one of its current pods is
-// (Krane fails these on any doomed pod, a Deployment only when all the new ones are), else kubectl's
-// answer. err is kubectl's "only available for RollingUpdate", which buildRollout has ruled out.
-func (r Rollout) judged(doom newPodDoom, msg string, done bool, err error) Rollout {
-	switch {
-	case doom.doomed > 0:
-		r.Verdict, r.Reason = RolloutDoomed, doom.String()
-	case err != nil:
-		r.Verdict, r.Reason = RolloutProgressing, Sanitize(err.Error())
-	case done:
-		r.Verdict, r.Reason = RolloutComplete, Sanitize(msg)
+// judged sets the rollout's verdict from classify's; the reason is sanitised (the pods' reasons
+// already are, the workload's name in kubectl's messages is not).
+func (r Rollout) judged(v classify.RolloutVerdict) Rollout {
+	switch v.Kind {
+	case classify.RolloutDoomed:
+		r.Verdict = RolloutDoomed
+	case classify.RolloutComplete:
+		r.Verdict = RolloutComplete
 	default:
-		r.Verdict, r.Reason = RolloutProgressing, Sanitize(msg)
+		r.Verdict = RolloutProgressing
 	}
+	r.Reason = Sanitize(v.Reason)
 	return r
 }

@@ -246,18 +246,8 @@ func TestRolloutDeadlineExceededListsNewPodsDoomReasons(t *testing.T) {
 	}
 }
 
-func TestNewPodDoomReasonsAreCapped(t *testing.T) {
-	d := newPodDoom{doomed: 5, total: 5, reasons: []string{"a", "b", "c", "d", "e"}}
-	if got, want := d.String(), "5/5 new pods doomed: a; b; c; and 2 more"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if len(d.reasons) != 5 || d.reasons[3] != "d" {
-		t.Errorf("String modified the reasons: %v", d.reasons)
-	}
-}
-
 // Krane's every-new-pod-doomed rule waits for the controllers to observe the latest spec: until
-// then the status and the new ReplicaSet may be the previous rollout's (issue 8, item 12).
+// then the status and the new ReplicaSet may be the previous rollout's (Krane's replica_set.rb refuses a stale status).
 func TestRolloutNotDoomedBeforeStatusIsCurrent(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -369,5 +359,41 @@ func TestDaemonSetRollout(t *testing.T) {
 	m.Apply(&Batch{Deletes: []Ref{{Kind: KindDaemonSet, Namespace: "kube-system", Name: "agent"}}}, t0)
 	if len(m.Rollouts()) != 0 {
 		t.Errorf("deleted DaemonSet keeps its rollout: %+v", m.Rollouts())
+	}
+}
+
+// TestLargeRolloutDoomedBeforeEveryNewPodFails: the proportional rule. Three crash-looping new
+// pods, the rest still starting and none healthy, doom the rollout; one healthy new pod leaves the
+// call to Krane's every-new-pod rule.
+func TestLargeRolloutDoomedBeforeEveryNewPodFails(t *testing.T) {
+	m := New(DefaultConfig())
+	d := deployment("shop", "web", 40, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 10, 0 })
+	m.Apply(&Batch{
+		Deployments: []*appsv1.Deployment{d},
+		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-old", "web", "2"), replicaSet("shop", "web-new", "web", "3")},
+	}, t0)
+	newPod := func(i int, opts ...podOpt) *corev1.Pod {
+		return pod("shop", fmt.Sprintf("web-new-%d", i), append([]podOpt{ownedBy("ReplicaSet", "web-new")}, opts...)...)
+	}
+	var pods []*corev1.Pod
+	for i := range 10 {
+		opt := waiting("ContainerCreating", "")
+		if i < 2 {
+			opt = crashLoop()
+		}
+		pods = append(pods, newPod(i, opt))
+	}
+	apply(m, t0, pods...)
+	if r := rolloutOf(t, m, "web"); r.Verdict != RolloutProgressing {
+		t.Fatalf("two of ten doomed: %s %q, want progressing", r.Verdict, r.Reason)
+	}
+	apply(m, t0, newPod(2, crashLoop()))
+	r := rolloutOf(t, m, "web")
+	if want := "3/10 new pods doomed: Crashing repeatedly (exit 137): OOMKilled, none healthy"; r.Verdict != RolloutDoomed || r.Reason != want {
+		t.Fatalf("three of ten doomed: %s %q, want doomed %q", r.Verdict, r.Reason, want)
+	}
+	apply(m, t0, newPod(3))
+	if r := rolloutOf(t, m, "web"); r.Verdict != RolloutProgressing {
+		t.Errorf("one healthy new pod: %s %q, want progressing", r.Verdict, r.Reason)
 	}
 }
