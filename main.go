@@ -56,6 +56,7 @@ type options struct {
 	selector      string
 	demo          bool
 	once          bool
+	watch         bool
 	output        string
 	at            time.Duration
 	seed          int64
@@ -92,7 +93,8 @@ func newFlags(md mode) (*pflag.FlagSet, *kube.Flags, *options) {
 		fs.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "Watch pods in every namespace.")
 		fs.StringVarP(&o.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
 		fs.BoolVar(&o.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
-		fs.StringVarP(&o.output, "output", "o", "table", "Snapshot format with --once: table or json.")
+		fs.BoolVarP(&o.watch, "watch", "w", false, "Print every rollout, pod and node once synced, then a line per change of verdict, reason or suspect call.")
+		fs.StringVarP(&o.output, "output", "o", "table", "Format with --once or --watch: table or json (--watch: one JSON object per line).")
 	} else {
 		fs.StringVarP(&o.selector, "selector", "l", "", "Wait for every Deployment whose labels match this selector, as kubectl's -l.")
 		fs.DurationVar(&o.timeout, "timeout", defaultWaitTimeout, "Give up (exit 70) when the rollouts have not completed in this long.")
@@ -189,6 +191,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runWait(ctx, src, m, o, kf, deadline, stdout, stderr)
 	case o.once:
 		return runOnce(ctx, src, m, o, deadline, stdout, stderr)
+	case o.watch:
+		return runWatch(ctx, src, m, o, deadline, stdout, stderr)
 	}
 	return runDashboard(ctx, src, m, o, stderr)
 }
@@ -236,8 +240,11 @@ func validate(fs *pflag.FlagSet, o *options) error {
 			return err
 		}
 	} else {
-		if fs.Changed("output") && !o.once {
-			return errors.New("-o/--output needs --once")
+		if o.once && o.watch {
+			return errors.New("--once and --watch cannot be combined: --once prints one snapshot, --watch a stream of changes")
+		}
+		if fs.Changed("output") && !o.once && !o.watch {
+			return errors.New("-o/--output needs --once or --watch")
 		}
 		if o.output != "table" && o.output != "json" {
 			return fmt.Errorf("-o/--output must be table or json, not %q", o.output)
@@ -354,6 +361,7 @@ Usage:
   %[1]s [flags]                     live dashboard for the current kubeconfig context
   %[1]s --demo                      the embedded demo cluster
   %[1]s --once [-o table|json]      print a snapshot and exit
+  %[1]s --watch [-o table|json]     print every verdict, then each change of one, until interrupted
   %[1]s --demo --once --at 90s      the demo scenario at 90s of simulated time
   %[1]s wait deployment/NAME ...    a deploy gate: exit 0 when rolled out, 1 when doomed (see %[1]s wait --help)
 
