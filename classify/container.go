@@ -171,16 +171,10 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 		// message ("back-off 5m0s restarting failed container") says nothing, so the reason
 		// carries the last termination's reason and message, e.g. ContainerCannotRun's OCI error.
 		lt := cs.LastTerminationState.Terminated
-		if sf, ok := startFailure(lt); ok && sf.Kind == Transient && firstStep(w.Message, cs.RestartCount) {
-			// One back-off after a start failure on the node is the flake's, not a crash loop:
-			// the kubelet backs off after the first failures of a container (doBackOff), so a
-			// runtime hiccup that clears in seconds shows this state before the retry succeeds.
-			// Krane's state-before-lastState order dooms it (Shopify/krane#656, the maintainers'
-			// concern for a one-pod rollout); a start failure after a longer back-off has come
-			// back after one was served, and stays a crash loop below.
-			sf.Source, sf.Rule = FromState, RuleStartFailureBackOff
-			sf.Reason = startReason("Failed to start on node, retrying after the kubelet's back-off", lt.ExitCode, lt.Message)
-			return sf, true
+		if lt != nil && (lt.Reason == reasonCannotRun || lt.Reason == reasonStartError) && firstStep(w.Message, cs.RestartCount) {
+			if v, ok := startBackOff(lt); ok {
+				return v, true
+			}
 		}
 		v.Kind, v.Rule = Doomed, RuleCrashLoop
 		if lt == nil {
@@ -285,6 +279,23 @@ func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
 		v.Reason = withDetail(oneLine(w.Reason), w.Message)
 	}
 	return v
+}
+
+// startBackOff judges a CrashLoopBackOff at the back-off's first step after the start failure
+// lt. One back-off after a start failure on the node is the flake's, not a crash loop: the
+// kubelet backs off after the first failures of a container (doBackOff), so a runtime hiccup that
+// clears in seconds shows this state before the retry succeeds. Krane's state-before-lastState
+// order dooms it (Shopify/krane#656, the maintainers' concern for a one-pod rollout); a start
+// failure after a longer back-off has come back after one was served, and stays a crash loop. ok
+// is false for a start failure that is not the node's (a missing executable).
+func startBackOff(lt *corev1.ContainerStateTerminated) (Verdict, bool) {
+	v, ok := startFailure(lt)
+	if !ok || v.Kind != Transient {
+		return Verdict{}, false
+	}
+	v.Source, v.Rule = FromState, RuleStartFailureBackOff
+	v.Reason = startReason("Failed to start on node, retrying after the kubelet's back-off", lt.ExitCode, lt.Message)
+	return v, true
 }
 
 // firstStep reports whether a CrashLoopBackOff waits the back-off's first step: by its message,

@@ -55,7 +55,7 @@ func TestDeploymentVerdict(t *testing.T) {
 func TestSetVerdicts(t *testing.T) {
 	one := int32(3)
 	sts := &appsv1.StatefulSet{ObjectMeta: metav1.ObjectMeta{Name: "db", Generation: 2},
-		Spec: appsv1.StatefulSetSpec{Replicas: &one, UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}},
+		Spec:   appsv1.StatefulSetSpec{Replicas: &one, UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}},
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, UpdateRevision: "db-2", CurrentRevision: "db-1", ReadyReplicas: 2}}
 	doomed := NewPods{Total: 1, Doomed: 1, Reasons: []string{"Crashing repeatedly (exit 1)"}}
 	if v := StatefulSetVerdict(sts, doomed); v.Kind != RolloutDoomed {
