@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the real kube-apiserver and etcd that the e2e suite runs, and the kubectl it runs
-# doomwatch under as a plugin (kubectl-doomwatch), from the Go module proxy. Pinned and
-# idempotent: binaries are cached outside the work tree, keyed by version, so later runs on the
-# same machine skip the build. Prints the directory holding the three binaries.
+# Builds the real control plane the e2e suite runs (kube-apiserver, etcd, kube-controller-manager,
+# kube-scheduler), kwok for its simulated nodes, and the kubectl it runs doomwatch under as a plugin
+# (kubectl-doomwatch) and beside it (`kubectl rollout status` in the scenarios), from the Go module
+# proxy. Pinned and idempotent: binaries are cached outside the work tree, keyed by version, so later
+# runs on the same machine skip the build. Prints the directory holding the binaries.
 #
 #   hack/build-k8s.sh            # build if missing, print the bin dir on the last line
 #   DOOMWATCH_K8S_CACHE=/path    # cache root (default: ${XDG_CACHE_HOME:-$HOME/.cache}/doomwatch)
@@ -11,9 +12,10 @@ set -euo pipefail
 K8S_VERSION=v1.37.2
 STAGING_VERSION=v0.37.2
 ETCD_VERSION=v3.6.16
+KWOK_VERSION=v0.8.0
 
 cache_root=${DOOMWATCH_K8S_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/doomwatch}
-bin_dir="$cache_root/bin-k8s-$K8S_VERSION-etcd-$ETCD_VERSION"
+bin_dir="$cache_root/bin-k8s-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION"
 mkdir -p "$bin_dir"
 
 log() { printf '[build-k8s] %s\n' "$*" >&2; }
@@ -89,7 +91,23 @@ build_kube_cmd() {
 	log "$name done"
 }
 
+# kwok is its own module with its own pins of the k8s.io libraries; go install builds it as released.
+build_kwok() {
+	if [ -x "$bin_dir/kwok" ]; then
+		log "kwok $KWOK_VERSION cached at $bin_dir/kwok"
+		return
+	fi
+	log "building kwok $KWOK_VERSION (a few minutes on 2 cores, once per machine)"
+	GOBIN="$bin_dir/kwok.d" go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+	mv "$bin_dir/kwok.d/kwok" "$bin_dir/kwok"
+	rmdir "$bin_dir/kwok.d"
+	log "kwok done"
+}
+
 build_etcd
 build_kube_cmd kube-apiserver "about 7 minutes"
 build_kube_cmd kubectl "a few minutes, under one after kube-apiserver"
+build_kube_cmd kube-controller-manager "about 4 minutes after kube-apiserver"
+build_kube_cmd kube-scheduler "a minute or two after kube-apiserver"
+build_kwok
 echo "$bin_dir"
