@@ -111,7 +111,7 @@ func newFlags(md mode) (*pflag.FlagSet, *kube.Flags, *options) {
 	fs.Float64Var(&o.speed, "speed", 1, "With --demo: simulated seconds per real second.")
 	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
 	fs.DurationVar(&o.model.Window, "window", o.model.Window, "How long start failures (exit 128, CRI-O create errors) count as evidence.")
-	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, fmt.Sprintf("A node is suspect when at least this many distinct pods failed to start on it within the window and it stands out: at least %dx the median of the other nodes.", model.SuspectRatio))
+	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, fmt.Sprintf("A node is suspect when at least this many distinct pods failed to start on it within the window and it stands out: a share of its started pods at least %dx that of the nodes not suspect, or half of them when the others are too few to tell.", model.SuspectRatio))
 	// --suspect-share was the share of the cluster's exit-128 failures a node had to hold; a node is
 	// now suspect when it stands out from the others. Kept, hidden, so that scripts passing it get a
 	// usage error that says so rather than "unknown flag".
@@ -233,7 +233,7 @@ func validate(fs *pflag.FlagSet, o *options) error {
 		}
 	}
 	if fs.Changed("suspect-share") {
-		return fmt.Errorf("--suspect-share was removed: a node is suspect when at least --suspect-pods pods failed to start there and it stands out (%dx the median of the other nodes)", model.SuspectRatio)
+		return fmt.Errorf("--suspect-share was removed: a node is suspect when at least --suspect-pods pods failed to start there and it stands out (a share of its started pods %dx that of the nodes not suspect)", model.SuspectRatio)
 	}
 	if o.wait {
 		if err := validateWait(o); err != nil {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -61,6 +62,7 @@ func (m *Model) upsertNode(obj *corev1.Node) {
 		// old UID and stay its own.
 		if n.uid == "" && uid != "" {
 			m.ledger.nameNodeUID(name, uid)
+			m.nodeView.starts.nameNodeUID(name, uid)
 		}
 		n.uid = uid
 	}
@@ -83,8 +85,9 @@ func (m *Model) upsertNode(obj *corev1.Node) {
 // that only moves pods changes the nodes' pod counts and nothing of their order (suspects, then
 // failures, then name), so those are patched into a copy of the last result; a full build, over
 // the nodes and the ledger, is paid when a node or the ledger changed, or when the clock moved to
-// another second while the ledger holds failures (the histogram's buckets move with it). What the
-// suspect nodes share is computed with each full build: pod counts are not among the attributes.
+// another second, or pods started, while the ledger holds failures (the histogram's buckets move
+// with the clock, and the suspect rule weighs failures against starts). What the suspect nodes
+// share is computed with each full build: pod counts are not among the attributes.
 type nodeCache struct {
 	valid bool // false forces a full build
 	at    int64
@@ -94,14 +97,17 @@ type nodeCache struct {
 	// changed since nodes was made.
 	pos     map[nodeID]int
 	counted map[string]struct{}
+	// starts counts the pods that started on each node within the window (outlier_starts.go).
+	starts startIndex
 }
 
 // Nodes returns every node's cluster at now: suspect nodes first, then by failures, then name.
 // The slice is the same until the nodes change; callers must not modify it.
 func (m *Model) Nodes(now time.Time) []Node {
 	c := &m.nodeView
-	if !c.valid || c.at != now.Unix() && len(m.ledger.live()) > 0 {
+	if !c.valid || (c.at != now.Unix() || c.starts.dirty) && len(m.ledger.live()) > 0 {
 		c.nodes, c.at, c.valid = m.buildNodes(now), now.Unix(), true
+		c.starts.dirty = false
 		c.share = sharedOf(c.nodes)
 		clear(c.pos)
 		if c.pos == nil {
@@ -154,30 +160,35 @@ type nodeAgg struct {
 	localPods      map[failureIdentity]struct{}
 	localWorkloads map[string]struct{}
 	localNot128    bool // a counted failure was a create error, not an exit 128
+	// ring holds the node's starts (startIndex); unmarked counts its failing pods whose start it
+	// does not hold (a sandbox failure, a create error renewed without an update, a start dated
+	// apart from its failure), which started here all the same.
+	ring     *startRing
+	unmarked int
 }
 
-// SuspectRatio is how far a node must stand out: its count of distinct failing pods must be at
-// least this multiple of the median count over the other nodes. The median (the lower middle
-// value for an even number of nodes) is the typical node, and one bad node cannot move it: up to
-// half of the other nodes may be bad too, so two or three bad nodes among five or more are all
-// suspect. Every node counts, with 0 for a node without failures, so an idle node pulls the
-// median down as a healthy one would. When start failures are spread over most nodes the median
-// rises with them and no node stands out: that is a cluster-wide problem, not a node's.
-//
-// Put another way: a node with d failing pods is suspect when at least half of the other nodes
-// had at most d/3. A ratio rather than a difference, so a busy node in a noisy cluster (median 2)
-// needs 6 pods, not 5. On a single-node cluster there is nothing to compare with and the count
-// alone decides.
-const SuspectRatio = 3
+// started is the number of pods of node-local workloads that started or tried to start on the
+// node within the window (buckets from..to): its starts, and its failing pods not among them,
+// less the failing pods of workloads escalated as not node-local. Never fewer than its failing
+// pods.
+func (a *nodeAgg) started(from, to int64) int {
+	n := a.unmarked - (len(a.pods) - len(a.localPods))
+	if a.ring != nil {
+		n += a.ring.count(from, to)
+	}
+	return max(n, len(a.localPods))
+}
 
 func (m *Model) buildNodes(now time.Time) []Node {
 	since := now.Add(-m.cfg.Window)
 	aggs := make(map[nodeID]*nodeAgg, len(m.nodes))
+	starts := &m.nodeView.starts
+	from, to := starts.bucketsIn(now, m.cfg.Window)
 	get := func(id nodeID, name string) *nodeAgg {
 		a := aggs[id]
 		if a == nil {
 			a = &nodeAgg{Node: Node{Name: name, UID: id.uid, Histogram: make([]int, HistogramBuckets),
-				Conditions: unknownConditions()}}
+				Conditions: unknownConditions()}, ring: starts.rings[id]}
 			aggs[id] = a
 		}
 		return a
@@ -192,6 +203,7 @@ func (m *Model) buildNodes(now time.Time) []Node {
 	}
 	bucket := m.cfg.Window / HistogramBuckets
 	allLocal := make(map[failureIdentity]struct{})
+	unmarked, notLocal := 0, 0 // over every node
 	for _, e := range m.ledger.live() {
 		f := &e.Failure
 		if f.At.Before(since) || f.Node == "" {
@@ -210,7 +222,13 @@ func (m *Model) buildNodes(now time.Time) []Node {
 			a.Failures128++
 		}
 		id := failureIdentity{f.PodUID, f.Pod}
-		a.pods[id] = struct{}{}
+		if _, seen := a.pods[id]; !seen {
+			a.pods[id] = struct{}{}
+			if !starts.started(id, a.ring, from, to) {
+				a.unmarked++
+				unmarked++
+			}
+		}
 		a.workloads[f.Workload] = struct{}{}
 		a.messages[f.Message]++
 		// Workloads escalated as not node-local fail wherever they run: they say nothing about
@@ -233,32 +251,44 @@ func (m *Model) buildNodes(now time.Time) []Node {
 		}
 		a.Histogram[min(max(b, 0), HistogramBuckets-1)]++
 	}
-	counts := make([]int, 0, len(aggs))
+	// Suspect: the node stands out from the rest of the cluster by the share of the pods that
+	// started on it that failed (outlier.go): node-local trouble, the premise of Krane's exit-128
+	// rule (Shopify/krane#656). Distinct pods, not failures: one pod restarting five times
+	// elsewhere is one pod. Only the nodes with enough failing pods are candidates; the others
+	// count in the totals. A node that is gone (a UID no Node object holds any more) keeps its
+	// failures for the window, and they count among the other nodes', but it is not suspect: there
+	// is nothing left to cordon, and the flag would be read as the node now under its name.
+	pop := outlierPopulation{failed: len(allLocal), started: starts.total.count(from, to) + unmarked, minPods: m.cfg.SuspectPods}
+	var cands []nodeRate
+	var candAggs []*nodeAgg
 	for _, a := range aggs {
-		counts = append(counts, len(a.localPods))
+		notLocal += len(a.pods) - len(a.localPods)
+		if a.UID != "" && !a.Known {
+			continue
+		}
+		pop.nodes++
+		if len(a.localPods) >= m.cfg.SuspectPods {
+			cands = append(cands, nodeRate{failed: len(a.localPods), started: a.started(from, to)})
+			candAggs = append(candAggs, a)
+		}
 	}
-	sort.Ints(counts)
+	pop.started = max(pop.started-notLocal, pop.failed)
+	for i, v := range judgeOutliers(pop, cands) {
+		if !v.suspect {
+			continue
+		}
+		a, c := candAggs[i], cands[i]
+		a.Suspect = true
+		a.Why = whySentence(why{
+			here: c, workloads: len(a.localWorkloads), exit128: !a.localNot128, byRate: v.byRate,
+			base: v.base, others: v.others, elsewhere: pop.failed - c.failed,
+			startedElsewhere: pop.started - c.started, left: len(a.pods) - c.failed, window: m.cfg.Window,
+		})
+	}
 	out := make([]Node, 0, len(aggs))
 	for _, a := range aggs {
 		a.FailedPods, a.Workloads = len(a.pods), len(a.workloads)
 		a.DominantMessage = dominant(a.messages)
-		// Suspect: enough distinct pods failed to start here, and this node stands out from the
-		// rest of the cluster (SuspectRatio): node-local trouble, Shopify/krane#656. Distinct pods,
-		// not failures: one pod restarting five times elsewhere is one pod. A node that is gone (a
-		// UID no Node object holds any more) keeps its failures for the window, and they count
-		// among the other nodes', but it is not suspect: there is nothing left to cordon, and the
-		// flag would be read as the node now under its name.
-		gone := a.UID != "" && !a.Known
-		if d := len(a.localPods); d >= m.cfg.SuspectPods && !gone {
-			if typical := medianWithout(counts, d); d >= SuspectRatio*typical {
-				a.Suspect = true
-				a.Why = whySentence(why{
-					pods: d, workloads: len(a.localWorkloads), exit128: !a.localNot128,
-					elsewhere: len(allLocal) - d, typical: typical, left: len(a.pods) - d,
-					window: m.cfg.Window,
-				})
-			}
-		}
 		out = append(out, a.Node)
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -281,20 +311,6 @@ func (m *Model) buildNodes(now time.Time) []Node {
 	return out
 }
 
-// medianWithout is the median of sorted (ascending) without one occurrence of v, which it must
-// hold: the lower of the two middle values for an even count, 0 for no values.
-func medianWithout(sorted []int, v int) int {
-	n := len(sorted) - 1
-	if n <= 0 {
-		return 0
-	}
-	i := (n - 1) / 2
-	if i >= sort.SearchInts(sorted, v) {
-		i++ // v's first occurrence is at or before i: skip it
-	}
-	return sorted[i]
-}
-
 // dominant returns the most frequent message; ties go to the alphabetically first, so the
 // answer does not depend on map order.
 func dominant(msgs map[string]int) string {
@@ -309,33 +325,79 @@ func dominant(msgs map[string]int) string {
 
 // why is what a suspect node's sentence says.
 type why struct {
-	pods, workloads int  // distinct pods and workloads of node-local workloads that failed here
-	exit128         bool // every one of those failures was an exit 128
-	elsewhere       int  // distinct pods of node-local workloads that failed on other nodes
-	typical         int  // the median over the other nodes (SuspectRatio)
-	left            int  // pods that failed here of workloads escalated as not node-local
-	window          time.Duration
+	here      nodeRate // this node's failed and started pods (of node-local workloads)
+	workloads int      // the distinct workloads of those failed pods
+	exit128   bool     // every one of those failures was an exit 128
+	// byRate: judged against base, the nodes not suspect (others is the number of other suspect
+	// nodes, which base leaves out); otherwise by failure percentage, with too few starts
+	// elsewhere to compare rates.
+	byRate bool
+	base   nodeRate
+	others int
+	// elsewhere is the distinct pods of node-local workloads that failed on the other nodes, of
+	// startedElsewhere that started there.
+	elsewhere, startedElsewhere int
+	left                        int // pods that failed here of workloads escalated as not node-local
+	window                      time.Duration
 }
 
-// whySentence explains a suspect node: "4 pods of 3 workloads failed to start with exit 128 here
-// in the last 15m; 0 elsewhere". When another node had failures too it gives the median it was
-// compared with, and it says how many pods of not-node-local workloads it left out. "with exit
-// 128" is said only when it is true of every failure it counts: CRI-O reports the same runtime
-// trouble as a create error.
+// whySentence explains a suspect node: how many of the pods that started here failed, "4 of 6
+// pods that started here in the last 15m failed to start with exit 128", or, when every one of
+// them failed, "4 pods of 3 workloads failed to start with exit 128 here in the last 15m" (with
+// "(100%)" when judged by rate). Judged by rate, it gives the share it was compared with,
+// ", against 0.6% of 310 on other nodes" ("on nodes not suspect" when other nodes are suspect
+// too, which the rate leaves out); judged by failure percentage, when too few pods started
+// elsewhere to compare rates, it gives none. Then how many failed elsewhere, "; 2 elsewhere",
+// with ", of 4 that started there" when no share was given and some started there without
+// failing; and how many pods of not-node-local workloads it left out. "with exit 128" is said
+// only when it is true of every failure it counts: CRI-O reports the same runtime trouble as a
+// create error. It stays short: the dashboard's header gives it, and what the suspects share,
+// on one line of 200 columns.
 func whySentence(w why) string {
-	how := " failed to start here in the last "
+	failed := " failed to start"
 	if w.exit128 {
-		how = " failed to start with exit 128 here in the last "
+		failed += " with exit 128"
 	}
-	s := plural(w.pods, "pod") + " of " + plural(w.workloads, "workload") + how +
-		ShortDuration(w.window) + "; " + strconv.Itoa(w.elsewhere) + " elsewhere"
-	if w.elsewhere > 0 {
-		s += " (median " + strconv.Itoa(w.typical) + " per other node)"
+	in := " in the last " + ShortDuration(w.window)
+	var s string
+	if w.here.started > w.here.failed {
+		s = strconv.Itoa(w.here.failed) + " of " + plural(w.here.started, "pod") + " that started here" + in + failed
+	} else {
+		s = plural(w.here.failed, "pod") + " of " + plural(w.workloads, "workload") + failed + " here" + in
+		if w.byRate {
+			s += " (100%)"
+		}
+	}
+	if w.byRate {
+		where := "other nodes"
+		if w.others > 0 {
+			where = "nodes not suspect"
+		}
+		s += ", against " + percent(w.base.failed, w.base.started) + " of " + strconv.Itoa(w.base.started) + " on " + where
+	}
+	s += "; " + strconv.Itoa(w.elsewhere) + " elsewhere"
+	if !w.byRate && w.startedElsewhere > w.elsewhere {
+		s += ", of " + strconv.Itoa(w.startedElsewhere) + " that started there"
 	}
 	if w.left > 0 {
 		s += "; " + plural(w.left, "pod") + " of not-node-local workloads left out"
 	}
 	return s
+}
+
+// percent prints n/d as a percentage: one decimal below 10% ("0.6%"), none above ("33%").
+func percent(n, d int) string {
+	if d <= 0 || n <= 0 {
+		return "0%"
+	}
+	p := 100 * float64(n) / float64(d)
+	if p < 0.1 {
+		return "<0.1%"
+	}
+	if p < 10 {
+		return strings.TrimSuffix(strconv.FormatFloat(p, 'f', 1, 64), ".0") + "%"
+	}
+	return strconv.FormatFloat(math.Round(p), 'f', 0, 64) + "%"
 }
 
 func plural(n int, noun string) string {

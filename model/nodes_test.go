@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
 )
@@ -66,15 +67,18 @@ func TestSuspectNodeRisesAndClears(t *testing.T) {
 		t.Errorf("histogram = %v, want one failure in buckets 1, 10 and 14", n3.Histogram)
 	}
 
-	// Failures spread elsewhere: node-1 and node-2 have 2 failing pods each, so node-3's 3 no
-	// longer stand out (3 < 3 × the median 2 of the other nodes).
+	// Failures spread elsewhere: node-1 and node-2 have 3 failing pods each and nothing else
+	// started anywhere, so every node with starts fails them all: no node stands out, the trouble
+	// is the cluster's.
 	apply(m, t0,
 		fail("d-0", "d", "node-1", t0.Add(-time.Minute)),
 		fail("e-0", "e", "node-1", t0.Add(-time.Minute)),
+		fail("h-0", "h", "node-1", t0.Add(-time.Minute)),
 		fail("f-0", "f", "node-2", t0.Add(-time.Minute)),
-		fail("g-0", "g", "node-2", t0.Add(-time.Minute)))
-	if n3 = findNode(t, m.Nodes(t0), "node-3"); n3.Suspect {
-		t.Errorf("3 pods against 2 on each other node: not suspect; got %+v", n3)
+		fail("g-0", "g", "node-2", t0.Add(-time.Minute)),
+		fail("i-0", "i", "node-2", t0.Add(-time.Minute)))
+	if got := suspects(m.Nodes(t0)); got != nil {
+		t.Errorf("3 pods on each of three nodes, every start failing: want no suspect, got %v", got)
 	}
 
 	// Back alone, then time passes: the oldest failure leaves the window and node-3 clears.
@@ -229,8 +233,10 @@ func suspects(ns []Node) []string {
 	return out
 }
 
-// The suspect rule counts distinct pods, and a node is compared with the rest of the cluster
-// rather than with a share of it, so several bad nodes are suspect together (issue 8, item 9).
+// Where no pod started without failing, there is no rate to compare with and the failure
+// percentage decides: a node is suspect when at least half of the pods that started there failed,
+// unless more than half of the other nodes fail alike. Distinct pods count, so several bad nodes
+// are suspect together.
 func TestSuspectNodesStandOut(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -247,8 +253,7 @@ func TestSuspectNodesStandOut(t *testing.T) {
 		{"below --suspect-pods", 5, []int{2}, nil},
 		{"cluster-wide: every node fails alike", 5, []int{3, 3, 4, 3, 3}, nil},
 		{"four of five nodes: no longer stands out", 5, []int{4, 4, 4, 4}, nil},
-		{"busy noisy cluster: 5 against a median of 2", 6, []int{5, 2, 2, 2, 3, 2}, nil},
-		{"busy noisy cluster: 6 against a median of 2", 6, []int{6, 2, 2, 2, 3, 2}, []string{"node-1"}},
+		{"nodes below --suspect-pods do not fail alike", 6, []int{5, 2, 2, 2, 3, 2}, []string{"node-1", "node-5"}},
 		{"a single node has nothing to compare with", 1, []int{3}, []string{"node-1"}},
 	}
 	for _, tc := range tests {
@@ -292,7 +297,7 @@ func TestSuspectCountsPodsNotFailures(t *testing.T) {
 	if !n1.Suspect || n1.Failures != 4 || n1.FailedPods != 4 {
 		t.Fatalf("node-1: 4 distinct pods against 1 elsewhere, want suspect; got %+v", n1)
 	}
-	if want := "4 pods of 4 workloads failed to start with exit 128 here in the last 15m; 1 elsewhere (median 0 per other node)"; n1.Why != want {
+	if want := "4 pods of 4 workloads failed to start with exit 128 here in the last 15m; 1 elsewhere"; n1.Why != want {
 		t.Errorf("why = %q, want %q", n1.Why, want)
 	}
 }
@@ -457,5 +462,196 @@ func TestCreateErrorsMakeANodeSuspect(t *testing.T) {
 	}
 	if !strings.Contains(n2.DominantMessage, "running lstat on namespace path") {
 		t.Errorf("dominant message = %q", n2.DominantMessage)
+	}
+}
+
+// startedAt: container "app" runs, started at at.
+func startedAt(at time.Time) podOpt {
+	return func(p *corev1.Pod) {
+		p.Status.ContainerStatuses[0].State.Running.StartedAt = metav1.NewTime(at)
+	}
+}
+
+// startedPod is a pod of its own StatefulSet that started on nodeName at at and runs.
+func startedPod(name, nodeName string, at time.Time) *corev1.Pod {
+	return pod("shop", name, onNode(nodeName), ownedBy("StatefulSet", name), startedAt(at))
+}
+
+// shares builds a cluster from (failed, started) pods per node, node-1 first: failed pods that
+// failed to start with exit 128 and started-failed pods that started and run, all within the
+// window, each of its own workload.
+func shares(t *testing.T, perNode [][2]int) *Model {
+	t.Helper()
+	m := New(DefaultConfig())
+	m.Apply(&Batch{Nodes: cluster(len(perNode))}, t0)
+	var pods []*corev1.Pod
+	for i, n := range perNode {
+		node := fmt.Sprintf("node-%d", i+1)
+		for j := 0; j < n[1]; j++ {
+			name := fmt.Sprintf("p%d-%d", i+1, j)
+			if j < n[0] {
+				pods = append(pods, failingPod(name, node, t0.Add(-time.Minute)))
+			} else {
+				pods = append(pods, startedPod(name, node, t0.Add(-2*time.Minute)))
+			}
+		}
+	}
+	apply(m, t0, pods...)
+	return m
+}
+
+// A node is judged by the share of the pods that started on it that failed to start, against the
+// share on the nodes that are not suspect (outlier.go), so one node's spurious evidence hides no
+// other, a node where 3 of 3 pods failed weighs more than one where 3 of 49 did, and several bad
+// nodes among few are suspect together.
+func TestSuspectByShareOfStarts(t *testing.T) {
+	tests := []struct {
+		name    string
+		perNode [][2]int // (failed, started) pods per node
+		want    []string
+	}{
+		// The median of failing-pod counts (5, 4, 4, 3, 2, 1, 0) named no node here: 5 < 3 × 2.
+		{"7 nodes: 3 bad, one with 3 spurious failures", [][2]int{{5, 8}, {4, 6}, {4, 7}, {3, 40}, {2, 40}, {1, 40}, {0, 40}},
+			[]string{"node-1", "node-2", "node-3"}},
+		{"3 of 49 against 3 of 3", [][2]int{{3, 49}, {3, 3}, {1, 50}, {1, 50}, {1, 50}, {1, 50}}, []string{"node-2"}},
+		{"single node: 3 of 3", [][2]int{{3, 3}}, []string{"node-1"}},
+		{"single node: 3 of 300", [][2]int{{3, 300}}, nil},
+		{"2 bad of 3", [][2]int{{4, 6}, {5, 6}, {0, 10}}, []string{"node-1", "node-2"}},
+		{"3 of 3 nodes failing alike", [][2]int{{4, 6}, {5, 6}, {3, 5}}, nil},
+		// Background noise: 1 to 4 of every 100 starts fail on every node, 2% in all.
+		{"noise on every node", [][2]int{{2, 100}, {4, 100}, {1, 100}, {3, 100}, {2, 100}, {0, 100}, {3, 100}, {1, 100},
+			{4, 100}, {2, 100}}, nil},
+		{"a busy bad node among noise", [][2]int{{20, 100}, {4, 100}, {1, 100}, {3, 100}, {2, 100}, {0, 100}, {3, 100},
+			{1, 100}, {4, 100}, {2, 100}}, []string{"node-1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := suspects(shares(t, tc.perNode).Nodes(t0)); !slices.Equal(got, tc.want) {
+				t.Errorf("suspect = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The why sentence gives the shares it compared: here, and on the nodes it compared with.
+func TestSuspectWhyGivesTheShares(t *testing.T) {
+	// node-1: 4 of 6; ten more nodes: 2 of 310 in all.
+	perNode := [][2]int{{4, 6}, {1, 31}, {1, 31}}
+	for range 8 {
+		perNode = append(perNode, [2]int{0, 31})
+	}
+	n1 := findNode(t, shares(t, perNode).Nodes(t0), "node-1")
+	if want := "4 of 6 pods that started here in the last 15m failed to start with exit 128, against 0.6% of 310 on other nodes; 2 elsewhere"; !n1.Suspect || n1.Why != want {
+		t.Errorf("node-1: suspect %v, why %q; want %q", n1.Suspect, n1.Why, want)
+	}
+	// Two suspects: each is compared with the nodes that are not suspect, and counts the other's
+	// failures elsewhere.
+	perNode[1] = [2]int{5, 5}
+	nodes := shares(t, perNode).Nodes(t0)
+	if got := suspects(nodes); !slices.Equal(got, []string{"node-1", "node-2"}) {
+		t.Fatalf("suspect = %v, want node-1 and node-2", got)
+	}
+	if want := "5 pods of 5 workloads failed to start with exit 128 here in the last 15m (100%), against 0.4% of 279 on nodes not suspect; 5 elsewhere"; findNode(t, nodes, "node-2").Why != want {
+		t.Errorf("node-2 why %q, want %q", findNode(t, nodes, "node-2").Why, want)
+	}
+}
+
+// Noise that one workload spreads over every node is cross-node escalation's to call: the
+// workload is doomed as not node-local (escalate.go), its pods count on neither side, and no node
+// is suspect.
+func TestNoiseOfOneWorkloadIsClusterWide(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{Nodes: cluster(10)}, t0)
+	var pods []*corev1.Pod
+	for i := range 10 {
+		node := fmt.Sprintf("node-%d", i+1)
+		for j := range 20 {
+			name := fmt.Sprintf("web-%d-%d", i, j)
+			if j < 1+i%3 { // 1 to 3 failures on every node
+				pods = append(pods, pod("shop", name, onNode(node), ownedBy("ReplicaSet", "web-7d9f"), startFailed128(t0.Add(-time.Minute), 1)))
+			} else {
+				pods = append(pods, pod("shop", name, onNode(node), ownedBy("ReplicaSet", "web-7d9f"), startedAt(t0.Add(-2*time.Minute))))
+			}
+		}
+	}
+	apply(m, t0, pods...)
+	if got := suspects(m.Nodes(t0)); got != nil {
+		t.Errorf("suspect = %v, want none", got)
+	}
+	if v := m.Pod("shop/web-2-2").Verdict; v.Rule != classify.RuleEscalated || !strings.Contains(v.Reason, "on 10 nodes: not node-local") {
+		t.Errorf("verdict = %v %q, want escalated, not node-local", v.Rule, v.Reason)
+	}
+}
+
+// startedOn is how many pods the model counts as started on node id within the window at now.
+func startedOn(m *Model, id nodeID, now time.Time) int {
+	x := &m.nodeView.starts
+	from, to := x.bucketsIn(now, m.cfg.Window)
+	if r := x.rings[id]; r != nil {
+		return r.count(from, to)
+	}
+	return 0
+}
+
+// Starts are counted per pod, once, at its latest start within the window, dated as failures are.
+func TestStartsCountedPerPodInTheWindow(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{Nodes: cluster(2)}, t0)
+	n1 := nodeID{uid: "node-1-uid"}
+	apply(m, t0,
+		startedPod("old-0", "node-1", t0.Add(-time.Hour)),                          // before the window: not counted
+		startedPod("new-0", "node-1", t0.Add(-5*time.Minute)),                      // counted
+		startedPod("new-1", "node-1", t0.Add(-10*time.Minute)),                     // counted
+		pod("shop", "pending-0", ownedBy("StatefulSet", "pending"), startedAt(t0))) // no node
+	if got := startedOn(m, n1, t0); got != 2 {
+		t.Fatalf("started on node-1 = %d, want 2", got)
+	}
+	// new-0 restarts twice: still one pod. old-0 restarts: it now counts, dated when seen.
+	t1 := t0.Add(time.Minute)
+	apply(m, t1, startedPod("new-0", "node-1", t1.Add(-10*time.Second)), startedPod("old-0", "node-1", t1))
+	t2 := t1.Add(time.Minute)
+	apply(m, t2, startedPod("new-0", "node-1", t2))
+	if got := startedOn(m, n1, t2); got != 3 {
+		t.Fatalf("after restarts: started on node-1 = %d, want 3", got)
+	}
+	// A deleted pod's start stays for the window, as its failures would.
+	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "new-1"}}}, t2)
+	if got := startedOn(m, n1, t2); got != 3 {
+		t.Errorf("after a delete: started on node-1 = %d, want 3", got)
+	}
+	// new-1 started 10m before t0: out of the window 6m after t0 (within one bucket), the others
+	// later.
+	if got := startedOn(m, n1, t0.Add(6*time.Minute)); got != 2 {
+		t.Errorf("6m later: started on node-1 = %d, want 2", got)
+	}
+	if got := startedOn(m, n1, t2.Add(16*time.Minute)); got != 0 {
+		t.Errorf("after the window: started on node-1 = %d, want 0", got)
+	}
+	// A start seen before the node's UID is known is the node's once it is.
+	m2 := New(DefaultConfig())
+	apply(m2, t0, startedPod("a-0", "node-9", t0.Add(-time.Minute)))
+	m2.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("node-9", true, false), "u9")}}, t0)
+	if got := startedOn(m2, nodeID{uid: "u9"}, t0); got != 1 {
+		t.Errorf("node-9 after its UID: %d starts, want 1", got)
+	}
+}
+
+// A failing pod whose start is not among the node's starts (a sandbox failure: no container
+// started) tried to start there all the same: it counts with the pods that started.
+func TestFailuresWithoutAStartCountAsStarts(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&Batch{Nodes: cluster(1), Health: &Health{Synced: true}}, t0)
+	apply(m, t0, startedPod("a-0", "node-1", t0.Add(-time.Minute)), startedPod("b-0", "node-1", t0.Add(-time.Minute)),
+		startedPod("c-0", "node-1", t0.Add(-time.Minute)))
+	var evs []*corev1.Event
+	for i := range 3 {
+		p := pod("shop", fmt.Sprintf("s-%d", i), onNode("node-1"), ownedBy("StatefulSet", fmt.Sprintf("s%d", i)), waitingSandbox())
+		apply(m, t0, p)
+		evs = append(evs, podEvent(p, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 1, t0))
+	}
+	m.Apply(&Batch{Events: evs}, t0.Add(time.Second))
+	n := findNode(t, m.Nodes(t0.Add(time.Second)), "node-1")
+	if want := "3 of 6 pods that started here in the last 15m failed to start; 0 elsewhere"; !n.Suspect || n.Why != want {
+		t.Errorf("node-1: suspect %v, why %q; want %q", n.Suspect, n.Why, want)
 	}
 }

@@ -41,6 +41,7 @@ func (m *Model) upsertPod(r *PodRecord, now time.Time) {
 	p.Owner = m.topOwner(p.ctrl)
 	p.workload = m.workloadOf(p)
 	m.recordFailures(p, prev, nodeUID, now)
+	m.noteStart(p, prev, now)
 	if arrived {
 		m.podArrived(p, k, now)
 	}

@@ -92,7 +92,7 @@ type Config struct {
 	EscalateNodes int
 	// SuspectPods: a node is suspect when at least this many distinct pods of node-local workloads
 	// failed to start on it within the window (default 3) and it stands out from the other nodes
-	// (SuspectRatio, nodes.go).
+	// (the outlier rule, outlier.go).
 	SuspectPods int
 }
 
@@ -216,7 +216,7 @@ type Node struct {
 	DominantMessage                              string
 	// Histogram counts failures per bucket over the window, oldest first (HistogramBuckets long).
 	Histogram []int
-	// Suspect: the node stands out (nodes.go, SuspectRatio). A node that is gone never is.
+	// Suspect: the node stands out from the others (outlier.go). A node that is gone never is.
 	Suspect bool
 	// Why explains a suspect node: "4 pods of 3 workloads failed to start with exit 128 here in
 	// the last 15m; 0 elsewhere".

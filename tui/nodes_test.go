@@ -18,8 +18,8 @@ import (
 
 // manySuspects is a dashboard whose nodes panel holds six suspect nodes (three lines each: row,
 // why, msg; four at 80 columns, where the why wraps) and six quiet ones, in a terminal so short
-// that only a few fit. Six quiet nodes, because a suspect node must stand out from the median of
-// the other nodes, so at most half of them may be failing too.
+// that only a few fit. Six quiet nodes, because a suspect node must stand out from the nodes that
+// are not suspect, and at most half of them may be failing too.
 func manySuspects(t *testing.T, width int) *dashboard {
 	t.Helper()
 	// One failing pod per node is enough to be suspect here; escalation is off so the pods stay

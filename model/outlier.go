@@ -1,0 +1,226 @@
+package model
+
+import (
+	"math"
+	"sort"
+)
+
+// The suspect rule judges nodes the way Envoy's outlier detection judges the hosts of a cluster
+// (envoyproxy.io, "Outlier detection"): by rates rather than counts, with minimum volumes, and by
+// two routes. Success-rate ejection takes a host whose success rate is below the mean minus
+// success_rate_stdev_factor/1000 standard deviations of the hosts' rates, counting only hosts
+// with success_rate_request_volume requests and only when success_rate_minimum_hosts qualify;
+// failure-percentage ejection takes a host whose failure percentage is above
+// failure_percentage_threshold, with its own minimum volume and hosts; max_ejection_percent
+// bounds how many hosts are out. Here the rate is the share of the pods that started (or tried
+// to) on a node within the window that failed to start; the volume is --suspect-pods failed pods
+// on the node, and as many pods that started without failing on the baseline. And:
+//
+//   - By rate (Envoy's success rate): a node is suspect when its share is at least SuspectRatio
+//     times the share pooled over the nodes that are not suspect, and that many failures would be
+//     unlikely at their rate: the binomial probability of at least as many failures among the pods
+//     that started on the node is at most SuspectAlpha divided by the number of nodes. Envoy's
+//     spread is the standard deviation over the hosts; with a few pods per node most of that
+//     spread is the sampling noise of each node's own volume, which the binomial measures
+//     exactly. Dividing by the number of nodes (Bonferroni) keeps background noise from making a
+//     suspect of one node in 5,000.
+//   - By failure percentage (Envoy's failure percentage), when the nodes that are not suspect
+//     have too few pods that started without failing to tell: fewer than --suspect-pods, or so
+//     few that this node could not stand out by rate even if none had failed there. It is
+//     suspect when at least SuspectShare of the pods that started there failed and at most half
+//     of the other nodes are suspect too (Envoy's max_ejection_percent: when more fail alike, the
+//     trouble is the cluster's).
+//
+// The baseline must not include the bad nodes, or several bad nodes hide each other (the median
+// of failing-pod counts hid three bad nodes behind one with spurious evidence). It is found from
+// the bottom up, a forward search: it starts with the nodes below --suspect-pods, which cannot be
+// suspect, and takes in the nodes that do not stand out from it, the most ordinary half first,
+// until none is left; the nodes it never takes in are the suspects. When the nodes below
+// --suspect-pods have fewer than --suspect-pods pods that started without failing, the
+// candidates with the lowest shares (below SuspectShare) are taken in first until they do.
+//
+// In the baseline's rate the nodes not suspect are counted as if one more of their pods had
+// failed, (F+1)/(S+1): a handful of clean starts elsewhere is not proof that the rate there is 0.
+
+// SuspectRatio: a suspect node's share of failed starts is at least this multiple of the share
+// on the nodes that are not suspect.
+const SuspectRatio = 3
+
+// SuspectShare is the failure-percentage route's threshold: at least half of the pods that
+// started on the node failed to start.
+const SuspectShare = 0.5
+
+// SuspectAlpha is the family-wise chance of naming a node by rate when every node fails alike,
+// spread over the nodes (Bonferroni).
+const SuspectAlpha = 0.001
+
+// nodeRate is one node as the suspect rule sees it, counting the pods of node-local workloads
+// within the window.
+type nodeRate struct {
+	failed  int // distinct pods that failed to start here
+	started int // distinct pods that started or tried to start here; at least failed
+}
+
+// outlierPopulation is what the rule compares the candidates with.
+type outlierPopulation struct {
+	// failed and started are the totals over every node, candidates included.
+	failed, started int
+	// nodes is the number of nodes that may be suspect: the Bonferroni divisor, and the "other
+	// nodes" of the failure-percentage route.
+	nodes int
+	// minPods is --suspect-pods: the least number of failed pods of a suspect, and of pods that
+	// started without failing on the baseline before a rate is taken from it.
+	minPods int
+}
+
+// outlierVerdict is the rule's answer for one candidate.
+type outlierVerdict struct {
+	suspect bool
+	// byRate is set when the node was judged by rate (against base); otherwise by failure
+	// percentage, the nodes not suspect holding too few starts to tell.
+	byRate bool
+	// base is the pooled count over the nodes that are not suspect (the candidate itself
+	// excluded); others is the number of suspect nodes besides this one.
+	base   nodeRate
+	others int
+}
+
+// judgeOutliers applies the suspect rule to the candidates: the nodes that may be suspect (not
+// gone) with at least pop.minPods failed pods. Every other node only counts in pop's totals.
+func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
+	out := make([]outlierVerdict, len(cands))
+	if len(cands) == 0 {
+		return out
+	}
+	limit := SuspectAlpha / float64(max(pop.nodes, 1))
+	// out[i].suspect marks the candidates outside the baseline; the baseline is pop minus them.
+	base := nodeRate{failed: pop.failed, started: pop.started}
+	for i, c := range cands {
+		out[i].suspect = true
+		base.failed -= c.failed
+		base.started -= c.started
+	}
+	join := func(i int) {
+		out[i].suspect = false
+		base.failed += cands[i].failed
+		base.started += cands[i].started
+	}
+	if base.started-base.failed < pop.minPods {
+		order := make([]int, 0, len(cands))
+		for i := range cands {
+			if share(cands[i]) < SuspectShare {
+				order = append(order, i)
+			}
+		}
+		sort.SliceStable(order, func(a, b int) bool { return lessShare(cands[order[a]], cands[order[b]]) })
+		for _, i := range order {
+			if base.started-base.failed >= pop.minPods {
+				break
+			}
+			join(i)
+		}
+	}
+	// The forward search: of the candidates that do not stand out from the baseline, the half with
+	// the lowest shares (at least one) joins it, and the rest are judged again against the larger
+	// baseline, until every candidate left stands out. Half at a time, so a baseline that starts
+	// small and noisy grows from its most ordinary nodes before it judges the others, and the
+	// search takes O(n log n) judgements.
+	var ordinary []int
+	for {
+		ordinary = ordinary[:0]
+		for i := range cands {
+			if out[i].suspect && !standsOut(cands[i], base, &out[i], pop.minPods, limit) {
+				ordinary = append(ordinary, i)
+			}
+		}
+		if len(ordinary) == 0 {
+			break
+		}
+		sort.SliceStable(ordinary, func(a, b int) bool { return lessShare(cands[ordinary[a]], cands[ordinary[b]]) })
+		for _, i := range ordinary[:(len(ordinary)+1)/2] {
+			join(i)
+		}
+	}
+	suspects := 0
+	for i := range out {
+		if out[i].suspect {
+			suspects++
+		}
+	}
+	for i := range out {
+		v := &out[i]
+		if !v.suspect {
+			continue
+		}
+		v.base, v.others = base, suspects-1
+		// Failure percentage: at most half of the other nodes may be suspect too.
+		if !v.byRate && 2*v.others > pop.nodes-1 {
+			v.suspect = false
+		}
+	}
+	return out
+}
+
+// standsOut judges candidate c against the baseline base, and records in v by which route.
+func standsOut(c, base nodeRate, v *outlierVerdict, minPods int, limit float64) bool {
+	// The rate route can tell when the baseline has enough pods that started without failing,
+	// enough that the node would stand out if none there had failed.
+	ok := base.started - base.failed
+	v.byRate = ok >= minPods && tail(c.failed, c.started, 1/float64(ok+1)) <= limit
+	if !v.byRate {
+		return share(c) >= SuspectShare
+	}
+	rate := float64(base.failed+1) / float64(base.started+1)
+	return float64(c.failed)*float64(base.started) >= SuspectRatio*float64(base.failed)*float64(c.started) &&
+		tail(c.failed, c.started, rate) <= limit
+}
+
+func share(r nodeRate) float64 {
+	if r.started == 0 {
+		return 0
+	}
+	return float64(r.failed) / float64(r.started)
+}
+
+// lessShare orders by share, then by more starts first (more evidence of the share), then fewer
+// failures.
+func lessShare(a, b nodeRate) bool {
+	// a.failed/a.started < b.failed/b.started without division.
+	l, r := a.failed*b.started, b.failed*a.started
+	if l != r {
+		return l < r
+	}
+	if a.started != b.started {
+		return a.started > b.started
+	}
+	return a.failed < b.failed
+}
+
+// tail is the binomial probability of at least k successes in n trials of probability p, for
+// 0 < p < 1: the chance that at least k of n pods fail at rate p. It sums the terms from k up
+// in log space, each from the last (the terms fall once past the mean), and returns 1 when k is
+// at most the median, where the tail is at least a half.
+func tail(k, n int, p float64) float64 {
+	switch {
+	case k <= 0:
+		return 1
+	case k > n:
+		return 0
+	case p <= 0:
+		return 0
+	case p >= 1:
+		return 1
+	case float64(k) <= math.Floor(float64(n)*p):
+		return 1
+	}
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	logTerm := lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p)
+	term := math.Exp(logTerm)
+	sum := term
+	odds := p / (1 - p)
+	for j := k; j < n && term > sum*1e-12; j++ {
+		term *= float64(n-j) / float64(j+1) * odds
+		sum += term
+	}
+	return min(sum, 1)
+}
