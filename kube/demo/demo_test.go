@@ -257,7 +257,8 @@ func TestCannotRunIsTransient(t *testing.T) {
 	var at time.Duration
 	for _, f := range m.Failures(Epoch.Add(90 * time.Second)) {
 		if f.Reason == "ContainerCannotRun" {
-			at = f.FinishedAt.Sub(Epoch) + time.Second // the kubelet's next attempt is seconds later
+			// Before the kubelet writes RunContainerError, a second after the failure.
+			at = f.FinishedAt.Sub(Epoch) + 500*time.Millisecond
 		}
 	}
 	if at == 0 {
@@ -449,12 +450,13 @@ func TestStoryEvents(t *testing.T) {
 func TestVerdictsDoNotFlap(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	src, err := Start(ctx, Options{Seed: 1, Speed: 40, Interval: 20 * time.Millisecond})
+	src, err := Start(ctx, Options{Seed: 1, Speed: 20, Interval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
 	m := model.New(model.DefaultConfig())
 	doomedAt := map[string]time.Duration{} // rollouts and pods, when first doomed
+	flake := map[classify.Rule]bool{}       // what checkout's pods on node-3 went through
 	for src.Now().Sub(Epoch) < 2*time.Minute {
 		var b model.Batch
 		select {
@@ -482,6 +484,9 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 			}
 		}
 		for _, p := range m.View(model.Query{Sort: model.ByName}) {
+			if p.Owner == "Deployment/checkout" {
+				flake[p.Verdict.Rule] = true
+			}
 			if p.Namespace != "search" || p.Owner != "Deployment/search" {
 				continue
 			}
@@ -496,5 +501,11 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 	}
 	if _, ok := doomedAt["rollout search/search"]; !ok {
 		t.Error("search was never doomed")
+	}
+	// The kubelet's sequence after a start failure: the failure, RunContainerError, the back-off.
+	for _, r := range []classify.Rule{classify.RuleStartFailure128, classify.RuleCreateErrorTransient, classify.RuleStartFailureBackOff} {
+		if !flake[r] {
+			t.Errorf("no checkout pod was seen in %s", r)
+		}
 	}
 }

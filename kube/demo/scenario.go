@@ -18,8 +18,9 @@ import (
 //
 //   - 5 Ready nodes with a DaemonSet on each, a StatefulSet and a few settled Deployments.
 //   - 0s:  Deployment shop/checkout rolls 12 replicas from v1.8.2 to v1.9.0. node-3's container
-//     runtime is flaky: every new pod placed there fails to start with exit 128, then starts on the
-//     kubelet's next attempt a few seconds later. Most report containerd's StartError: a shim that
+//     runtime is flaky: every new pod placed there fails to start with exit 128, fails again on
+//     the kubelet's immediate retry, waits out its first back-off (RunContainerError, then
+//     CrashLoopBackOff "back-off 10s") and then starts. Most report containerd's StartError: a shim that
 //     does not answer in time, or runc unable to open the pod's cgroup (an errno in a path under
 //     /sys/fs/cgroup, node trouble although it reads "no such file or directory"). One reports
 //     dockershim/cri-dockerd's ContainerCannotRun, so both spellings of the rule are on screen.
@@ -301,29 +302,63 @@ func (b *builder) ready(k string, p *corev1.Pod, running time.Duration) time.Dur
 	return readyAt
 }
 
-// flakyPod fails to start once with exit 128 as f says (node-3's runtime), then runs on the
-// kubelet's next attempt: state terminated (f.reason) for a few seconds, then running with the
-// failure in lastState and one restart.
+// flakyPod fails to start with exit 128 as f says (node-3's runtime), as a kubelet shows it, and
+// then runs:
+//
+//   - the start fails: state terminated (f.reason, exit 128), the kubelet's Failed event;
+//   - the kubelet writes the failure it got back from StartContainer as the waiting reason,
+//     RunContainerError with the runtime's message (kubernetes pkg/kubelet/kuberuntime
+//     kuberuntime_container.go startContainer: `return s.Message(), kubecontainer.ErrRunContainer`),
+//     the failed instance in lastState;
+//   - doBackOff (kuberuntime_manager.go) retries at once after a first failure, and node-3's
+//     runtime fails that start too (restart 1);
+//   - the second failure finds the back-off the first one started: CrashLoopBackOff, "back-off 10s
+//     restarting failed container=…", and the kubelet's BackOff event;
+//   - 10s after the second failure the kubelet starts the container again, and it runs, with two
+//     restarts and the last start failure in lastState.
+//
+// Every state but the running one is transient: a start failure on the node, and one back-off
+// after it, is the flake's.
 func (b *builder) flakyPod(p *corev1.Pod, node string, at time.Duration, f startFailure) time.Duration {
 	k := b.addPod(p, node, at)
-	failedID, cid := b.g.containerID(), b.g.containerID()
+	firstID, secondID, cid := b.g.containerID(), b.g.containerID(), b.g.containerID()
 	img := imageDigest(b.g, p.Spec.Containers[0].Image)
+	ref, src := containerRef(p, p.Spec.Containers[0].Name), kubeletSource(node)
 	fail := at + 3*time.Second + b.g.jitter(time.Second)
-	b.at(fail, func(w *world, at time.Duration) {
-		pod := w.pods[k]
-		containerStatus(pod).ImageID = img
-		// containerd reports a container that never started with the Unix epoch as its start
-		// time; dockershim/cri-dockerd report the creation time as start and finish.
-		var started *time.Duration
-		if f.reason == cannotRun.reason {
-			started = &at
+	failStart := func(id string, restarts int32) func(w *world, at time.Duration) {
+		return func(w *world, at time.Duration) {
+			pod := w.pods[k]
+			cs := containerStatus(pod)
+			cs.ImageID, cs.RestartCount = img, restarts
+			// containerd reports a container that never started with the Unix epoch as its start
+			// time; dockershim/cri-dockerd report the creation time as start and finish.
+			var started *time.Duration
+			if f.reason == cannotRun.reason {
+				started = &at
+			}
+			podTerminate(pod, id, f.reason, f.message(pod, id), 128, started, at)
 		}
-		podTerminate(pod, failedID, f.reason, f.message(pod, failedID), 128, started, at)
+	}
+	runError := func(id string) func(w *world, at time.Duration) {
+		return func(w *world, _ time.Duration) { podWaiting(w.pods[k], "RunContainerError", f.message(w.pods[k], id)) }
+	}
+	again := fail + 2*time.Second
+	b.at(fail, failStart(firstID, 0))
+	b.at(fail+time.Second, runError(firstID))
+	b.at(again, failStart(secondID, 1))
+	b.at(again+time.Second, func(w *world, _ time.Duration) {
+		pod := w.pods[k]
+		podWaiting(pod, "CrashLoopBackOff", fmt.Sprintf("back-off 10s restarting failed container=%s pod=%s_%s(%s)",
+			pod.Spec.Containers[0].Name, pod.Name, pod.Namespace, pod.UID))
 	})
-	// The kubelet's event for the failed start: "Error: %v" of the runtime's message (kubernetes
-	// pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer, FailedToStartContainer).
-	b.warning(fail, containerRef(p, p.Spec.Containers[0].Name), kubeletSource(node), "Failed", "Error: "+f.message(p, failedID))
-	run := fail + 6*time.Second
+	// The kubelet's event for each failed start: "Error: %v" of the runtime's message (kubernetes
+	// pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer, FailedToStartContainer), and
+	// its "Back-off restarting failed container %s in pod %s" while it waits (doBackOff).
+	b.warning(fail, ref, src, "Failed", "Error: "+f.message(p, firstID))
+	b.warning(again, ref, src, "Failed", "Error: "+f.message(p, secondID))
+	b.warning(again+time.Second, ref, src, "BackOff",
+		fmt.Sprintf("Back-off restarting failed container %s in pod %s_%s(%s)", p.Spec.Containers[0].Name, p.Name, p.Namespace, p.UID))
+	run := again + 10*time.Second
 	b.at(run, func(w *world, at time.Duration) { podRun(w.pods[k], cid, img, at) })
 	return b.ready(k, p, run)
 }
