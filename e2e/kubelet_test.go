@@ -19,8 +19,14 @@ import (
 )
 
 // env is one test's slice of the shared cluster: its own namespace, and helpers that write
-// objects the way the control plane and the kubelet would. No controller-manager or kubelet runs,
-// so the tests write spec through the API and status through the status subresource.
+// objects the way the control plane and the kubelet would. No controller-manager or kubelet runs
+// in this cluster, so the tests write spec through the API and status through the status
+// subresource. They play the kubelet because each writes an exact status (the cited fixtures, a
+// node's conditions) that no simulated node produces on demand, and they play the Deployment and
+// ReplicaSet controllers because with the real ones running a hand-made pod of a ReplicaSet is
+// replaced and a Node without a lease goes Unknown and has its pods evicted. The same verdicts over
+// time, under the real controllers, scheduler and kwok's nodes, are the scenarios'
+// (e2e/scenarios, controlplane.go).
 type env struct {
 	t      *testing.T
 	c      *Cluster
