@@ -456,7 +456,7 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 	}
 	m := model.New(model.DefaultConfig())
 	doomedAt := map[string]time.Duration{} // rollouts and pods, when first doomed
-	flake := map[classify.Rule]bool{}       // what checkout's pods on node-3 went through
+	flake := map[classify.Rule]bool{}      // what checkout's pods on node-3 went through
 	for src.Now().Sub(Epoch) < 2*time.Minute {
 		var b model.Batch
 		select {
