@@ -502,8 +502,10 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 	if _, ok := doomedAt["rollout search/search"]; !ok {
 		t.Error("search was never doomed")
 	}
-	// The kubelet's sequence after a start failure: the failure, RunContainerError, the back-off.
-	for _, r := range []classify.Rule{classify.RuleStartFailure128, classify.RuleCreateErrorTransient, classify.RuleStartFailureBackOff} {
+	// The kubelet's back-off after node-3's start failures, which lasts 10s and so is seen whatever
+	// the batches coalesce; the one-second states before it are checked at fixed times
+	// (TestCannotRunIsTransient, TestEarlyFailuresAreTransient).
+	for _, r := range []classify.Rule{classify.RuleStartFailureBackOff} {
 		if !flake[r] {
 			t.Errorf("no checkout pod was seen in %s", r)
 		}
