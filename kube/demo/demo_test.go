@@ -472,6 +472,9 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 		at := now.Sub(Epoch).Round(time.Second)
 		m.Apply(&b, now)
 		for _, r := range m.Rollouts() {
+			if r.Name != "search" && r.Name != "checkout" {
+				continue
+			}
 			key := "rollout " + r.Namespace + "/" + r.Name
 			doomed := r.Verdict == model.RolloutDoomed
 			if r.Name == "checkout" && doomed {
