@@ -43,6 +43,9 @@ type NewPods struct {
 	Healthy int
 	// Reasons are the doomed pods' distinct reasons, sorted.
 	Reasons []string
+	// WasDoomed says the rollout was doomed for these same new pods (the same new ReplicaSet) at
+	// the last judgement: a new pod created since, still starting, does not take the doom back.
+	WasDoomed bool
 }
 
 // maxDoomReasons caps the distinct doom reasons a rollout's one-line reason lists.
@@ -91,6 +94,11 @@ func DeploymentVerdict(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, pods NewP
 	case pods.Total > 0 && pods.Doomed == pods.Total:
 		return RolloutVerdict{RolloutDoomed, pods.String()}
 	case pods.Doomed >= ProportionalDoomPods && pods.Healthy == 0:
+		return RolloutVerdict{RolloutDoomed, pods.String() + ", none healthy"}
+	case pods.WasDoomed && pods.Doomed > 0 && pods.Healthy == 0:
+		// Hysteresis: the surge creates the next new pod while the first ones crash; until one
+		// of them is healthy, or none is doomed any more, the doom stands (no flap back to
+		// progressing, as argo-rollouts#3765 shows for readiness).
 		return RolloutVerdict{RolloutDoomed, pods.String() + ", none healthy"}
 	}
 	msg, done, err := DeploymentStatus(d)

@@ -40,6 +40,8 @@ func TestDeploymentVerdict(t *testing.T) {
 		{"new ReplicaSet not observed", deploy(3, 3, 3, 0), &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Generation: 2}, Status: appsv1.ReplicaSetStatus{ObservedGeneration: 1}},
 			NewPods{Total: 3, Doomed: 3, Reasons: crash}, RolloutProgressing, "0 of 3 updated replicas"},
 		{"complete", deploy(3, 3, 3, 3), rs, NewPods{Total: 3, Healthy: 3}, RolloutComplete, `deployment "web" successfully rolled out`},
+		{"doomed before, a new pod still starting: stays doomed", deploy(4, 6, 3, 0), rs, NewPods{Total: 3, Doomed: 2, WasDoomed: true, Reasons: crash}, RolloutDoomed, "2/3 new pods doomed"},
+		{"doomed before, a new pod healthy: the doom ends", deploy(4, 6, 3, 1), rs, NewPods{Total: 3, Doomed: 2, Healthy: 1, WasDoomed: true, Reasons: crash}, RolloutProgressing, "3 out of 4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := DeploymentVerdict(tc.d, tc.rs, tc.pods)

@@ -192,7 +192,11 @@ func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time)
 		for i := range list.statuses {
 			cs := &list.statuses[i]
 			failing := false
-			if cs.state.kind == stateWaiting && createErrorReason(cs.state.reason) {
+			// A RunContainerError whose lastState is the start failure it reports (containerd's
+			// StartError, dockershim's ContainerCannotRun: the kubelet writes the error it got back
+			// from StartContainer, kuberuntime_container.go startContainer) is that failure, already
+			// in the ledger by its finishedAt; only CRI-O's create errors have no terminated state.
+			if cs.state.kind == stateWaiting && createErrorReason(cs.state.reason) && !reportsStartFailure(cs) {
 				// Only now is a classification worth its cost: few pods are ever in these states.
 				if !judged {
 					verdicts, judged = classify.Containers(m.rebuilt.Pod(rec), m.now, verdicts), true
@@ -311,4 +315,10 @@ func (r *PodRecord) rawStatus(name string, init bool) *statusRecord {
 		}
 	}
 	return nil
+}
+
+// reportsStartFailure reports a waiting RunContainerError that follows a terminated start failure.
+func reportsStartFailure(cs *statusRecord) bool {
+	return cs.state.reason == "RunContainerError" && cs.last.kind == stateTerminated &&
+		(cs.last.reason == "StartError" || cs.last.reason == "ContainerCannotRun")
 }

@@ -280,6 +280,9 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	var pods classify.NewPods
 	if newRS != nil {
 		pods = m.rsPods[podKey{newRS.Namespace, newRS.Name}].newPods()
+		if old, ok := m.rollouts.byKey[deployKey(podKey{d.Namespace, d.Name})]; ok {
+			pods.WasDoomed = old.Verdict == RolloutDoomed && old.NewReplicaSet == Sanitize(newRS.Name)
+		}
 	}
 	return r.judged(classify.DeploymentVerdict(d, newRS, pods))
 }
