@@ -8,10 +8,13 @@ build:
 	$(GO) build -o doomwatch .
 
 # Everything CI runs: vet, unit tests, and the e2e suite against a real API server, including the
-# quick scenarios of e2e/scenarios on the full control plane (TestScenarioSubset).
+# quick scenarios of e2e/scenarios on the full control plane (TestScenarioSubset) and the real
+# node's failures (TestRealNode: kubelet, containerd and runc; it needs root and cgroups).
 test: e2e-bins
 	$(GO) vet ./...
-	DOOMWATCH_K8S_BIN="$$(hack/build-k8s.sh 2>/dev/null | tail -n 1)" $(GO) test -race -timeout 25m ./...
+	DOOMWATCH_K8S_BIN="$$(hack/build-k8s.sh 2>/dev/null | tail -n 1)" \
+	DOOMWATCH_NODE_BIN="$$(hack/build-node.sh 2>/dev/null | tail -n 1)" \
+		$(GO) test -race -timeout 25m ./...
 
 # Unit tests only (no API server).
 unit:
@@ -20,6 +23,7 @@ unit:
 
 e2e-bins:
 	hack/build-k8s.sh >/dev/null
+	hack/build-node.sh >/dev/null
 
 # screenshots/*.png from the demo scenario at 90 s, rendered as the golden tests render.
 screenshots:

@@ -16,12 +16,15 @@ var (
 	citeURL = regexp.MustCompile(`\bhttps?://[^\s;]+`)
 	// kubernetes/kubernetes pkg/kubelet/status/generate.go, distribution/reference normalize.go
 	citeFile = regexp.MustCompile(`(?:^|[\s(])[A-Za-z0-9][\w.-]*/[\w.-]+ (?:[\w.-]+/)*[\w-]+\.[A-Za-z][A-Za-z0-9]*\b`)
+	// recorded from kubelet v1.37.2, containerd v2.4.2, runc v1.5.3: written by a real node
+	// (e2e/realnode_test.go), whose versions are the source.
+	citeRecorded = regexp.MustCompile(`^recorded from kubelet v[0-9][\w.-]*, containerd v[0-9][\w.-]*, runc v[0-9][\w.-]*\b`)
 )
 
 // citeSourceOK reports whether one source of a cite annotation names an issue, a URL or a file in
 // a repository.
 func citeSourceOK(src string) bool {
-	return citeIssue.MatchString(src) || citeURL.MatchString(src) || citeFile.MatchString(src)
+	return citeIssue.MatchString(src) || citeURL.MatchString(src) || citeFile.MatchString(src) || citeRecorded.MatchString(src)
 }
 
 func TestCiteSourceForms(t *testing.T) {
@@ -36,11 +39,13 @@ func TestCiteSourceForms(t *testing.T) {
 		{"kubernetes/kubernetes pkg/kubelet/status/generate.go (v1.37, condition reasons and messages)", true},
 		{"containers/crun src/libcrun/container.c", true},
 		{"distribution/reference normalize.go (v0.6.0: `invalid reference format`)", true},
+		{"recorded from kubelet v1.37.2, containerd v2.4.2, runc v1.5.3 (e2e/realnode_test.go TestRealNode)", true},
+		{"recorded on a node", false},
 		{"", false},
 		{"kubelet event", false},
 		{"containerd internal/cri/server/helpers.go (errorExitReason)", false}, // no owner
 		{"pkg/kubelet/kubelet.go (rejectPod)", false},                          // no repository
-		{"moby/moby", false}, // a repository is not a source
+		{"moby/moby", false},                                                   // a repository is not a source
 		{"application output (Go os.PathError)", false},
 	}
 	for _, tt := range tests {

@@ -137,6 +137,17 @@ func (c *Cluster) writeCerts() error {
 		return err
 	}
 	c.adminCert = admin
+	// The API server's identity towards kubelets (logs, exec, port-forward), as kubeadm's
+	// apiserver-kubelet-client certificate is; the real node's kubelet trusts the CA.
+	kubeletClient, err := ca.issue(certSpec{commonName: "kube-apiserver-kubelet-client", groups: []string{"system:masters"}})
+	if err != nil {
+		return err
+	}
+	for name, b := range map[string][]byte{"kubelet-client.crt": kubeletClient.certPEM, "kubelet-client.key": kubeletClient.keyPEM} {
+		if err := os.WriteFile(c.path(name), b, 0o600); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -217,6 +228,11 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + c.path("sa.pub"),
 		"--service-account-signing-key-file=" + c.path("sa.key"),
+		// For the real node's logs and exec: the kubelet's address is its InternalIP (the node
+		// has no resolvable hostname), and the kubelet asks for a client certificate.
+		"--kubelet-preferred-address-types=InternalIP",
+		"--kubelet-client-certificate=" + c.path("kubelet-client.crt"),
+		"--kubelet-client-key=" + c.path("kubelet-client.key"),
 		// Fewer moving parts and less CPU on two shared cores.
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
@@ -301,6 +317,15 @@ func (c *Cluster) NewUser(name string, groups ...string) (*User, error) {
 		return nil, err
 	}
 	return c.userWith(name, c.Host, c.ca.certPEM, l)
+}
+
+// NewUserAt is NewUser with a kubeconfig that reaches the API server at server (a proxy).
+func (c *Cluster) NewUserAt(name, server string, groups ...string) (*User, error) {
+	l, err := c.ca.issue(certSpec{commonName: name, groups: groups})
+	if err != nil {
+		return nil, err
+	}
+	return c.userWith(name, server, c.ca.certPEM, l)
 }
 
 // userWith writes a kubeconfig for a user with certificate l talking to server.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
@@ -110,6 +112,14 @@ func loadFixture(t *testing.T, e *env, fixture *corev1.Pod) *corev1.Pod {
 	p.DeletionTimestamp, p.DeletionGracePeriodSeconds = nil, nil
 	status := p.Status
 	p.Status = corev1.PodStatus{}
+	// The RuntimeClass admission plugin refuses a pod whose RuntimeClass does not exist (the real
+	// node's recordings name the "flaky" one).
+	if rc := p.Spec.RuntimeClassName; rc != nil {
+		_, err := e.client.NodeV1().RuntimeClasses().Create(e.ctx, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: *rc}, Handler: *rc}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatalf("creating RuntimeClass %s: %v", *rc, err)
+		}
+	}
 	created, err := e.client.CoreV1().Pods(e.ns).Create(e.ctx, p, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("creating fixture pod: %v", err)

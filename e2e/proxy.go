@@ -26,9 +26,15 @@ func NewProxy(target string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ProxyOn(ln, target), nil
+}
+
+// ProxyOn forwards the connections ln accepts to target. The real node's kubelet reaches the API
+// server through one whose listener is on its network namespace's loopback.
+func ProxyOn(ln net.Listener, target string) *Proxy {
 	p := &Proxy{Addr: ln.Addr().String(), target: target, conns: map[net.Conn]struct{}{}}
 	p.serve(ln)
-	return p, nil
+	return p
 }
 
 func (p *Proxy) serve(ln net.Listener) {

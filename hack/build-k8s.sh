@@ -80,7 +80,15 @@ build_kube_cmd() {
 	# The ticker must end however the build ends: an orphan would hold make's stderr open.
 	trap 'kill $ticker 2>/dev/null || true' EXIT
 	local status=0
-	go build -o "$bin_dir/$name.tmp" "k8s.io/kubernetes/cmd/$name" || status=$?
+	# The version stamps kubernetes' hack/lib/version.sh sets: without them a binary reports
+	# v0.0.0-master, and the kubelet writes that into its Node's nodeInfo.
+	local minor=${K8S_VERSION#v1.}
+	minor=${minor%%.*}
+	local ldflags=""
+	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+	done
+	go build -ldflags "$ldflags" -o "$bin_dir/$name.tmp" "k8s.io/kubernetes/cmd/$name" || status=$?
 	kill "$ticker" 2>/dev/null || true
 	trap - EXIT
 	if [ "$status" -ne 0 ]; then
@@ -109,5 +117,6 @@ build_kube_cmd kube-apiserver "about 7 minutes"
 build_kube_cmd kubectl "a few minutes, under one after kube-apiserver"
 build_kube_cmd kube-controller-manager "about 4 minutes after kube-apiserver"
 build_kube_cmd kube-scheduler "a minute or two after kube-apiserver"
+build_kube_cmd kubelet "a few minutes after kube-apiserver"
 build_kwok
 echo "$bin_dir"
