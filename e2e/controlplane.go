@@ -30,9 +30,10 @@ import (
 // (every controller: Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, the node lifecycle
 // and taint eviction), kube-scheduler, and kwok (sigs.k8s.io/kwok), which plays the kubelets of
 // simulated nodes: it keeps the nodes' leases and statuses and moves their pods through the Stage
-// objects of testdata/kwok. kwok stands in for the kubelets because a real kubelet needs a
-// container runtime, root and a machine per node; the Stages report the states a kubelet does,
-// with the runtimes' own messages. The scenarios (scenario.go) run on it. The snapshot tests keep
+// objects of testdata/kwok. kwok stands in for the kubelets of the scenarios because a real kubelet
+// needs a container runtime, root and a machine's worth of resources per node, and the scenarios
+// need up to a hundred nodes; the Stages report the states a kubelet does, with the runtimes' own
+// messages. One real kubelet can join beside them (StartRealNode, realnode.go). The scenarios (scenario.go) run on it. The snapshot tests keep
 // the bare Cluster: there the tests write Node and pod statuses themselves, which a node lifecycle
 // controller would mark Unknown and evict for want of a lease, and a ReplicaSet controller would
 // replace.

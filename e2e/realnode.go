@@ -21,7 +21,6 @@ import (
 
 	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // RealNode is a kubelet with a real container runtime (containerd, its runc shim, runc) and a real
@@ -784,9 +783,4 @@ func (n *RealNode) PodOnNode(spec *corev1.PodSpec) {
 		spec.NodeSelector = map[string]string{}
 	}
 	spec.NodeSelector[corev1.LabelHostname] = n.Name
-}
-
-// node returns the Node object, for tests that read its addresses.
-func (n *RealNode) node(ctx context.Context) (*corev1.Node, error) {
-	return n.cp.AdminClient.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
 }
