@@ -226,8 +226,10 @@ func (n *RealNode) network() error {
 }
 
 // listenInNode opens a TCP listener on the node namespace's loopback. The socket stays in the
-// namespace it was made in; the thread that entered the namespace is locked and then thrown away,
-// so no other goroutine ever runs in it.
+// namespace it was made in. The goroutine that makes it enters the namespace on a locked thread and
+// leaves it again before unlocking: a thread a locked goroutine leaves behind is destroyed, and the
+// servers the suite started from that thread would get their parent-death signal (Pdeathsig
+// follows the thread that forked, not the process) and die.
 func (n *RealNode) listenInNode() (net.Listener, error) {
 	type result struct {
 		ln  net.Listener
@@ -235,18 +237,34 @@ func (n *RealNode) listenInNode() (net.Listener, error) {
 	}
 	ch := make(chan result, 1)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+		runtime.LockOSThread()
+		orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			runtime.UnlockOSThread()
+			ch <- result{err: err}
+			return
+		}
+		defer unix.Close(orig)
 		fd, err := unix.Open("/run/netns/"+n.netns, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
+			runtime.UnlockOSThread()
 			ch <- result{err: err}
 			return
 		}
 		defer unix.Close(fd)
 		if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
+			runtime.UnlockOSThread()
 			ch <- result{err: fmt.Errorf("entering the node's network namespace: %w", err)}
 			return
 		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if back := unix.Setns(orig, unix.CLONE_NEWNET); back == nil {
+			runtime.UnlockOSThread()
+		} else if err == nil {
+			// The thread stays locked and is destroyed with this goroutine, which beats running
+			// other goroutines in the node's namespace.
+			err = fmt.Errorf("leaving the node's network namespace: %w", back)
+		}
 		ch <- result{ln, err}
 	}()
 	r := <-ch
