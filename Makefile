@@ -2,7 +2,7 @@
 # outside the work tree) and runs every test.
 GO ?= go
 
-.PHONY: test unit e2e-bins build bench bench-scale screenshots fuzz scenarios
+.PHONY: test check unit e2e-bins build bench bench-scale screenshots fuzz scenarios
 
 build:
 	$(GO) build -o doomwatch .
@@ -10,11 +10,20 @@ build:
 # Everything CI runs: vet, unit tests, and the e2e suite against a real API server, including the
 # quick scenarios of e2e/scenarios on the full control plane (TestScenarioSubset) and the real
 # node's failures (TestRealNode: kubelet, containerd and runc; it needs root and cgroups).
-test: e2e-bins
+test: check e2e-bins
 	$(GO) vet ./...
 	DOOMWATCH_K8S_BIN="$$(hack/build-k8s.sh 2>/dev/null | tail -n 1)" \
 	DOOMWATCH_NODE_BIN="$$(hack/build-node.sh 2>/dev/null | tail -n 1)" \
 		$(GO) test -race -timeout 25m ./...
+
+# The habits CI holds: gofmt-clean sources, a tidy go.mod and go.sum, no staticcheck finding
+# (pinned, run from the Go module proxy). The import boundaries are a test (imports_test.go).
+STATICCHECK_VERSION = v0.8.2
+check:
+	@unformatted="$$(gofmt -l .)"; if [ -n "$$unformatted" ]; then \
+		echo "gofmt -l: these files are not formatted:"; echo "$$unformatted"; exit 1; fi
+	@$(GO) mod tidy -diff || { echo "go mod tidy would change go.mod or go.sum (the diff above): run go mod tidy"; exit 1; }
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 # Unit tests only (no API server).
 unit:

@@ -50,7 +50,7 @@ func TestStatusParity(t *testing.T) {
 		}
 		name := fixture.Name
 		t.Run(name, func(t *testing.T) {
-			p := loadFixture(t, e, &fixture)
+			loadFixture(t, e, &fixture)
 			before := time.Now()
 			cells := tableRow(t, e, name)
 			after := time.Now()

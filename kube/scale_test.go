@@ -101,7 +101,7 @@ func rawPod(i int) *corev1.Pod {
 	}
 	fields := func(manager, body string) metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			Time: &created, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(body)}}
+			Time: &created, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(body)}
 	}
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{

@@ -174,11 +174,10 @@ type SnapshotRollout struct {
 func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 	c := m.Counts()
 	s := Snapshot{
-		Context:     Sanitize(context),
-		GeneratedAt: now.UTC().Format(time.RFC3339),
-		Health:      snapshotHealth(m.Health()),
-		Summary: Summary{Pods: c.Pods, Healthy: c.Healthy, Progressing: c.Progressing,
-			Transient: c.Transient, Doomed: c.Doomed, Completed: c.Completed},
+		Context:       Sanitize(context),
+		GeneratedAt:   now.UTC().Format(time.RFC3339),
+		Health:        snapshotHealth(m.Health()),
+		Summary:       Summary(c),
 		Pods:          []SnapshotPod{},
 		Nodes:         []SnapshotNode{},
 		Rollouts:      []SnapshotRollout{},

@@ -48,13 +48,13 @@ func backOff(delay, container, ns, pod string) string {
 }
 
 type podSpec struct {
-	ns, name, node, deploy, rs string
-	created                    time.Duration
-	phase                      corev1.PodPhase
-	init                       []corev1.Container
-	initStatus                 []corev1.ContainerStatus
-	status                     []corev1.ContainerStatus
-	conds                      []corev1.PodCondition
+	ns, name, node, rs string
+	created            time.Duration
+	phase              corev1.PodPhase
+	init               []corev1.Container
+	initStatus         []corev1.ContainerStatus
+	status             []corev1.ContainerStatus
+	conds              []corev1.PodCondition
 }
 
 func mkPod(s podSpec) *corev1.Pod {

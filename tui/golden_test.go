@@ -169,7 +169,7 @@ func TestEscapeSequences(t *testing.T) {
 			o.Width, o.Height, o.Now = sz.w, sz.h, t0
 			o.NoColor = true
 			plain := RenderFrame(m, o)
-			if i := strings.IndexAny(plain, "\x1b\x07\x9b\r\x08"); i >= 0 {
+			if i := strings.IndexAny(plain, "\x1b\x07\u009b\r\x08"); i >= 0 {
 				t.Errorf("%s detail=%v: NoColor frame holds a control character at %d: %q", sz.name, o.Detail, i, plain)
 			}
 			// The printable text stays: in the detail, the nodes panel's msg line and the header's

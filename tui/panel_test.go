@@ -85,8 +85,6 @@ func (p *fakePane) Close() { p.closed++ }
 
 func (p *fakePane) View(bool) string { return fmt.Sprintf("FAKE PANE %dx%d", p.w, p.h) }
 
-func (d *dashboard) got(msg tea.Msg) tea.Cmd { _, cmd := d.Update(msg); return cmd }
-
 // TestTabSizesAndDrawsEveryPanelInTurn: tab cycles through every panel of the slice, a new one
 // included, and back to the pods; each is sized to the body and drawn focused when its turn
 // comes, and one that is not shown is left alone (it keeps its place).

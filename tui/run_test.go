@@ -53,7 +53,7 @@ func TestProgramAppliesBatches(t *testing.T) {
 }
 
 // runDashboard runs Run on pipes and returns its error and everything it wrote.
-func runDashboard(t *testing.T, opts Options, input string) (error, string) {
+func runDashboard(t *testing.T, opts Options, input string) (string, error) {
 	t.Helper()
 	in, inW := io.Pipe()
 	out := &syncBuffer{}
@@ -64,10 +64,10 @@ func runDashboard(t *testing.T, opts Options, input string) (error, string) {
 	select {
 	case err := <-done:
 		inW.Close()
-		return err, out.String()
+		return out.String(), err
 	case <-time.After(10 * time.Second):
 		t.Fatalf("Run did not return; output so far:\n%q", out.String())
-		return nil, ""
+		return "", nil
 	}
 }
 
@@ -75,7 +75,7 @@ func runDashboard(t *testing.T, opts Options, input string) (error, string) {
 func TestRunQuitRestoresTerminal(t *testing.T) {
 	ch := make(chan model.Batch, 1)
 	ch <- fixtureBatch()
-	err, out := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch,
+	out, err := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch,
 		Now: func() time.Time { return t0 }, NoColor: true}, "q")
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -103,7 +103,7 @@ func TestRunPanicRestoresTerminal(t *testing.T) {
 		ch <- fixtureBatch()
 		armed.Store(true)
 	}()
-	err, out := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch, Now: now}, "")
+	out, err := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch, Now: now}, "")
 	if !armed.Load() {
 		t.Fatalf("Run returned (%v) before the program took the batch", err)
 	}

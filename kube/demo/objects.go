@@ -270,16 +270,6 @@ func setPodCondition(p *corev1.Pod, t corev1.PodConditionType, s corev1.Conditio
 	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: t, Status: s, Reason: reason, Message: msg, LastTransitionTime: timestamp(at)})
 }
 
-// podCondition returns the status of a pod condition ("" when absent).
-func podCondition(p *corev1.Pod, t corev1.PodConditionType) corev1.ConditionStatus {
-	for _, c := range p.Status.Conditions {
-		if c.Type == t {
-			return c.Status
-		}
-	}
-	return ""
-}
-
 // containerStatus returns the status of the pod's first container, creating it on first use.
 func containerStatus(p *corev1.Pod) *corev1.ContainerStatus {
 	if len(p.Status.ContainerStatuses) == 0 {

@@ -15,6 +15,9 @@ import (
 	"time"
 )
 
+// held is what oom allocates.
+var held [][]byte
+
 func main() {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: nodeimage pause|crash|oom")
@@ -29,14 +32,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "nodeimage: crashing on purpose")
 		os.Exit(1)
 	case "oom":
-		var held [][]byte
 		for {
 			b := make([]byte, 16<<20)
 			// Touch every page, so the memory is charged to the container's cgroup.
 			for i := 0; i < len(b); i += 4096 {
 				b[i] = 1
 			}
-			held = append(held, b)
+			held = append(held, b) // kept, so the collector cannot give it back
 			time.Sleep(10 * time.Millisecond)
 		}
 	default:

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportBoundaries holds the packages to the data flow the house style states: kube → model →
+// tui, with classify pure underneath. classify imports only the standard library and the API types
+// (k8s.io/api, and k8s.io/apimachinery, which those types are made of); model reads no cluster and
+// draws nothing; tui never links client-go, directly or through another package; only kube (and
+// its demo cluster) talks to an API server.
+func TestImportBoundaries(t *testing.T) {
+	pkgs := listPackages(t)
+	const mod = "doomwatch/"
+	for _, p := range pkgs {
+		if p.Standard || !strings.HasPrefix(p.ImportPath, "doomwatch") {
+			continue
+		}
+		imports := func(prefix string) []string {
+			var out []string
+			for _, i := range p.Imports {
+				if i == prefix || strings.HasPrefix(i, prefix+"/") {
+					out = append(out, i)
+				}
+			}
+			return out
+		}
+		links := func(prefix string) bool {
+			for _, d := range p.Deps {
+				if d == prefix || strings.HasPrefix(d, prefix+"/") {
+					return true
+				}
+			}
+			return false
+		}
+		switch p.ImportPath {
+		case mod + "classify":
+			for _, i := range p.Imports {
+				if !isStandard(pkgs, i) && !strings.HasPrefix(i, "k8s.io/api/") && !strings.HasPrefix(i, "k8s.io/apimachinery/") {
+					t.Errorf("classify imports %s: it may import only the standard library, k8s.io/api and k8s.io/apimachinery", i)
+				}
+			}
+		case mod + "model":
+			for _, bad := range []string{mod + "kube", mod + "tui"} {
+				if got := imports(bad); len(got) > 0 {
+					t.Errorf("model imports %v: data flows kube → model → tui", got)
+				}
+			}
+			if links("k8s.io/client-go") {
+				t.Errorf("model links k8s.io/client-go: only kube talks to the API server")
+			}
+		case mod + "tui":
+			if got := imports(mod + "kube"); len(got) > 0 {
+				t.Errorf("tui imports %v: the dashboard renders the model, never the source", got)
+			}
+			if links("k8s.io/client-go") {
+				t.Errorf("tui links k8s.io/client-go: only kube talks to the API server")
+			}
+		case mod + "kube", mod + "kube/demo":
+			if got := imports(mod + "tui"); len(got) > 0 {
+				t.Errorf("%s imports %v: data flows kube → model → tui", p.ImportPath, got)
+			}
+		}
+	}
+	for _, want := range []string{"classify", "model", "tui", "kube"} {
+		found := false
+		for _, p := range pkgs {
+			found = found || p.ImportPath == mod+want
+		}
+		if !found {
+			t.Errorf("package %s%s not listed: the test would hold nothing", mod, want)
+		}
+	}
+}
+
+type listedPackage struct {
+	ImportPath string
+	Standard   bool
+	Imports    []string
+	Deps       []string
+}
+
+// listPackages lists the module's packages and everything they depend on, as `go list -deps`
+// does.
+func listPackages(t *testing.T) []listedPackage {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", "-json=ImportPath,Standard,Imports,Deps", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []listedPackage
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p listedPackage
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decoding go list: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+func isStandard(pkgs []listedPackage, path string) bool {
+	for _, p := range pkgs {
+		if p.ImportPath == path {
+			return p.Standard
+		}
+	}
+	return false
+}
