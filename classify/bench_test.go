@@ -8,7 +8,7 @@ import (
 // benchNow is the clock the benchmarks judge at.
 var benchNow = testNow
 
-// Targets (issue 2): Pod of a healthy two-container pod <= 300 ns/op and 0 allocs/op; a failing
+// Targets: Pod of a healthy two-container pod <= 300 ns/op and 0 allocs/op; a failing
 // pod <= 3 µs/op; Status <= 1 µs/op. A 150,000-pod cluster must reclassify in well under a second.
 
 func BenchmarkPodHealthy(b *testing.B) {

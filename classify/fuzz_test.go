@@ -46,7 +46,7 @@ func FuzzClassify(f *testing.F) {
 		if !v.Kind.Valid() {
 			t.Fatalf("invalid kind %d", v.Kind)
 		}
-		// Issue 2: every verdict but healthy says why, completed included ("Completed" for exit 0,
+		// Every verdict but healthy says why, completed included ("Completed" for exit 0,
 		// "Succeeded" for the pod's phase).
 		if v.Kind != Healthy && v.Reason == "" {
 			t.Fatalf("%s verdict (rule %s) without a reason", v.Kind, v.Rule)

@@ -1,5 +1,5 @@
 // Package e2e runs doomwatch against a real kube-apiserver backed by etcd, both started on
-// loopback by the suite (issue 5). The binaries come from hack/build-k8s.sh; DOOMWATCH_K8S_BIN
+// loopback by the suite. The binaries come from hack/build-k8s.sh; DOOMWATCH_K8S_BIN
 // names their directory.
 package e2e
 

@@ -202,7 +202,7 @@ func TestTUIInAPseudoTerminal(t *testing.T) {
 
 	e.setStatus("web-flip", podStatus(corev1.PodRunning,
 		waiting("app", "CrashLoopBackOff", backOff("40s", "app", "web-flip", e.ns), 3, term0("Error", 1))))
-	// Issue 5: the doomed badge appears within 2 s of the kubelet's status write.
+	// The doomed badge appears within 2 s of the kubelet's status write.
 	s := tty.waitScreen("the doomed badge on web-flip", 2*time.Second, func(s string) bool {
 		l := lineWith(s, "web-flip")
 		return strings.Contains(l, "✖") || strings.Contains(l, "doomed")

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// snapshot is `doomwatch --once -o json` as issue 3 documents it. Fields may be added, never
+// snapshot is `doomwatch --once -o json` as the README documents it. Fields may be added, never
 // renamed: json.Unmarshal would zero-fill a renamed field silently, so onceJSON also checks that
 // every documented key is present (checkSchema).
 type snapshot struct {

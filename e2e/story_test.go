@@ -29,7 +29,7 @@ const missingExecutable = `failed to create containerd task: failed to create sh
 
 const waitTimeout = 20 * time.Second
 
-// TestExit128Story is issue 5's first story: three pods on one node fail to start with
+// TestExit128Story is the mission's first story: three pods on one node fail to start with
 // StartError 128 and then run. They are transient while failing and healthy after; the
 // node is suspect with its "why" sentence and the other nodes are not; each failure counts once.
 func TestExit128Story(t *testing.T) {

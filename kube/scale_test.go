@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// The shape of the clusters the scale tests build, as in issue 9's setup: Deployments of
+// The shape of the clusters the scale tests build, as in BENCHMARKS.md's setup: Deployments of
 // scalePodsPerDeployment pods, scalePodsPerNamespace pods to a namespace, round-robin over
 // scaleNodes nodes.
 const (

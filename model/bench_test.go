@@ -9,7 +9,7 @@ import (
 	"doomwatch/model/scaletest"
 )
 
-// scalePods is issue 9's largest cluster.
+// scalePods is the largest cluster doomwatch is sized for (BENCHMARKS.md).
 const scalePods = 150_000
 
 // refresh asks the model for what the dashboard reads after every batch and tick (tui/root.go
@@ -35,7 +35,7 @@ var sorts = []struct {
 // BenchmarkBatch applies one 50-update batch of status churn (every update changes its pod's
 // verdict) to a 150,000-pod model and refreshes the views the dashboard reads, for each sort: the
 // work the UI goroutine's model does per batch. Batches arrive 200 ms apart on the model's clock,
-// so the per-second work (the nodes' histogram) is in the figure too. Target (issue 9): a few ms.
+// so the per-second work (the nodes' histogram) is in the figure too. Target: a few ms.
 func BenchmarkBatch(b *testing.B) {
 	m := model.New(model.DefaultConfig())
 	scaletest.Load(m, scalePods)
@@ -64,8 +64,8 @@ func BenchmarkBatch(b *testing.B) {
 // BenchmarkQueryChange changes the pod view's query on a 150,000-pod model and reads the new view:
 // what a sort or filter key costs the model (tui's BenchmarkSortKey adds the frame). "sort" cycles
 // the four sorts; "filter" asks each time for a filtered view the model does not keep yet (the
-// problems on one node, cycling over the nodes), which is built in one pass over the pods. Target
-// (issue 9): the key to the frame within 50 ms.
+// problems on one node, cycling over the nodes), which is built in one pass over the pods. Target:
+// the key to the frame within 50 ms.
 func BenchmarkQueryChange(b *testing.B) {
 	m := model.New(model.DefaultConfig())
 	scaletest.Load(m, scalePods)

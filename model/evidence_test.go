@@ -264,7 +264,7 @@ func TestLedgerIgnoresFailuresWithoutFinishedAt(t *testing.T) {
 }
 
 // Sticky doom ends when the container leaves the pull states or its image is pulled, whether or
-// not the model ever saw it running: batches coalesce (issue 8, item 11).
+// not the model ever saw it running: batches coalesce.
 func TestStickyEndsWithoutSeeingTheContainerRun(t *testing.T) {
 	img := image("registry.example/app:v9")
 	tests := []struct {
@@ -318,7 +318,7 @@ func TestStickyAccessDenied(t *testing.T) {
 }
 
 // CRI-O's transient create errors are start failures in the ledger, one per stay in the state,
-// dated when the model first saw it (issue 8, item 13).
+// dated when the model first saw it.
 func TestLedgerRecordsCreateErrors(t *testing.T) {
 	m := New(DefaultConfig())
 	web := func(opts ...podOpt) *corev1.Pod {
@@ -382,7 +382,7 @@ func TestCreateErrorRenewedWhileItLasts(t *testing.T) {
 }
 
 // The window is measured on doomwatch's clock: a failure that shows up on a pod the model already
-// knew is dated when the model saw it; its finishedAt only identifies it (issue 8, item 14).
+// knew is dated when the model saw it; its finishedAt only identifies it.
 func TestLiveFailuresAreDatedWhenSeen(t *testing.T) {
 	tests := []struct {
 		name string

@@ -333,7 +333,7 @@ func TestSuspectLeavesOutNotNodeLocalWorkloads(t *testing.T) {
 }
 
 // Nodes are keyed by UID: a node deleted and registered again under the same name does not
-// inherit the old node's failures (issue 8, item 10).
+// inherit the old node's failures.
 func TestNodeRegisteredAgainStartsClean(t *testing.T) {
 	for _, deleteSeen := range []bool{true, false} {
 		t.Run(fmt.Sprintf("delete seen %v", deleteSeen), func(t *testing.T) {
@@ -440,7 +440,7 @@ func TestNodesForbiddenKeyByName(t *testing.T) {
 }
 
 // CRI-O's create errors are node evidence too, and the why sentence does not claim exit 128 for
-// them (issue 8, item 13).
+// them.
 func TestCreateErrorsMakeANodeSuspect(t *testing.T) {
 	m := New(DefaultConfig())
 	m.Apply(&Batch{Nodes: cluster(5)}, t0)

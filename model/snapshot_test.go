@@ -179,7 +179,7 @@ func TestSnapshotHealth(t *testing.T) {
 }
 
 // CRI-O's create errors count in startFailures, beside startFailures128, which keeps its meaning
-// (issue 8, item 13); uid tells a node registered again under its old name from the old one.
+// unchanged; uid tells a node registered again under its old name from the old one.
 func TestSnapshotStartFailuresByRuntime(t *testing.T) {
 	m := New(DefaultConfig())
 	m.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("crio-1", true, false), "c1"), withUID(node("containerd-1", true, false), "d1")}}, t0)

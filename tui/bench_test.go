@@ -92,7 +92,7 @@ func BenchmarkBatch(b *testing.B) {
 }
 
 // BenchmarkSortKey presses s (the next sort) and renders the frame, at 10,000 and 150,000 pods,
-// cycling through the four sorts. Targets (issue 9): 16 ms at 10,000 pods, 50 ms at 150,000.
+// cycling through the four sorts. Targets: 16 ms at 10,000 pods, 50 ms at 150,000.
 func BenchmarkSortKey(b *testing.B) {
 	for _, n := range []int{10_000, 150_000} {
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
@@ -129,7 +129,7 @@ func BenchmarkTick(b *testing.B) {
 // ("svc-0123-7d9f8c6b5-"); each key narrows it to a few of its pods, and is built from the rows
 // the previous key left (model.ViewCost), so it is matched at once, on the UI goroutine. The keys
 // cycle, with a backspace between them, over more characters than the model keeps views, so every
-// key builds its view. Target (issue 9): 50 ms at 150,000 pods.
+// key builds its view. Target: 50 ms at 150,000 pods.
 func BenchmarkFilterKey(b *testing.B) {
 	var now time.Time
 	d := scaleDashboard(150_000, &now)

@@ -26,7 +26,7 @@ type KeyMap struct {
 	Copy, Cordon key.Binding
 }
 
-// DefaultKeyMap returns the bindings of issue 4.
+// DefaultKeyMap returns the dashboard's key bindings (README, Keys).
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),

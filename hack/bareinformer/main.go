@@ -1,5 +1,5 @@
 // Command bareinformer runs one typed pod informer over all namespaces and nothing else: the
-// floor a client-go program pays to hold every pod (issue 9's "bare typed informer" column). It
+// floor a client-go program pays to hold every pod (BENCHMARKS.md's "bare typed informer" column). It
 // prints "synced <n>" once the informer has synced and then waits, holding its cache, until it
 // is signalled or --max ends. hack/benchscale starts it and reads its RSS from /proc.
 package main

@@ -1,5 +1,5 @@
 // Command benchscale measures doomwatch and k9s side by side on a real kube-apiserver holding N
-// realistic pods (issue 9), from outside each process: it starts the e2e suite's etcd and
+// realistic pods, from outside each process: it starts the e2e suite's etcd and
 // kube-apiserver on loopback, loads the pods (package hack/scale), then runs each tool in a
 // pseudo-terminal, one after the other, reading its screen through a terminal emulator and its
 // CPU and memory from /proc. It prints the figures as a markdown table on stdout; progress goes

@@ -25,7 +25,7 @@ type report struct {
 	k9sVersion string
 }
 
-// targets are issue 9's, at 10,000 and at 150,000 pods. synced at 150,000 is the bare informer's
+// targets are BENCHMARKS.md's, at 10,000 and at 150,000 pods. synced at 150,000 is the bare informer's
 // time on the same server, filled in from the run.
 type targets struct {
 	label               string

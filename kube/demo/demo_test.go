@@ -96,7 +96,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestStory checks the story issue 3 tells, at 90s and for several seeds: the seed changes
+// TestStory checks the story the README tells, at 90s and for several seeds: the seed changes
 // names and jitter, never the outcome.
 func TestStory(t *testing.T) {
 	for _, seed := range []int64{1, 2, 3} {
@@ -106,7 +106,7 @@ func TestStory(t *testing.T) {
 		// failure: containerd's StartError and dockershim/cri-dockerd's ContainerCannotRun. Both
 		// are node evidence, and all of it is on node-3. So is runc's "no such file or directory"
 		// for the pod's cgroup: an errno in a /sys/fs/cgroup path is node trouble, not a missing
-		// entrypoint (issue 8).
+		// entrypoint.
 		// The CNI failing a sandbox there (FailedCreatePodSandBox, from events) is node evidence too.
 		reasons := map[string]int{}
 		cgroupErrno := 0

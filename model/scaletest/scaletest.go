@@ -23,7 +23,7 @@ import (
 var T0 = time.Date(2026, time.January, 15, 10, 10, 0, 0, time.UTC)
 
 // The shape of a cluster: Deployments of PodsPerDeployment pods, PodsPerNamespace pods to a
-// namespace, spread round-robin over Nodes nodes (issue 9's setup: 100 nodes, churn on the 10,000
+// namespace, spread round-robin over Nodes nodes (BENCHMARKS.md's setup: 100 nodes, churn on the 10,000
 // pods of one namespace).
 const (
 	PodsPerDeployment = 100
