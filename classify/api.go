@@ -1,56 +1,13 @@
 package classify
 
-// This file is the package's contract; the rules live in container.go and pod.go, the kubectl
-// columns in printer.go.
+// The kubectl columns and the pod-spec questions callers ask; the verdicts are in pod.go (Pod,
+// PodAndContainers, Containers), container.go and rollouts.go, the kubectl printer in printer.go.
 
 import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 )
-
-// Pod returns the pod's verdict at now: the most severe of its containers' verdicts and its own
-// pod-level verdict, naming the container that decided it. It allocates nothing for a healthy pod.
-//
-// now is the time the status is judged at (the model passes its clock). It decides one thing: a
-// crash-looping container that runs again between crashes stays doomed (RuleCrashLoopRunning)
-// until it has been up for 10 minutes, the kubelet's own measure of a recovered container;
-// RecoveredAt says when.
-func Pod(pod *corev1.Pod, now time.Time) Verdict { return podVerdict(pod, now) }
-
-// PodAndContainers judges every container once and returns both Pod's verdict and Containers'
-// verdicts appended to dst: the pair Pod and Containers return, at the cost of one judgement per
-// container. Callers that need both (the model, on every pod update) use this.
-func PodAndContainers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
-	return podAndContainers(pod, now, dst)
-}
-
-// Containers appends one verdict per container at now to dst (init containers first, in spec
-// order, then regular containers) and returns the extended slice.
-func Containers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) []ContainerVerdict {
-	return containerVerdicts(pod, now, dst)
-}
-
-// RecoveredAt is when a running container that a RuleCrashLoopRunning verdict holds doomed counts
-// as recovered, so that its verdict changes with time alone; zero when cs is not running.
-func RecoveredAt(cs *corev1.ContainerStatus) time.Time { return recoveredAt(cs) }
-
-// ContainsFold reports whether s contains lower under ASCII case folding, without allocating.
-// lower must already be lower-case ASCII (strings.ToLower of a filter, or a fixed marker).
-func ContainsFold(s, lower string) bool { return containsFold(s, lower) }
-
-// LowerASCII lower-cases one ASCII letter and returns any other byte unchanged.
-func LowerASCII(b byte) byte { return toLower(b) }
-
-// StartFailure judges a terminated state as a container start failure (reason ContainerCannotRun
-// or StartError). ok is false when t is not a start failure. The verdict is transient,
-// RuleStartFailure128, for exit 128 (Krane's rule) and, beyond Krane, for a cri-dockerd 126 or 127
-// whose message is not about the container's command or working directory (moby derives those
-// codes from errno texts anywhere in the message); it is doomed for a command or working-directory
-// error and for any other exit code. The model's start-failure ledger records only
-// RuleStartFailure128, so it counts all three codes as node evidence. Source is left unset
-// (FromNone): the caller knows whether t came from state or lastState.
-func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) { return startFailure(t) }
 
 // Columns returns exactly what `kubectl get pods` prints in READY, STATUS and RESTARTS, from one
 // pass of kubectl's printPod. Status, Ready and Restarts each return one of the three.

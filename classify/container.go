@@ -61,8 +61,15 @@ func backOffDelay(msg string) (time.Duration, bool) {
 	return d, err == nil
 }
 
-// startFailure implements StartFailure. Source is left to the caller (state or lastState).
-func startFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
+// StartFailure judges a terminated state as a container start failure (reason ContainerCannotRun
+// or StartError). ok is false when t is not a start failure. The verdict is transient,
+// RuleStartFailure128, for exit 128 (Krane's rule) and, beyond Krane, for a cri-dockerd 126 or 127
+// whose message is not about the container's command or working directory (moby derives those
+// codes from errno texts anywhere in the message); it is doomed for a command or working-directory
+// error and for any other exit code. The model's start-failure ledger records only
+// RuleStartFailure128, so it counts all three codes as node evidence. Source is left unset
+// (FromNone): the caller knows whether t came from state or lastState.
+func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
 	if t == nil || (t.Reason != reasonCannotRun && t.Reason != reasonStartError) {
 		return Verdict{}, false
 	}
@@ -136,7 +143,7 @@ func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, 
 		if v, ok := judgeWaiting(spec, cs); ok {
 			return v
 		}
-		if v, ok := startFailure(cs.LastTerminationState.Terminated); ok {
+		if v, ok := StartFailure(cs.LastTerminationState.Terminated); ok {
 			v.Source = FromLastState
 			return v
 		}
@@ -152,7 +159,7 @@ func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, 
 		return judgeRunning(spec, cs, init)
 	}
 	// No state at all: the API documents the default as waiting.
-	if v, ok := startFailure(cs.LastTerminationState.Terminated); ok {
+	if v, ok := StartFailure(cs.LastTerminationState.Terminated); ok {
 		v.Source = FromLastState
 		return v
 	}
@@ -289,7 +296,7 @@ func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
 // failure after a longer back-off has come back after one was served, and stays a crash loop. ok
 // is false for a start failure that is not the node's (a missing executable).
 func startBackOff(lt *corev1.ContainerStateTerminated) (Verdict, bool) {
-	v, ok := startFailure(lt)
+	v, ok := StartFailure(lt)
 	if !ok || v.Kind != Transient {
 		return Verdict{}, false
 	}
@@ -311,7 +318,7 @@ func firstStep(msg string, restarts int32) bool {
 // judgeTerminated judges a container whose current state is terminated; restarts is its status's
 // restart count.
 func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.ContainerStateTerminated, restarts int32, init bool) Verdict {
-	if v, ok := startFailure(t); ok {
+	if v, ok := StartFailure(t); ok {
 		v.Source = FromState
 		return v
 	}
@@ -442,8 +449,9 @@ func crashLoopRunning(pod *corev1.Pod, spec *corev1.Container, cs *corev1.Contai
 	return v, true
 }
 
-// recoveredAt is when a container that crashLoopRunning holds doomed counts as recovered.
-func recoveredAt(cs *corev1.ContainerStatus) time.Time {
+// RecoveredAt is when a running container that a RuleCrashLoopRunning verdict holds doomed counts
+// as recovered, so that its verdict changes with time alone; zero when cs is not running.
+func RecoveredAt(cs *corev1.ContainerStatus) time.Time {
 	if cs == nil || cs.State.Running == nil {
 		return time.Time{}
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// TestRulesDocumented keeps RULES.md true to the code: every rule has a row, and the README's
-// copy of the table is the same table.
+// TestRulesDocumented keeps RULES.md true to the code: every rule has a row. The README links
+// the table rather than copying it, so there is one table to keep.
 func TestRulesDocumented(t *testing.T) {
 	rules := rulesTable(t, "RULES.md")
 	for r := RuleNone + 1; r <= lastRule; r++ {
@@ -15,8 +15,15 @@ func TestRulesDocumented(t *testing.T) {
 			t.Errorf("RULES.md has no row for rule %s", r)
 		}
 	}
-	if readme := rulesTable(t, "../README.md"); readme != rules {
-		t.Error("README.md's verdict table differs from classify/RULES.md's; copy it over")
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "(classify/RULES.md)") {
+		t.Error("README.md does not link classify/RULES.md")
+	}
+	if strings.Contains(string(readme), "| Rule (`Verdict.Rule`)") {
+		t.Error("README.md copies the verdict table again; link classify/RULES.md instead")
 	}
 }
 

@@ -273,7 +273,7 @@ func hasPrefixFold(s, lower string) bool {
 		return false
 	}
 	for i := 0; i < len(lower); i++ {
-		if toLower(s[i]) != lower[i] {
+		if LowerASCII(s[i]) != lower[i] {
 			return false
 		}
 	}
@@ -358,7 +358,7 @@ func bareAuthStatus(msg string) bool {
 
 func anyFold(s string, lowers []string) bool {
 	for _, m := range lowers {
-		if containsFold(s, m) {
+		if ContainsFold(s, m) {
 			return true
 		}
 	}
@@ -391,9 +391,9 @@ func cacheSyncFailure(msg string) bool {
 	return strings.Contains(msg[i+len(head):], tail)
 }
 
-// containsFold reports whether s contains lower under ASCII case folding, without allocating
-// (Krane's /not found/i). lower must be lower-case ASCII, as all the package's markers are.
-func containsFold(s, lower string) bool { return indexFold(s, lower) >= 0 }
+// ContainsFold reports whether s contains lower under ASCII case folding, without allocating.
+// lower must already be lower-case ASCII (strings.ToLower of a filter, or a fixed marker).
+func ContainsFold(s, lower string) bool { return indexFold(s, lower) >= 0 }
 
 // indexFold is strings.Index under ASCII case folding; lower must be lower-case ASCII.
 func indexFold(s, lower string) int {
@@ -404,11 +404,11 @@ func indexFold(s, lower string) int {
 	c0 := lower[0]
 outer:
 	for i := 0; i+n <= len(s); i++ {
-		if toLower(s[i]) != c0 {
+		if LowerASCII(s[i]) != c0 {
 			continue
 		}
 		for j := 1; j < n; j++ {
-			if toLower(s[i+j]) != lower[j] {
+			if LowerASCII(s[i+j]) != lower[j] {
 				continue outer
 			}
 		}
@@ -417,7 +417,8 @@ outer:
 	return -1
 }
 
-func toLower(b byte) byte {
+// LowerASCII lower-cases one ASCII letter and returns any other byte unchanged.
+func LowerASCII(b byte) byte {
 	if 'A' <= b && b <= 'Z' {
 		return b + ('a' - 'A')
 	}

@@ -119,9 +119,14 @@ func (s *severest) consider(v *Verdict) {
 	}
 }
 
-// podVerdict is Pod: the same fold as podAndContainers, but it skips building verdicts that
-// cannot change the result, so a healthy pod costs no allocation.
-func podVerdict(pod *corev1.Pod, now time.Time) Verdict {
+// Pod returns the pod's verdict at now: the most severe of its containers' verdicts and its own
+// pod-level verdict, naming the container that decided it. It allocates nothing for a healthy pod.
+//
+// now is the time the status is judged at (the model passes its clock). It decides one thing: a
+// crash-looping container that runs again between crashes stays doomed (RuleCrashLoopRunning)
+// until it has been up for 10 minutes, the kubelet's own measure of a recovered container;
+// RecoveredAt says when.
+func Pod(pod *corev1.Pod, now time.Time) Verdict {
 	if pod == nil {
 		return noPod
 	}
@@ -161,14 +166,15 @@ func podVerdict(pod *corev1.Pod, now time.Time) Verdict {
 
 var noPod = Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "No pod", Source: FromPod}
 
-// podAndContainers judges every container once, appends their verdicts to dst and folds them into
-// the pod's verdict exactly as podVerdict does.
-func podAndContainers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
+// PodAndContainers judges every container once and returns both Pod's verdict and Containers'
+// verdicts appended to dst: the pair Pod and Containers return, at the cost of one judgement per
+// container. Callers that need both (the model, on every pod update) use this.
+func PodAndContainers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) (Verdict, []ContainerVerdict) {
 	if pod == nil {
 		return noPod, dst
 	}
 	start := len(dst)
-	dst = containerVerdicts(pod, now, dst)
+	dst = Containers(pod, now, dst)
 	pv, hasPod, podFirst, decided := podPrelude(pod)
 	if decided {
 		return pv, dst
@@ -186,7 +192,9 @@ func podAndContainers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) (V
 	return s.best, dst
 }
 
-func containerVerdicts(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) []ContainerVerdict {
+// Containers appends one verdict per container at now to dst (init containers first, in spec
+// order, then regular containers) and returns the extended slice.
+func Containers(pod *corev1.Pod, now time.Time, dst []ContainerVerdict) []ContainerVerdict {
 	if pod == nil {
 		return dst
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -128,6 +129,16 @@ func realCases() []realCase {
 		}
 		return ev
 	}
+	// flaky runs a healthy container under the runtime handler that fails its first n creates.
+	flaky := func(n int) func(*RealNode) corev1.PodSpec {
+		return func(*RealNode) corev1.PodSpec {
+			c := app("pause")
+			c.Env = []corev1.EnvVar{{Name: FlakyFailsEnv, Value: strconv.Itoa(n)}}
+			s := spec(c)
+			s.RuntimeClassName = ptr.To(FlakyRuntimeClass)
+			return s
+		}
+	}
 	return []realCase{
 		{name: "missing-executable", verdict: "doomed", done: restarted(3), pod: func(n *RealNode) corev1.PodSpec {
 			c := app()
@@ -183,22 +194,10 @@ func realCases() []realCase {
 		}},
 		// The runtime fails the first start, as a node's runtime does in a hiccup; the kubelet's
 		// immediate retry starts it.
-		{name: "start-failure-once", verdict: "healthy", transient: true, done: runningReady, pod: func(n *RealNode) corev1.PodSpec {
-			c := app("pause")
-			c.Env = []corev1.EnvVar{{Name: FlakyFailsEnv, Value: "1"}}
-			s := spec(c)
-			s.RuntimeClassName = ptr.To(FlakyRuntimeClass)
-			return s
-		}},
+		{name: "start-failure-once", verdict: "healthy", transient: true, done: runningReady, pod: flaky(1)},
 		// Two failed starts: the immediate retry fails too, the kubelet backs off 10s (the trap of
 		// Krane's snapshot: a CrashLoopBackOff after a flake), and the next start succeeds.
-		{name: "start-failure-twice", verdict: "healthy", transient: true, done: runningReady, pod: func(n *RealNode) corev1.PodSpec {
-			c := app("pause")
-			c.Env = []corev1.EnvVar{{Name: FlakyFailsEnv, Value: "2"}}
-			s := spec(c)
-			s.RuntimeClassName = ptr.To(FlakyRuntimeClass)
-			return s
-		}},
+		{name: "start-failure-twice", verdict: "healthy", transient: true, done: runningReady, pod: flaky(2)},
 	}
 }
 
