@@ -17,18 +17,18 @@ type Model struct {
 	version uint64
 	health  Health
 
-	pods   map[podKey]*Pod
+	pods   map[nsName]*Pod
 	counts Counts
 	nodes  map[string]*nodeState
 	// rsPods counts the pods of each ReplicaSet and how many are doomed, for the rollouts'
 	// new-RS pod rule; count and uncount keep it.
-	rsPods map[podKey]*rsPods
+	rsPods map[nsName]*rsPods
 	// rsDeploy and deployRS link ReplicaSets and the Deployments that control them (by name),
 	// so a change to a pod or a ReplicaSet marks only its Deployment's rollout dirty.
-	rsDeploy map[podKey]podKey
-	deployRS map[podKey]map[podKey]struct{}
+	rsDeploy map[nsName]nsName
+	deployRS map[nsName]map[nsName]struct{}
 	// podsByJob indexes pods by their controlling Job, re-judged when the Job changes.
-	podsByJob map[podKey]map[*Pod]struct{}
+	podsByJob map[nsName]map[*Pod]struct{}
 	// notReady holds the known nodes whose Ready condition is not True; nodeNotReadyPods the pods
 	// whose verdict names such a node and how long (context.go).
 	notReady         map[string]nodeReadiness
@@ -40,14 +40,14 @@ type Model struct {
 	// when the first such container counts as recovered, to be judged again then (holds.go).
 	holds map[*Pod]time.Time
 
-	replicaSets  map[podKey]*appsv1.ReplicaSet
-	deployments  map[podKey]*appsv1.Deployment
-	statefulSets map[podKey]*appsv1.StatefulSet
-	daemonSets   map[podKey]*appsv1.DaemonSet
+	replicaSets  map[nsName]*appsv1.ReplicaSet
+	deployments  map[nsName]*appsv1.Deployment
+	statefulSets map[nsName]*appsv1.StatefulSet
+	daemonSets   map[nsName]*appsv1.DaemonSet
 	// setPods counts the pods of each StatefulSet and DaemonSet per revision (their rollouts judge
 	// the pods of the current revision), as rsPods does for ReplicaSets.
 	setPods map[setKey]*rsPods
-	jobs    map[podKey]*batchv1.Job
+	jobs    map[nsName]*batchv1.Job
 	// owners caches each controller's top owner and workload strings, shared by all its pods, for as
 	// long as a pod counted by the model has that controller (owner.go).
 	owners    map[ownerKey]*ownerEntry
@@ -75,8 +75,9 @@ type Model struct {
 	watched map[ownerKey]map[*Pod]struct{}
 }
 
-// podKey is a namespace and name; a struct key spares building "ns/name" strings on lookups.
-type podKey struct{ ns, name string }
+// nsName is a namespace and name, the key of every namespaced object the model keeps (pods,
+// workloads, ReplicaSets, events); a struct key spares building "ns/name" strings on lookups.
+type nsName struct{ ns, name string }
 
 // New returns an empty model.
 func New(cfg Config) *Model {
@@ -95,21 +96,21 @@ func New(cfg Config) *Model {
 	}
 	return &Model{
 		cfg:              cfg,
-		pods:             make(map[podKey]*Pod),
+		pods:             make(map[nsName]*Pod),
 		nodes:            make(map[string]*nodeState),
-		rsPods:           make(map[podKey]*rsPods),
-		rsDeploy:         make(map[podKey]podKey),
-		deployRS:         make(map[podKey]map[podKey]struct{}),
-		podsByJob:        make(map[podKey]map[*Pod]struct{}),
+		rsPods:           make(map[nsName]*rsPods),
+		rsDeploy:         make(map[nsName]nsName),
+		deployRS:         make(map[nsName]map[nsName]struct{}),
+		podsByJob:        make(map[nsName]map[*Pod]struct{}),
 		notReady:         make(map[string]nodeReadiness),
 		nodeNotReadyPods: make(map[*Pod]struct{}),
 		holds:            make(map[*Pod]time.Time),
-		replicaSets:      make(map[podKey]*appsv1.ReplicaSet),
-		deployments:      make(map[podKey]*appsv1.Deployment),
-		statefulSets:     make(map[podKey]*appsv1.StatefulSet),
-		daemonSets:       make(map[podKey]*appsv1.DaemonSet),
+		replicaSets:      make(map[nsName]*appsv1.ReplicaSet),
+		deployments:      make(map[nsName]*appsv1.Deployment),
+		statefulSets:     make(map[nsName]*appsv1.StatefulSet),
+		daemonSets:       make(map[nsName]*appsv1.DaemonSet),
 		setPods:          make(map[setKey]*rsPods),
-		jobs:             make(map[podKey]*batchv1.Job),
+		jobs:             make(map[nsName]*batchv1.Job),
 		owners:           make(map[ownerKey]*ownerEntry),
 		ledger:           newLedger(),
 		esc:              newEscalation(),
@@ -159,9 +160,9 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 		m.reresolveOwners(changedOwners)
 	}
 	if len(b.Jobs) > 0 {
-		jobs := make([]podKey, len(b.Jobs))
+		jobs := make([]nsName, len(b.Jobs))
 		for i, j := range b.Jobs {
-			jobs[i] = podKey{j.Namespace, j.Name}
+			jobs[i] = nsName{j.Namespace, j.Name}
 		}
 		m.rejudgeJobs(jobs)
 	}
@@ -220,7 +221,7 @@ func (m *Model) Pod(key string) *Pod {
 	if !ok {
 		return nil
 	}
-	return m.pods[podKey{ns, name}]
+	return m.pods[nsName{ns, name}]
 }
 
 // ContainerStatus returns the status of the pod's container or init container named name, or

@@ -65,7 +65,7 @@ func (m *Model) rejudgeNode(name string) {
 // withContext applies the pod's node and Job to its verdict v. pod is p rebuilt from its record.
 func (m *Model) withContext(p *Pod, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
 	if p.ctrl.kind == string(KindJob) {
-		if j := m.jobs[podKey{p.ctrl.ns, p.ctrl.name}]; j != nil {
+		if j := m.jobs[nsName{p.ctrl.ns, p.ctrl.name}]; j != nil {
 			v = classify.JobAttempt(pod, v, j)
 			sanitizeVerdict(&v)
 		}
@@ -129,7 +129,7 @@ func roundDuration(d time.Duration) string {
 
 // rejudgeJobs re-judges the pods of Jobs that changed in a batch: a Job's retry count or
 // condition changes its failed attempts' verdicts.
-func (m *Model) rejudgeJobs(jobs []podKey) {
+func (m *Model) rejudgeJobs(jobs []nsName) {
 	for _, k := range jobs {
 		for p := range m.podsByJob[k] {
 			m.rejudge(p)
@@ -142,7 +142,7 @@ func (m *Model) indexJobPod(p *Pod, d int) {
 	if p.ctrl.kind != string(KindJob) {
 		return
 	}
-	k := podKey{p.ctrl.ns, p.ctrl.name}
+	k := nsName{p.ctrl.ns, p.ctrl.name}
 	set := m.podsByJob[k]
 	if d > 0 {
 		if set == nil {

@@ -30,8 +30,8 @@ type Event struct {
 
 // eventEntry is one Event object the model keeps, filed under the pod or node it is about.
 type eventEntry struct {
-	key  podKey // the Event object's namespace and name
-	obj  podKey // the pod's namespace and name, or the node's name (ns "")
+	key  nsName // the Event object's namespace and name
+	obj  nsName // the pod's namespace and name, or the node's name (ns "")
 	node bool
 	uid  string // involvedObject.uid, raw: the pod it is about (a node's events carry its name)
 	ev   Event
@@ -52,8 +52,8 @@ type objEvents []*eventEntry
 
 // eventStore holds the events the model keeps, by Event object and by what they are about.
 type eventStore struct {
-	byKey map[podKey]*eventEntry
-	pods  map[podKey]objEvents
+	byKey map[nsName]*eventEntry
+	pods  map[nsName]objEvents
 	nodes map[string]objEvents
 	// rejudge collects, during one Apply, the pods whose events a verdict may read changed.
 	rejudge []*Pod
@@ -61,7 +61,7 @@ type eventStore struct {
 }
 
 func newEventStore() eventStore {
-	return eventStore{byKey: make(map[podKey]*eventEntry), pods: make(map[podKey]objEvents), nodes: make(map[string]objEvents)}
+	return eventStore{byKey: make(map[nsName]*eventEntry), pods: make(map[nsName]objEvents), nodes: make(map[string]objEvents)}
 }
 
 // PodEvents returns the Warning events of the pod with key namespace/name, newest first: those
@@ -71,12 +71,12 @@ func (m *Model) PodEvents(key string) []Event {
 	if !ok {
 		return nil
 	}
-	p := m.pods[podKey{ns, name}]
+	p := m.pods[nsName{ns, name}]
 	if p == nil {
 		return nil
 	}
 	var out []Event
-	for _, e := range m.evs.pods[podKey{ns, name}] {
+	for _, e := range m.evs.pods[nsName{ns, name}] {
 		if e.about(p) {
 			out = append(out, e.ev)
 		}
@@ -113,7 +113,7 @@ const (
 // before this batch. Only Warning events about pods and nodes are kept (the field selector asks
 // for Warning events; the demo's fake clientset ignores field selectors).
 func (m *Model) upsertEvent(obj *corev1.Event, now time.Time, live bool) {
-	k := podKey{obj.Namespace, obj.Name}
+	k := nsName{obj.Namespace, obj.Name}
 	old := m.evs.byKey[k]
 	io := &obj.InvolvedObject
 	if obj.Type != corev1.EventTypeWarning || io.Kind != involvedPod && io.Kind != involvedNode {
@@ -123,9 +123,9 @@ func (m *Model) upsertEvent(obj *corev1.Event, now time.Time, live bool) {
 		return
 	}
 	node := io.Kind == involvedNode
-	target := podKey{io.Namespace, io.Name}
+	target := nsName{io.Namespace, io.Name}
 	if node {
-		target = podKey{"", io.Name}
+		target = nsName{"", io.Name}
 	}
 	if old != nil && (old.obj != target || old.node != node || old.uid != string(io.UID)) {
 		m.dropEvent(old)
@@ -245,7 +245,7 @@ func (m *Model) dropEvent(e *eventEntry) {
 }
 
 // deleteEvent handles the API's delete of the Event object named k.
-func (m *Model) deleteEvent(k podKey) {
+func (m *Model) deleteEvent(k nsName) {
 	if e := m.evs.byKey[k]; e != nil {
 		m.dropEvent(e)
 	}
@@ -253,7 +253,7 @@ func (m *Model) deleteEvent(k podKey) {
 
 // dropPodEvents forgets the events of a deleted pod. Its sandbox failures stay in the ledger, as
 // all of a deleted pod's failures do.
-func (m *Model) dropPodEvents(k podKey) {
+func (m *Model) dropPodEvents(k nsName) {
 	for _, e := range m.evs.pods[k] {
 		delete(m.evs.byKey, e.key)
 	}
@@ -277,7 +277,7 @@ func (m *Model) podEventChanged(e *eventEntry, now time.Time) {
 // podArrived is told of a pod seen for the first time under its UID (or bound to its node since):
 // events of an earlier pod of that name go, and the sandbox failures of events that came before
 // the pod are recorded now.
-func (m *Model) podArrived(p *Pod, k podKey, now time.Time) {
+func (m *Model) podArrived(p *Pod, k nsName, now time.Time) {
 	list := m.evs.pods[k]
 	if len(list) == 0 {
 		return
@@ -334,7 +334,7 @@ func (m *Model) recordSandboxFailure(p *Pod, e *eventEntry, now time.Time) {
 // eventsFor returns the pod's events as classify.PodEvents reads them, in a buffer reused by the
 // next call.
 func (m *Model) eventsFor(p *Pod) []classify.Event {
-	list := m.evs.pods[podKey{p.rec.namespace, p.rec.name}]
+	list := m.evs.pods[nsName{p.rec.namespace, p.rec.name}]
 	out := m.evs.scratch[:0]
 	for _, e := range list {
 		if e.about(p) {

@@ -138,7 +138,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	for i, t := range targets {
 		st := &out[i]
 		st.Target = t
-		k := podKey{t.Namespace, t.Name}
+		k := nsName{t.Namespace, t.Name}
 		switch t.Kind {
 		case KindDeployment:
 			d := m.deployments[k]

@@ -109,13 +109,13 @@ func (m *Model) workloadOf(p *Pod) string {
 func (m *Model) resolveOwner(k ownerKey) string {
 	switch k.kind {
 	case string(KindReplicaSet):
-		if rs := m.replicaSets[podKey{k.ns, k.name}]; rs != nil {
+		if rs := m.replicaSets[nsName{k.ns, k.name}]; rs != nil {
 			if d := controllerOf(rs.OwnerReferences); d != nil {
 				return Sanitize(d.Kind) + "/" + Sanitize(d.Name)
 			}
 		}
 	case string(KindJob):
-		if j := m.jobs[podKey{k.ns, k.name}]; j != nil {
+		if j := m.jobs[nsName{k.ns, k.name}]; j != nil {
 			if c := controllerOf(j.OwnerReferences); c != nil {
 				return Sanitize(c.Kind) + "/" + Sanitize(c.Name)
 			}
@@ -142,27 +142,27 @@ func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 		}
 	}
 	for _, rs := range b.ReplicaSets {
-		k := podKey{rs.Namespace, rs.Name}
+		k := nsName{rs.Namespace, rs.Name}
 		m.replicaSets[k] = rs
 		m.linkReplicaSet(k, rs)
 		note(ownerKey{rs.Namespace, string(KindReplicaSet), rs.Name})
 	}
 	for _, j := range b.Jobs {
-		m.jobs[podKey{j.Namespace, j.Name}] = j
+		m.jobs[nsName{j.Namespace, j.Name}] = j
 		note(ownerKey{j.Namespace, string(KindJob), j.Name})
 	}
 	for _, d := range b.Deployments {
-		k := podKey{d.Namespace, d.Name}
+		k := nsName{d.Namespace, d.Name}
 		m.deployments[k] = d
 		m.rollouts.dirty[deployKey(k)] = struct{}{}
 	}
 	for _, s := range b.StatefulSets {
-		k := podKey{s.Namespace, s.Name}
+		k := nsName{s.Namespace, s.Name}
 		m.statefulSets[k] = s
 		m.rollouts.dirty[rolloutKey{KindStatefulSet, k}] = struct{}{}
 	}
 	for _, d := range b.DaemonSets {
-		k := podKey{d.Namespace, d.Name}
+		k := nsName{d.Namespace, d.Name}
 		m.daemonSets[k] = d
 		m.rollouts.dirty[rolloutKey{KindDaemonSet, k}] = struct{}{}
 	}

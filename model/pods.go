@@ -9,7 +9,7 @@ import (
 // upsertPod stores the latest record of a pod: it resolves the owner, records start failures in
 // the ledger, and judges the pod once.
 func (m *Model) upsertPod(r *PodRecord, now time.Time) {
-	k := podKey{r.namespace, r.name}
+	k := nsName{r.namespace, r.name}
 	p := m.pods[k]
 	// The node's UID is looked up before uncount, which forgets a deleted node with its last pod.
 	// Node names are DNS subdomains, which Sanitize leaves as they are, so the raw name is the key.
@@ -51,7 +51,7 @@ func (m *Model) upsertPod(r *PodRecord, now time.Time) {
 
 // delete removes one object.
 func (m *Model) delete(r Ref) {
-	k := podKey{r.Namespace, r.Name}
+	k := nsName{r.Namespace, r.Name}
 	switch r.Kind {
 	case KindPod:
 		if p := m.pods[k]; p != nil {
@@ -86,7 +86,7 @@ func (m *Model) delete(r Ref) {
 		m.rollouts.dirty[rolloutKey{KindDaemonSet, k}] = struct{}{}
 	case KindJob:
 		delete(m.jobs, k)
-		m.rejudgeJobs([]podKey{k})
+		m.rejudgeJobs([]nsName{k})
 	case KindEvent:
 		m.deleteEvent(k)
 	}

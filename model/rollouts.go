@@ -37,10 +37,10 @@ type rolloutCache struct {
 // rolloutKey names a workload with a rollout: a Deployment, StatefulSet or DaemonSet.
 type rolloutKey struct {
 	kind Kind
-	podKey
+	nsName
 }
 
-func deployKey(k podKey) rolloutKey { return rolloutKey{KindDeployment, k} }
+func deployKey(k nsName) rolloutKey { return rolloutKey{KindDeployment, k} }
 
 // setKey is one revision of a StatefulSet or DaemonSet: its pods' controller-revision-hash or
 // pod-template-generation label.
@@ -104,22 +104,22 @@ func sameRollout(a, b *Rollout) bool {
 func (m *Model) buildRollout(k rolloutKey) (Rollout, bool) {
 	switch k.kind {
 	case KindStatefulSet:
-		if s := m.statefulSets[k.podKey]; s != nil && s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
+		if s := m.statefulSets[k.nsName]; s != nil && s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
 			return m.statefulSetRollout(s), true
 		}
 		return Rollout{}, false
 	case KindDaemonSet:
-		if d := m.daemonSets[k.podKey]; d != nil && d.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+		if d := m.daemonSets[k.nsName]; d != nil && d.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 			return m.daemonSetRollout(d), true
 		}
 		return Rollout{}, false
 	}
-	return m.deploymentRollout(k.podKey)
+	return m.deploymentRollout(k.nsName)
 }
 
 // deploymentRollout makes Deployment k's rollout from the ReplicaSets it controls; false when the
 // Deployment is not known.
-func (m *Model) deploymentRollout(k podKey) (Rollout, bool) {
+func (m *Model) deploymentRollout(k nsName) (Rollout, bool) {
 	d := m.deployments[k]
 	if d == nil {
 		return Rollout{}, false
@@ -141,13 +141,13 @@ func (m *Model) deploymentRollout(k podKey) (Rollout, bool) {
 
 // linkReplicaSet records which Deployment controls ReplicaSet k (rs nil: it was deleted) and marks
 // the rollouts it leaves and joins dirty.
-func (m *Model) linkReplicaSet(k podKey, rs *appsv1.ReplicaSet) {
+func (m *Model) linkReplicaSet(k nsName, rs *appsv1.ReplicaSet) {
 	old, had := m.rsDeploy[k]
-	var now podKey
+	var now nsName
 	has := false
 	if rs != nil {
 		if c := controllerOf(rs.OwnerReferences); c != nil && c.Kind == string(KindDeployment) {
-			now, has = podKey{rs.Namespace, c.Name}, true
+			now, has = nsName{rs.Namespace, c.Name}, true
 		}
 	}
 	if had {
@@ -166,7 +166,7 @@ func (m *Model) linkReplicaSet(k podKey, rs *appsv1.ReplicaSet) {
 		m.rsDeploy[k] = now
 		set := m.deployRS[now]
 		if set == nil {
-			set = make(map[podKey]struct{})
+			set = make(map[nsName]struct{})
 			m.deployRS[now] = set
 		}
 		set[k] = struct{}{}
@@ -203,7 +203,7 @@ func (m *Model) countRS(p *Pod, d int) {
 	default:
 		return
 	}
-	k := podKey{p.ctrl.ns, p.ctrl.name}
+	k := nsName{p.ctrl.ns, p.ctrl.name}
 	countIn(m.rsPods, k, p, d)
 	if dk, ok := m.rsDeploy[k]; ok {
 		m.rollouts.dirty[deployKey(dk)] = struct{}{}
@@ -215,7 +215,7 @@ func (m *Model) countSet(p *Pod, d int) {
 	kind := Kind(p.ctrl.kind)
 	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.revision}
 	countIn(m.setPods, k, p, d)
-	m.rollouts.dirty[rolloutKey{kind, podKey{k.ns, k.name}}] = struct{}{}
+	m.rollouts.dirty[rolloutKey{kind, nsName{k.ns, k.name}}] = struct{}{}
 }
 
 // countIn counts p (d = 1) or stops counting it (d = -1) in counts[k], which goes when empty.
@@ -279,8 +279,8 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 
 	var pods classify.NewPods
 	if newRS != nil {
-		pods = m.rsPods[podKey{newRS.Namespace, newRS.Name}].newPods()
-		if old, ok := m.rollouts.byKey[deployKey(podKey{d.Namespace, d.Name})]; ok {
+		pods = m.rsPods[nsName{newRS.Namespace, newRS.Name}].newPods()
+		if old, ok := m.rollouts.byKey[deployKey(nsName{d.Namespace, d.Name})]; ok {
 			pods.WasDoomed = old.Verdict == RolloutDoomed && old.NewReplicaSet == Sanitize(newRS.Name)
 		}
 	}
