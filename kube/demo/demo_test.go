@@ -285,6 +285,45 @@ func TestCannotRunIsTransient(t *testing.T) {
 	}
 }
 
+// TestStartFailureBackOffIsTransient: a checkout pod on node-3 fails to start twice, and the
+// kubelet backs off 10s before the start that succeeds; inside that back-off the pod is transient
+// (start-failure-backoff). Checked at a fixed time, a few seconds after the pod's first failure,
+// which no coalescing of live batches on a loaded machine can hide.
+func TestStartFailureBackOffIsTransient(t *testing.T) {
+	m, _, _ := onceModel(t, 1, 90*time.Second)
+	first := map[string]time.Time{}
+	for _, f := range m.Failures(Epoch.Add(90 * time.Second)) {
+		if !strings.HasSuffix(f.Workload, "/Deployment/checkout") || f.FinishedAt.IsZero() {
+			continue
+		}
+		if at, ok := first[f.PodUID]; !ok || f.FinishedAt.Before(at) {
+			first[f.PodUID] = f.FinishedAt
+		}
+	}
+	if len(first) == 0 {
+		t.Fatal("no start failure of a checkout pod in node-3's ledger by 90s")
+	}
+	seen := 0
+	for uid, failed := range first {
+		at := failed.Sub(Epoch) + 6*time.Second
+		m, _, _ := onceModel(t, 1, at)
+		for _, p := range m.View(model.Query{Sort: model.ByName}) {
+			if p.UID != uid {
+				continue
+			}
+			if p.Verdict.Rule == classify.RuleStartFailureBackOff {
+				seen++
+				if p.Verdict.Kind != classify.Transient {
+					t.Errorf("at %s: pod %s in the back-off is %s, want transient", at, p.Key, p.Verdict.Kind)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Errorf("no checkout pod was in %s 6s after its first start failure", classify.RuleStartFailureBackOff)
+	}
+}
+
 // TestLive plays the scenario in live mode at high speed through the real informer path and
 // waits for the story to reach the model: node-3 suspect, payments and search doomed, checkout
 // not, and the migration job completed.
@@ -505,12 +544,11 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 	if _, ok := doomedAt["rollout search/search"]; !ok {
 		t.Error("search was never doomed")
 	}
-	// The kubelet's back-off after node-3's start failures, which lasts 10s and so is seen whatever
-	// the batches coalesce; the one-second states before it are checked at fixed times
-	// (TestCannotRunIsTransient, TestEarlyFailuresAreTransient).
-	for _, r := range []classify.Rule{classify.RuleStartFailureBackOff} {
-		if !flake[r] {
-			t.Errorf("no checkout pod was seen in %s", r)
-		}
+	// The kubelet's back-off after node-3's start failures lasts 10 demo seconds, half a second at
+	// this speed: a loaded machine's batches can coalesce it away, so its presence is checked at a
+	// fixed time (TestStartFailureBackOffIsTransient, and the one-second states before it in
+	// TestCannotRunIsTransient, TestEarlyFailuresAreTransient); here it is only reported.
+	if !flake[classify.RuleStartFailureBackOff] {
+		t.Logf("no checkout pod was seen in %s live (batches coalesced it)", classify.RuleStartFailureBackOff)
 	}
 }
