@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"embed"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -485,11 +484,5 @@ func (cp *ControlPlane) Exited() error {
 	cp.mu.Lock()
 	ps = append(ps, cp.kcm, cp.scheduler, cp.kwok)
 	cp.mu.Unlock()
-	var errs []error
-	for _, p := range ps {
-		if p != nil && p.exited() {
-			errs = append(errs, fmt.Errorf("%s exited (%v); log %s", p.name, p.err, p.logPath))
-		}
-	}
-	return errors.Join(errs...)
+	return exitedOf(ps...)
 }

@@ -56,6 +56,17 @@ func (p *process) exited() bool {
 	}
 }
 
+// exitedOf names the processes (nil ones skipped) that have exited, with their logs.
+func exitedOf(ps ...*process) error {
+	var errs []error
+	for _, p := range ps {
+		if p != nil && p.exited() {
+			errs = append(errs, fmt.Errorf("%s exited (%v); log %s", p.name, p.err, p.logPath))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // kill stops the process group with SIGKILL, as a crash would, and waits for it.
 func (p *process) kill() {
 	if p == nil || p.exited() {

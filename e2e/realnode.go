@@ -101,7 +101,7 @@ func CheckRealNode(o RealNodeOptions) error {
 			return fmt.Errorf("%w: %s is not installed (iproute2, util-linux)", ErrNoRealNode, tool)
 		}
 	}
-	if len(cgroupMounts()) == 0 && !cgroupV2() {
+	if len(cgroupMounts()) == 0 {
 		return fmt.Errorf("%w: no cgroup hierarchy is mounted under /sys/fs/cgroup", ErrNoRealNode)
 	}
 	if _, err := os.Stat("/proc/self/ns/net"); err != nil {
@@ -519,38 +519,45 @@ imageGCLowThresholdPercent: 99
 	})
 }
 
-// cgroupMounts lists the cgroup v1 hierarchies mounted under /sys/fs/cgroup, or the v2 root.
-func cgroupMounts() []string {
+// mount is one line of /proc/self/mountinfo: where, and what filesystem type.
+type mount struct{ point, fstype string }
+
+// mounts reads /proc/self/mountinfo.
+func mounts() []mount {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var out []string
+	var out []mount
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		// "36 35 0:31 / /sys/fs/cgroup/memory rw,... - cgroup cgroup rw,memory"
 		fields := strings.Fields(s.Text())
-		sep := -1
+		if len(fields) < 5 {
+			continue
+		}
+		m := mount{point: fields[4]}
 		for i, fl := range fields {
-			if fl == "-" {
-				sep = i
+			if fl == "-" && i+1 < len(fields) {
+				m.fstype = fields[i+1]
 				break
 			}
 		}
-		if sep < 0 || sep+1 >= len(fields) || len(fields) < 5 {
-			continue
-		}
-		if fstype := fields[sep+1]; (fstype == "cgroup" || fstype == "cgroup2") && strings.HasPrefix(fields[4], "/sys/fs/cgroup") {
-			out = append(out, fields[4])
-		}
+		out = append(out, m)
 	}
 	return out
 }
 
-func cgroupV2() bool {
-	_, err := os.Stat("/sys/fs/cgroup/cgroup.controllers")
-	return err == nil
+// cgroupMounts lists the cgroup hierarchies (v1, and the v2 root) mounted under /sys/fs/cgroup.
+func cgroupMounts() []string {
+	var out []string
+	for _, m := range mounts() {
+		if (m.fstype == "cgroup" || m.fstype == "cgroup2") && strings.HasPrefix(m.point, "/sys/fs/cgroup") {
+			out = append(out, m.point)
+		}
+	}
+	return out
 }
 
 // Stop kills the kubelet, containerd, the containers and their shims, and removes every mount,
@@ -618,19 +625,12 @@ func unmountUnder(dir string) {
 	if dir == "" {
 		return
 	}
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return
-	}
 	var points []string
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		if len(fields) > 4 && (fields[4] == dir || strings.HasPrefix(fields[4], dir+"/")) {
-			points = append(points, fields[4])
+	for _, m := range mounts() {
+		if m.point == dir || strings.HasPrefix(m.point, dir+"/") {
+			points = append(points, m.point)
 		}
 	}
-	f.Close()
 	sort.Slice(points, func(i, j int) bool { return len(points[i]) > len(points[j]) })
 	for _, p := range points {
 		_ = unix.Unmount(p, unix.MNT_DETACH)
@@ -786,13 +786,7 @@ func (n *RealNode) Logs(lines int) string {
 func (n *RealNode) Exited() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	var errs []error
-	for _, p := range []*process{n.containerd, n.kubelet} {
-		if p != nil && p.exited() {
-			errs = append(errs, fmt.Errorf("%s exited (%v); log %s", p.name, p.err, p.logPath))
-		}
-	}
-	return errors.Join(errs...)
+	return exitedOf(n.containerd, n.kubelet)
 }
 
 // PodOnNode places a pod spec on this node (by its hostname label, through the scheduler).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -367,7 +366,7 @@ func TestRealNode(t *testing.T) {
 		t.Errorf("%s: not done after 3 minutes; last status:\n%s", name, statusSummary(rec.last(name)))
 	}
 
-	realParity(t, ctx, cp, n)
+	realParity(t, cp)
 
 	// A last verdict line may trail the status that caused it.
 	time.Sleep(3 * time.Second)
@@ -432,13 +431,15 @@ func TestRealNode(t *testing.T) {
 // realParity compares `kubectl get pods` with doomwatch --once for every pod on the real node.
 // Statuses move while the two run, so it takes kubectl's table before and after doomwatch's and
 // compares only when the two tables agree (a crash loop's back-off gives such a window).
-func realParity(t *testing.T, ctx context.Context, cp *ControlPlane, n *RealNode) {
+func realParity(t *testing.T, cp *ControlPlane) {
 	t.Helper()
-	kubectl := filepath.Join(os.Getenv("DOOMWATCH_K8S_BIN"), "kubectl")
 	get := func() map[string][3]string {
-		r := runCommandCtx(t, ctx, kubectl, "--kubeconfig", cp.AdminKubeconfig, "get", "pods", "-n", realNamespace, "--no-headers")
+		r := runKubectl(t, time.Minute, cp.AdminKubeconfig, "get", "pods", "-n", realNamespace, "--no-headers")
+		if r.code != 0 {
+			t.Fatalf("kubectl get pods: %s", r)
+		}
 		rows := map[string][3]string{}
-		for _, l := range strings.Split(strings.TrimSpace(r), "\n") {
+		for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 			// NAME READY STATUS RESTARTS AGE, where RESTARTS may read "3 (12s ago)".
 			f := strings.Fields(l)
 			if len(f) < 5 {
@@ -486,18 +487,6 @@ func realParity(t *testing.T, ctx context.Context, cp *ControlPlane, n *RealNode
 		}
 		return
 	}
-}
-
-// runCommandCtx runs a command and returns its stdout, failing the test on a non-zero exit.
-func runCommandCtx(t *testing.T, ctx context.Context, bin string, args ...string) string {
-	t.Helper()
-	cctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	r := runCommand(t, cctx, exec.CommandContext(cctx, bin, args...))
-	if r.code != 0 {
-		t.Fatalf("%s %s: %s", filepath.Base(bin), strings.Join(args, " "), r)
-	}
-	return r.stdout
 }
 
 // recordFrames writes each frame's pod as YAML, with what the frame shows on top, for turning
