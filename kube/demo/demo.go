@@ -29,6 +29,10 @@ type Options struct {
 	// At > 0 selects snapshot mode: every event up to Epoch+At is applied at once and the
 	// clock stays there. At == 0 is live mode: the scenario plays out as the clock advances.
 	At time.Duration
+	// From starts live mode at this simulated time: every event up to it is applied before the
+	// informers list, and the story plays on from there. A deploy gate starts at Deployed, as one
+	// runs after the deploy.
+	From time.Duration
 	// Interval is the source's coalescing interval (kube.Options.Interval).
 	Interval time.Duration
 	// Namespace and Selector scope the source as -n and -l do for a real cluster ("" for all).
@@ -52,11 +56,14 @@ func Start(ctx context.Context, opts Options) (*kube.Source, error) {
 	}
 	cs := fake.NewClientset()
 	eng := newEngine(opts.Seed, cs)
-	clk := &clock{epoch: Epoch, speed: opts.Speed, fixed: opts.At > 0, at: opts.At, start: time.Now()}
+	if opts.At == 0 && opts.From < 0 {
+		return nil, fmt.Errorf("demo: the starting time must not be negative, got %s", opts.From)
+	}
+	clk := &clock{epoch: Epoch, speed: opts.Speed, fixed: opts.At > 0, at: max(opts.At, opts.From), start: time.Now()}
 
 	// Everything up to the starting point is in the clientset before the informers list, so the
 	// first sync already shows it (in snapshot mode, that is the whole answer).
-	eng.advance(opts.At)
+	eng.advance(clk.at)
 	if err := eng.sync(ctx); err != nil {
 		return nil, fmt.Errorf("demo: %w", err)
 	}
@@ -100,19 +107,19 @@ type clock struct {
 	epoch time.Time
 	speed float64
 	fixed bool
-	at    time.Duration
-	start time.Time // real time at which live mode began
+	at    time.Duration // the fixed time, or the time live mode began at
+	start time.Time     // real time at which live mode began
 }
 
-// Now returns the simulated time: Epoch+At in snapshot mode, otherwise Epoch plus the
-// real time elapsed since the start, scaled by Speed.
+// Now returns the simulated time: Epoch+At in snapshot mode, otherwise Epoch+From plus the real
+// time elapsed since the start, scaled by Speed.
 func (c *clock) Now() time.Time { return c.epoch.Add(c.elapsed()) }
 
 func (c *clock) elapsed() time.Duration {
 	if c.fixed {
 		return c.at
 	}
-	return time.Duration(float64(time.Since(c.start)) * c.speed)
+	return c.at + time.Duration(float64(time.Since(c.start))*c.speed)
 }
 
 // tick is how often live mode looks at the clock. Scenario steps are a second or more apart,

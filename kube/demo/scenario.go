@@ -14,6 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
+// Deployed is when the story's last rollout (payments, at 15s) has begun. A deploy gate on the
+// demo starts its story there (Options.From), as a gate runs after the deploy: started earlier, it
+// would find payments still on its old, complete revision.
+const Deployed = 15 * time.Second
+
 // The demo scenario: what happens in the embedded cluster, and when.
 //
 //   - 5 Ready nodes with a DaemonSet on each, a StatefulSet and a few settled Deployments.
@@ -213,7 +218,7 @@ func buildScenario(seed int64) (*world, []event) {
 
 	// 15s: payments v2.4.1-typo: the tag was never pushed.
 	paymentsNodes := []string{"node-4", "node-1"}
-	b.rollout(payments, 15*time.Second, "registry.example.com/payments:v2.4.1-typo", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
+	b.rollout(payments, Deployed, "registry.example.com/payments:v2.4.1-typo", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
 		return b.imageNotFoundPod(p, paymentsNodes[i%2], at)
 	})
 
