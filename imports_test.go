@@ -12,7 +12,8 @@ import (
 // tui, with classify pure underneath. classify imports only the standard library and the API types
 // (k8s.io/api, and k8s.io/apimachinery, which those types are made of); model reads no cluster and
 // draws nothing; tui never links client-go, directly or through another package; only kube (and
-// its demo cluster) talks to an API server.
+// its demo cluster) talks to an API server; report builds its documents from the model alone;
+// no package of the pipeline imports cmd.
 func TestImportBoundaries(t *testing.T) {
 	pkgs := listPackages(t)
 	standard := map[string]bool{}
@@ -49,7 +50,7 @@ func TestImportBoundaries(t *testing.T) {
 				}
 			}
 		case mod + "model":
-			for _, bad := range []string{mod + "kube", mod + "tui"} {
+			for _, bad := range []string{mod + "kube", mod + "tui", mod + "report", mod + "cmd"} {
 				if got := imports(bad); len(got) > 0 {
 					t.Errorf("model imports %v: data flows kube → model → tui", got)
 				}
@@ -58,19 +59,33 @@ func TestImportBoundaries(t *testing.T) {
 				t.Errorf("model links k8s.io/client-go: only kube talks to the API server")
 			}
 		case mod + "tui":
-			if got := imports(mod + "kube"); len(got) > 0 {
-				t.Errorf("tui imports %v: the dashboard renders the model, never the source", got)
+			for _, bad := range []string{mod + "kube", mod + "cmd"} {
+				if got := imports(bad); len(got) > 0 {
+					t.Errorf("tui imports %v: the dashboard renders the model, never the source", got)
+				}
 			}
 			if links("k8s.io/client-go") {
 				t.Errorf("tui links k8s.io/client-go: only kube talks to the API server")
 			}
+		case mod + "report":
+			// The documents are built from the model and printed; they neither watch nor draw.
+			for _, bad := range []string{mod + "kube", mod + "tui", mod + "cmd"} {
+				if got := imports(bad); len(got) > 0 {
+					t.Errorf("report imports %v: a document is built from the model alone", got)
+				}
+			}
+			if links("k8s.io/client-go") {
+				t.Errorf("report links k8s.io/client-go: only kube talks to the API server")
+			}
 		case mod + "kube", mod + "kube/demo":
-			if got := imports(mod + "tui"); len(got) > 0 {
-				t.Errorf("%s imports %v: data flows kube → model → tui", p.ImportPath, got)
+			for _, bad := range []string{mod + "tui", mod + "report", mod + "cmd"} {
+				if got := imports(bad); len(got) > 0 {
+					t.Errorf("%s imports %v: data flows kube → model → tui", p.ImportPath, got)
+				}
 			}
 		}
 	}
-	for _, want := range []string{"classify", "model", "tui", "kube"} {
+	for _, want := range []string{"classify", "model", "tui", "kube", "report", "cmd"} {
 		found := false
 		for _, p := range pkgs {
 			found = found || p.ImportPath == mod+want

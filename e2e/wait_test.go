@@ -36,7 +36,7 @@ import (
 const waitLimit = time.Minute
 
 // doomedWithin is how soon after the last new pod's doomed status the gate must have exited:
-// the "within 5 s of the verdict", logs included (wait.go's logTimeout is 3s).
+// the "within 5 s of the verdict", logs included (cmd/wait.go's logTimeout is 3s).
 const doomedWithin = 5 * time.Second
 
 // stream is a process's output as it arrives, safe to read while the process writes it.

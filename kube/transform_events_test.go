@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"doomwatch/model"
+	"doomwatch/report"
 )
 
 // TestTransformKeepsWhatTheModelReadsOfEvents runs the events of every classify fixture that has
@@ -77,7 +78,8 @@ func eventSnapshotOf(p *corev1.Pod, events []*corev1.Event, now time.Time) strin
 	m := model.New(model.DefaultConfig())
 	m.Apply(&model.Batch{Pods: []*model.PodRecord{model.RecordOf(p)}, Events: events}, now)
 	var b strings.Builder
-	if err := m.Snapshot("test", now).WriteJSON(&b); err != nil {
+	snap := report.NewSnapshot(m, "test", now)
+	if err := report.SnapshotPrinters.Print(&b, "json", &snap); err != nil {
 		return err.Error()
 	}
 	return b.String()

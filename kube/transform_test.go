@@ -19,6 +19,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/model"
+	"doomwatch/report"
 )
 
 // TestTransformKeepsWhatClassifyReads runs every classify fixture through the informer transform:
@@ -181,7 +182,8 @@ func snapshotOf(p *corev1.Pod, now time.Time) string {
 	m := model.New(model.DefaultConfig())
 	m.Apply(&model.Batch{Pods: []*model.PodRecord{model.RecordOf(p)}}, now)
 	var b strings.Builder
-	if err := m.Snapshot("test", now).WriteJSON(&b); err != nil {
+	snap := report.NewSnapshot(m, "test", now)
+	if err := report.SnapshotPrinters.Print(&b, "json", &snap); err != nil {
 		return err.Error()
 	}
 	return b.String()

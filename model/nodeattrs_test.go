@@ -1,8 +1,6 @@
 package model
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -301,51 +299,9 @@ func TestSuspectsShare(t *testing.T) {
 		t.Errorf("after a pod change SuspectsShare = %q, want %q", got, want)
 	}
 
-	var buf bytes.Buffer
-	if err := m.Snapshot("test", t0).WriteJSON(&buf); err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		SuspectsShare []string `json:"suspectsShare"`
-		Nodes         []struct {
-			Name       string                       `json:"name"`
-			Conditions map[string]SnapshotCondition `json:"conditions"`
-			NodeInfo   map[string]string            `json:"nodeInfo"`
-			Zone       *string                      `json:"zone"`
-			Region     *string                      `json:"region"`
-			Type       *string                      `json:"instanceType"`
-			Pool       *string                      `json:"pool"`
-		} `json:"nodes"`
-	}
-	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(doc.SuspectsShare, want) {
-		t.Errorf("suspectsShare = %q, want %q", doc.SuspectsShare, want)
-	}
-	n3 := doc.Nodes[2]
-	if n3.Name != "node-3" || len(n3.Conditions) != 5 || n3.Conditions["Ready"] != (SnapshotCondition{"True", "KubeletReady"}) ||
-		n3.Conditions["NetworkUnavailable"].Status != "Unknown" {
-		t.Errorf("node-3 conditions = %v", n3.Conditions)
-	}
-	if n3.NodeInfo["containerRuntimeVersion"] != "containerd://2.2.0" || n3.NodeInfo["kubeletVersion"] != "v1.37.2" ||
-		n3.NodeInfo["kernelVersion"] != "6.8.0-1031-aws" || n3.NodeInfo["osImage"] != "Ubuntu 24.04.3 LTS" {
-		t.Errorf("node-3 nodeInfo = %v", n3.NodeInfo)
-	}
-	if n3.Zone == nil || *n3.Zone != "eu-west-1b" || n3.Region == nil || *n3.Region != "" || n3.Type == nil || n3.Pool == nil || *n3.Pool != "general" {
-		t.Errorf("node-3 zone/region/instanceType/pool = %v/%v/%v/%v", n3.Zone, n3.Region, n3.Type, n3.Pool)
-	}
-
-	// The failures leave the window: nothing is suspect, nothing is said, and JSON says [].
+	// The failures leave the window: nothing is suspect, nothing is said.
 	later := t0.Add(15 * time.Minute)
 	if got := m.SuspectsShare(later); got != nil {
 		t.Errorf("after the window SuspectsShare = %q, want nil", got)
-	}
-	buf.Reset()
-	if err := m.Snapshot("test", later).WriteJSON(&buf); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(buf.Bytes(), []byte(`"suspectsShare": []`)) {
-		t.Errorf("suspectsShare with no suspect is not []:\n%s", buf.String())
 	}
 }

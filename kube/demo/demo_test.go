@@ -17,6 +17,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/model"
+	"doomwatch/report"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -28,7 +29,7 @@ var goldenTimes = []time.Duration{5 * time.Second, 20 * time.Second, 45 * time.S
 // once does what `doomwatch --demo --once -o json --at at` does: start the demo in snapshot
 // mode, apply batches until the source has synced and gone quiet, and snapshot the model at the
 // source's (simulated) time.
-func once(t *testing.T, seed int64, at time.Duration) (model.Snapshot, []byte) {
+func once(t *testing.T, seed int64, at time.Duration) (report.Snapshot, []byte) {
 	t.Helper()
 	_, snap, out := onceModel(t, seed, at)
 	return snap, out
@@ -36,7 +37,7 @@ func once(t *testing.T, seed int64, at time.Duration) (model.Snapshot, []byte) {
 
 // onceModel is once that also hands back the model, for tests that look at evidence the
 // JSON does not carry (the failure ledger).
-func onceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, model.Snapshot, []byte) {
+func onceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, report.Snapshot, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -51,10 +52,10 @@ func onceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, model.
 	if want := Epoch.Add(at); !src.Now().Equal(want) {
 		t.Fatalf("snapshot clock = %s, want %s", src.Now(), want)
 	}
-	snap := m.Snapshot(src.Context(), src.Now())
+	snap := report.NewSnapshot(m, src.Context(), src.Now())
 	var buf bytes.Buffer
-	if err := snap.WriteJSON(&buf); err != nil {
-		t.Fatalf("WriteJSON: %v", err)
+	if err := report.SnapshotPrinters.Print(&buf, "json", &snap); err != nil {
+		t.Fatalf("writing JSON: %v", err)
 	}
 	return m, snap, buf.Bytes()
 }
@@ -152,7 +153,7 @@ func TestStory(t *testing.T) {
 			t.Errorf("seed %d: %d nodes, want 5", seed, len(snap.Nodes))
 		}
 
-		rollouts := map[string]model.SnapshotRollout{}
+		rollouts := map[string]report.SnapshotRollout{}
 		for _, r := range snap.Rollouts {
 			rollouts[r.Namespace+"/"+r.Name] = r
 		}
@@ -168,11 +169,11 @@ func TestStory(t *testing.T) {
 			t.Errorf("seed %d: checkout rollout = %+v, want 12/12 updated and not doomed", seed, r)
 		}
 
-		byName := map[string]model.SnapshotPod{}
+		byName := map[string]report.SnapshotPod{}
 		var node3Failed, unschedulable, jobs, evicted, sandbox int
 		for _, p := range snap.Pods {
 			byName[p.Namespace+"/"+p.Name] = p
-			var last *model.SnapshotState
+			var last *report.SnapshotState
 			if len(p.Containers) > 0 {
 				last = p.Containers[0].LastState
 			}

@@ -16,6 +16,7 @@ import (
 
 	"doomwatch/kube"
 	"doomwatch/model"
+	"doomwatch/report"
 )
 
 // TestWritesWaitForSlowWatchers writes three times as many pods as a fake watcher buffers
@@ -172,7 +173,7 @@ func TestLiveAtHighSpeed(t *testing.T) {
 // cronRuns counts the demo CronJob's completed pods.
 func cronRuns(m *model.Model, now time.Time) int {
 	n := 0
-	for _, p := range m.Snapshot("demo", now).Pods {
+	for _, p := range report.NewSnapshot(m, "demo", now).Pods {
 		if strings.HasPrefix(p.Name, "ledger-export-") && p.Verdict == "completed" {
 			n++
 		}
@@ -182,7 +183,7 @@ func cronRuns(m *model.Model, now time.Time) int {
 
 // completed reports whether the model holds a completed pod whose name starts with prefix.
 func completed(m *model.Model, now time.Time, prefix string) bool {
-	for _, p := range m.Snapshot("demo", now).Pods {
+	for _, p := range report.NewSnapshot(m, "demo", now).Pods {
 		if strings.HasPrefix(p.Name, prefix) && p.Verdict == "completed" {
 			return true
 		}

@@ -1,19 +1,19 @@
-package model
+// Package report holds every document doomwatch prints: the --once snapshot (a table or JSON),
+// the --watch stream and the deploy gate's verdict (text or JSON). Each document is built once
+// from the model, and each format is a printer beside it, as kubectl's cli-runtime keeps its
+// JSON, YAML and table printers apart from the objects they print. Every string in a document
+// is sanitised.
+package report
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
 	"slices"
 	"sort"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/model"
 )
 
 // Snapshot is the state printed by `doomwatch --once`. Its JSON form is the stable schema
@@ -28,7 +28,7 @@ type Snapshot struct {
 	Nodes       []SnapshotNode    `json:"nodes"`
 	Rollouts    []SnapshotRollout `json:"rollouts"`
 	// SuspectsShare says what the suspect nodes have in common that the healthy ones do not
-	// (Model.SuspectsShare), one sentence each; [] when nothing stands out or no node is suspect.
+	// (model.Model.SuspectsShare), one sentence each; [] when nothing stands out or no node is suspect.
 	SuspectsShare []string `json:"suspectsShare"`
 }
 
@@ -169,12 +169,12 @@ type SnapshotRollout struct {
 	OldReplicaSets []string `json:"oldReplicaSets"`
 }
 
-// Snapshot captures the model at now, in a deterministic order: pods by namespace/name, nodes by
-// name (the current node before an old one of the same name), rollouts by namespace/name.
-func (m *Model) Snapshot(context string, now time.Time) Snapshot {
+// NewSnapshot captures model m at now, in a deterministic order: pods by namespace/name, nodes
+// by name (the current node before an old one of the same name), rollouts by namespace/name.
+func NewSnapshot(m *model.Model, context string, now time.Time) Snapshot {
 	c := m.Counts()
 	s := Snapshot{
-		Context:       Sanitize(context),
+		Context:       model.Sanitize(context),
 		GeneratedAt:   now.UTC().Format(time.RFC3339),
 		Health:        snapshotHealth(m.Health()),
 		Summary:       Summary(c),
@@ -183,8 +183,8 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 		Rollouts:      []SnapshotRollout{},
 		SuspectsShare: append([]string{}, m.SuspectsShare(now)...),
 	}
-	var scratch Scratch
-	for _, p := range m.View(Query{Sort: ByName}) {
+	var scratch model.Scratch
+	for _, p := range m.View(model.Query{Sort: model.ByName}) {
 		sp := snapshotPod(p, now, &scratch)
 		sp.Events = snapshotEvents(m.PodEvents(p.Key))
 		s.Pods = append(s.Pods, sp)
@@ -204,7 +204,7 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 		return a.UID < b.UID
 	})
 	for i := range s.Nodes {
-		var events []Event
+		var events []model.Event
 		if i == 0 || s.Nodes[i-1].Name != s.Nodes[i].Name {
 			events = m.NodeEvents(s.Nodes[i].Name)
 		}
@@ -231,7 +231,7 @@ func (m *Model) Snapshot(context string, now time.Time) Snapshot {
 	return s
 }
 
-func snapshotNode(n *Node) SnapshotNode {
+func snapshotNode(n *model.Node) SnapshotNode {
 	sn := SnapshotNode{
 		Name: n.Name, UID: n.UID, Known: n.Known, Ready: n.Ready, Cordoned: n.Cordoned,
 		Pods: n.Pods, FailingPods: n.FailingPods, StartFailures: n.Failures, StartFailures128: n.Failures128,
@@ -249,7 +249,7 @@ func snapshotNode(n *Node) SnapshotNode {
 }
 
 // snapshotEvents is events as --once prints them, [] for none.
-func snapshotEvents(events []Event) []SnapshotEvent {
+func snapshotEvents(events []model.Event) []SnapshotEvent {
 	out := make([]SnapshotEvent, len(events))
 	for i, e := range events {
 		out[i] = SnapshotEvent{Reason: e.Reason, Message: e.Message, Count: e.Count,
@@ -265,10 +265,10 @@ func rfc3339(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func snapshotHealth(h Health) SnapshotHealth {
+func snapshotHealth(h model.Health) SnapshotHealth {
 	sh := SnapshotHealth{Synced: h.Synced, Forbidden: make([]string, 0, len(h.Forbidden)), WatchError: h.WatchError}
 	for _, k := range h.Forbidden {
-		sh.Forbidden = append(sh.Forbidden, Sanitize(string(k)))
+		sh.Forbidden = append(sh.Forbidden, model.Sanitize(string(k)))
 	}
 	sort.Strings(sh.Forbidden)
 	sh.Forbidden = slices.Compact(sh.Forbidden)
@@ -276,15 +276,15 @@ func snapshotHealth(h Health) SnapshotHealth {
 }
 
 // snapshotPod is p as --once prints it; scratch rebuilds its record.
-func snapshotPod(p *Pod, now time.Time, scratch *Scratch) SnapshotPod {
-	obj := scratch.Pod(p.rec)
+func snapshotPod(p *model.Pod, now time.Time, scratch *model.Scratch) SnapshotPod {
+	obj := scratch.Pod(p.Record())
 	ready, status, restarts := classify.Columns(obj, now)
 	sp := SnapshotPod{
 		Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.Node, Owner: p.Owner,
 		Phase:    p.Phase,
-		Status:   Sanitize(status),
-		Ready:    Sanitize(ready),
-		Restarts: Sanitize(restarts),
+		Status:   model.Sanitize(status),
+		Ready:    model.Sanitize(ready),
+		Restarts: model.Sanitize(restarts),
 		Verdict:  p.Verdict.Kind.String(),
 		Reason:   p.Verdict.Reason,
 	}
@@ -292,7 +292,7 @@ func snapshotPod(p *Pod, now time.Time, scratch *Scratch) SnapshotPod {
 	for i := range p.Containers {
 		c := &p.Containers[i]
 		sc := SnapshotContainer{Name: c.Name, Init: c.Init, Verdict: c.Kind.String(), Reason: c.Reason}
-		if st := ContainerStatusOf(obj, c.Name, c.Init); st != nil {
+		if st := model.ContainerStatusOf(obj, c.Name, c.Init); st != nil {
 			sc.Ready, sc.RestartCount = st.Ready, st.RestartCount
 			sc.State = snapshotState(&st.State)
 			sc.LastState = snapshotState(&st.LastTerminationState)
@@ -306,76 +306,13 @@ func snapshotPod(p *Pod, now time.Time, scratch *Scratch) SnapshotPod {
 func snapshotState(s *corev1.ContainerState) *SnapshotState {
 	switch {
 	case s.Waiting != nil:
-		return &SnapshotState{Kind: "waiting", Reason: Sanitize(s.Waiting.Reason), Message: Sanitize(s.Waiting.Message)}
+		return &SnapshotState{Kind: "waiting", Reason: model.Sanitize(s.Waiting.Reason), Message: model.Sanitize(s.Waiting.Message)}
 	case s.Running != nil:
 		return &SnapshotState{Kind: "running"}
 	case s.Terminated != nil:
 		code := s.Terminated.ExitCode
-		return &SnapshotState{Kind: "terminated", Reason: Sanitize(s.Terminated.Reason),
-			Message: Sanitize(s.Terminated.Message), ExitCode: &code}
+		return &SnapshotState{Kind: "terminated", Reason: model.Sanitize(s.Terminated.Reason),
+			Message: model.Sanitize(s.Terminated.Message), ExitCode: &code}
 	}
 	return nil
-}
-
-// WriteJSON writes the snapshot as indented JSON.
-func (s Snapshot) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return fmt.Errorf("writing snapshot: %w", err)
-	}
-	return nil
-}
-
-// WriteTable writes a kubectl-like table of pods with VERDICT and REASON columns, then a NODES
-// and a ROLLOUTS section.
-func (s Snapshot) WriteTable(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "NAMESPACE\tNAME\tREADY\tSTATUS\tRESTARTS\tNODE\tVERDICT\tREASON")
-	for _, p := range s.Pods {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			p.Namespace, p.Name, p.Ready, p.Status, p.Restarts, orNone(p.Node), p.Verdict, p.Reason)
-	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "NODES")
-	fmt.Fprintln(tw, "NAME\tREADY\tCORDONED\tPODS\tFAILING\tSTART-FAILURES\tWORKLOADS\tSUSPECT\tWHY")
-	for _, n := range s.Nodes {
-		ready := "unknown"
-		if n.Known {
-			ready = strconv.FormatBool(n.Ready)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%t\t%d\t%d\t%d\t%d\t%t\t%s\n",
-			n.Name, ready, n.Cordoned, n.Pods, n.FailingPods, n.StartFailures, n.Workloads, n.Suspect, n.Why)
-	}
-	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "ROLLOUTS")
-	fmt.Fprintln(tw, "NAMESPACE\tNAME\tVERDICT\tREADY\tUP-TO-DATE\tAVAILABLE\tREASON")
-	for _, r := range s.Rollouts {
-		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%d/%d\t%d\t%d\t%s\n",
-			r.Namespace, r.Kind, r.Name, r.Verdict, r.Ready, r.Desired, r.Updated, r.Available, r.Reason)
-	}
-	if len(s.Health.Forbidden) > 0 || s.Health.WatchError != "" || !s.Health.Synced {
-		fmt.Fprintln(tw)
-		fmt.Fprintln(tw, "HEALTH")
-		if !s.Health.Synced {
-			fmt.Fprintln(tw, "not synced: the state may be incomplete")
-		}
-		if len(s.Health.Forbidden) > 0 {
-			fmt.Fprintf(tw, "forbidden by RBAC (not shown): %s\n", strings.Join(s.Health.Forbidden, ", "))
-		}
-		if s.Health.WatchError != "" {
-			fmt.Fprintf(tw, "reconnecting: %s\n", s.Health.WatchError)
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return fmt.Errorf("writing snapshot table: %w", err)
-	}
-	return nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "<none>"
-	}
-	return s
 }

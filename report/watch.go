@@ -1,4 +1,4 @@
-package model
+package report
 
 import (
 	"cmp"
@@ -116,20 +116,25 @@ func sameWatch(a, b *WatchLine) bool {
 		(a.Suspect == nil) == (b.Suspect == nil) && (a.Suspect == nil || *a.Suspect == *b.Suspect)
 }
 
-// WriteWatch prints lines as JSON lines (format json) or as one tab-separated line each (table):
-// TIME TYPE NAME VERDICT REASON, where a rollout's name is namespace/Kind/name and a pod's
-// namespace/name, as `kubectl get --watch` prints a row per change.
-func WriteWatch(w io.Writer, format string, lines []WatchLine) error {
+// writeWatchTable prints one tab-separated line per change: TIME TYPE NAME VERDICT REASON, where
+// a rollout's name is namespace/Kind/name and a pod's namespace/name, as `kubectl get --watch`
+// prints a row per change.
+func writeWatchTable(lines []WatchLine, w io.Writer) error {
 	for i := range lines {
 		l := &lines[i]
-		var err error
-		if format == "json" {
-			var b []byte
-			if b, err = json.Marshal(l); err == nil {
-				_, err = w.Write(append(b, '\n'))
-			}
-		} else {
-			_, err = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", l.Time, l.Type, watchName(l), watchVerdict(l), l.Reason)
+		if _, err := fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", l.Time, l.Type, watchName(l), watchVerdict(l), l.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeWatchJSON prints one JSON object per line.
+func writeWatchJSON(lines []WatchLine, w io.Writer) error {
+	for i := range lines {
+		b, err := json.Marshal(&lines[i])
+		if err == nil {
+			_, err = w.Write(append(b, '\n'))
 		}
 		if err != nil {
 			return err

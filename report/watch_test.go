@@ -1,4 +1,4 @@
-package model
+package report
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func TestWatchDiff(t *testing.T) {
 		t.Errorf("node line %+v", got[2])
 	}
 	var buf bytes.Buffer
-	if err := WriteWatch(&buf, "json", got); err != nil {
+	if err := WatchPrinters.Print(&buf, "json", got); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -54,7 +54,7 @@ func TestWatchDiff(t *testing.T) {
 		t.Errorf("node line %q: %+v %v", lines[2], back, err)
 	}
 	buf.Reset()
-	if err := WriteWatch(&buf, "table", got[:1]); err != nil {
+	if err := WatchPrinters.Print(&buf, "table", got[:1]); err != nil {
 		t.Fatal(err)
 	}
 	if want := "2026-03-01T12:00:02Z\trollout\tshop/Deployment/web\tdoomed\t3/3 new pods doomed\n"; buf.String() != want {

@@ -1,13 +1,11 @@
-package main
+package cmd
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
-	"doomwatch/kube"
-	"doomwatch/model"
+	"doomwatch/report"
 )
 
 // watchPoll is how often --watch looks again without a batch: evidence leaves the window and a
@@ -18,46 +16,46 @@ const watchPoll = time.Second
 // then one line each time a verdict, a reason or a suspect call changes, until interrupted or the
 // source stops. A script (or the scenario harness) reads the verdicts over time this way, not
 // only at the end as --once and wait's exit give them.
-func runWatch(ctx context.Context, src *kube.Source, m *model.Model, o *options, deadline time.Time, stdout, stderr io.Writer) int {
+func (r *root) runWatch(ctx context.Context, e *env) error {
 	// The first sync is bounded as --once's is: a cluster that never syncs is an error, not a
 	// silent stream.
-	syncCtx, cancelSync := context.WithDeadline(ctx, deadline)
-	err := src.Settle(syncCtx, func(b model.Batch) { m.Apply(&b, src.Now()) })
+	syncCtx, cancelSync := context.WithDeadline(ctx, e.deadline)
+	err := e.settle(syncCtx)
 	cancelSync()
 	if err != nil {
 		if ctx.Err() != nil {
-			return interrupted(stderr)
+			return ErrInterrupted
 		}
-		return fail(stderr, err, clusterHint(err, o.demo))
+		return r.cluster(err)
 	}
-	var state model.WatchState
+	var state report.WatchState
 	var version uint64
 	looked := false
 	poll := time.NewTicker(watchPoll)
 	defer poll.Stop()
-	batches := src.Batches()
+	batches := e.src.Batches()
 	for {
-		if v := m.Version(); !looked || v != version {
+		if v := e.m.Version(); !looked || v != version {
 			looked, version = true, v
-			now := src.Now()
-			snap := m.Snapshot(src.Context(), now)
-			if err := model.WriteWatch(stdout, o.output, state.Diff(&snap, now)); err != nil {
-				return fail(stderr, fmt.Errorf("writing the watch stream: %w", err), "")
+			now := e.src.Now()
+			snap := report.NewSnapshot(e.m, e.src.Context(), now)
+			if err := report.WatchPrinters.Print(e.Stdout, r.output, state.Diff(&snap, now)); err != nil {
+				return fmt.Errorf("writing the watch stream: %w", err)
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return interrupted(stderr)
+			return ErrInterrupted
 		case <-poll.C:
-			m.Expire(src.Now())
+			e.m.Expire(e.src.Now())
 		case b, ok := <-batches:
 			if !ok {
-				if err := src.Err(); err != nil {
-					return fail(stderr, err, "")
+				if err := e.src.Err(); err != nil {
+					return err
 				}
-				return interrupted(stderr)
+				return ErrInterrupted
 			}
-			m.Apply(&b, src.Now())
+			e.m.Apply(&b, e.src.Now())
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package model
+package report
 
 import (
 	"bytes"
@@ -9,11 +9,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/model"
 )
 
-func snapshotModel() *Model {
-	m := New(DefaultConfig())
-	m.Apply(&Batch{
+func snapshotModel() *model.Model {
+	m := model.New(model.DefaultConfig())
+	m.Apply(&model.Batch{
 		Nodes:       []*corev1.Node{node("node-3", true, false), node("node-1", true, false)},
 		Deployments: []*appsv1.Deployment{deployment("shop", "web", 3, "1")},
 		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "1")},
@@ -36,9 +38,9 @@ func snapshotModel() *Model {
 }
 
 func TestSnapshotJSONSchema(t *testing.T) {
-	s := snapshotModel().Snapshot("demo", t0)
+	s := NewSnapshot(snapshotModel(), "demo", t0)
 	var buf bytes.Buffer
-	if err := s.WriteJSON(&buf); err != nil {
+	if err := writeJSON(&s, &buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -98,7 +100,7 @@ func TestSnapshotJSONSchema(t *testing.T) {
 
 func TestSnapshotTable(t *testing.T) {
 	var buf bytes.Buffer
-	if err := snapshotModel().Snapshot("demo", t0).WriteTable(&buf); err != nil {
+	if err := writeTable(NewSnapshot(snapshotModel(), "demo", t0), &buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -127,7 +129,7 @@ func TestSnapshotHealth(t *testing.T) {
 	decode := func(t *testing.T, s Snapshot) map[string]any {
 		t.Helper()
 		var buf bytes.Buffer
-		if err := s.WriteJSON(&buf); err != nil {
+		if err := writeJSON(&s, &buf); err != nil {
 			t.Fatal(err)
 		}
 		var doc struct {
@@ -148,21 +150,21 @@ func TestSnapshotHealth(t *testing.T) {
 	}
 
 	m := snapshotModel()
-	m.Apply(&Batch{Health: &Health{Synced: true}}, t0)
-	h := decode(t, m.Snapshot("demo", t0))
+	m.Apply(&model.Batch{Health: &model.Health{Synced: true}}, t0)
+	h := decode(t, NewSnapshot(m, "demo", t0))
 	if h["synced"] != true || h["watchError"] != "" {
 		t.Errorf("healthy: health = %v", h)
 	}
 	if f, ok := h["forbidden"].([]any); !ok || len(f) != 0 {
 		t.Errorf("healthy: forbidden = %#v, want []", h["forbidden"])
 	}
-	if out := table(t, m.Snapshot("demo", t0)); strings.Contains(out, "HEALTH") {
+	if out := table(t, NewSnapshot(m, "demo", t0)); strings.Contains(out, "HEALTH") {
 		t.Errorf("healthy table shows a HEALTH section:\n%s", out)
 	}
 
-	m.Apply(&Batch{Health: &Health{Synced: true, Forbidden: []Kind{KindNode, KindDeployment, KindNode},
+	m.Apply(&model.Batch{Health: &model.Health{Synced: true, Forbidden: []model.Kind{model.KindNode, model.KindDeployment, model.KindNode},
 		WatchError: "pods: connection refused\x1b[2J"}}, t0)
-	s := m.Snapshot("demo", t0)
+	s := NewSnapshot(m, "demo", t0)
 	h = decode(t, s)
 	if f, _ := h["forbidden"].([]any); len(f) != 2 || f[0] != "Deployment" || f[1] != "Node" {
 		t.Errorf("forbidden = %v, want [Deployment Node] (sorted, once each)", h["forbidden"])
@@ -181,14 +183,14 @@ func TestSnapshotHealth(t *testing.T) {
 // CRI-O's create errors count in startFailures, beside startFailures128, which keeps its meaning
 // unchanged; uid tells a node registered again under its old name from the old one.
 func TestSnapshotStartFailuresByRuntime(t *testing.T) {
-	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("crio-1", true, false), "c1"), withUID(node("containerd-1", true, false), "d1")}}, t0)
+	m := model.New(model.DefaultConfig())
+	m.Apply(&model.Batch{Nodes: []*corev1.Node{withUID(node("crio-1", true, false), "c1"), withUID(node("containerd-1", true, false), "d1")}}, t0)
 	apply(m, t0,
 		pod("shop", "a", onNode("crio-1"), createError(crioRuntimeMsg)),
 		pod("shop", "b", onNode("crio-1"), createError(crioRuntimeMsg)),
 		pod("shop", "c", onNode("containerd-1"), startFailed128(t0.Add(-time.Minute), 1)))
 	var buf bytes.Buffer
-	if err := m.Snapshot("demo", t0).WriteJSON(&buf); err != nil {
+	if err := writeJSON(ptr(NewSnapshot(m, "demo", t0)), &buf); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -214,3 +216,7 @@ func TestSnapshotStartFailuresByRuntime(t *testing.T) {
 		t.Errorf("startFailures, startFailures128 per node = %v, want %v", got, want)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
+
+func writeTable(s Snapshot, w *bytes.Buffer) error { return s.WriteTable(w) }

@@ -1,15 +1,17 @@
-package main
+package cmd
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"testing"
 	"time"
 
 	"doomwatch/kube/demo"
 	"doomwatch/model"
+	"doomwatch/report"
 )
 
 // TestWatchStreamsTheDemo: --watch on the demo prints a JSON line per rollout, pod and node once
@@ -22,18 +24,21 @@ func TestWatchStreamsTheDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, w := io.Pipe()
-	done := make(chan int, 1)
+	done := make(chan error, 1)
 	watchCtx, stop := context.WithCancel(ctx)
 	go func() {
-		o := &options{output: "json", demo: true}
-		done <- runWatch(watchCtx, src, model.New(model.DefaultConfig()), o, time.Now().Add(30*time.Second), w, io.Discard)
+		r := &root{common: newCommon(), output: "json"}
+		r.demo = true
+		e := &env{Program: &Program{Stdout: w, Stderr: io.Discard}, src: src, m: model.New(model.DefaultConfig()),
+			deadline: time.Now().Add(30 * time.Second)}
+		done <- r.runWatch(watchCtx, e)
 		w.Close()
 	}()
 	seen := map[string]bool{}
 	searchDoomed := false
 	sc := bufio.NewScanner(r)
 	for sc.Scan() && !(searchDoomed && seen["node"]) {
-		var l model.WatchLine
+		var l report.WatchLine
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -53,7 +58,7 @@ func TestWatchStreamsTheDemo(t *testing.T) {
 	}
 	stop()
 	go io.Copy(io.Discard, r) //nolint:errcheck // drains what was written before the stop
-	if code := <-done; code != exitInterrupted {
-		t.Errorf("exit code %d after the stop, want %d", code, exitInterrupted)
+	if err := <-done; !errors.Is(err, ErrInterrupted) {
+		t.Errorf("after the stop: %v, want ErrInterrupted", err)
 	}
 }

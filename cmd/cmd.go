@@ -1,0 +1,188 @@
+// Package cmd holds doomwatch's commands, one file each: the root command (the dashboard, and its
+// --once and --watch outputs) and the subcommands named by the first argument (wait). A command
+// declares its own flags, help, validation and run, as stern's cmd/cmd.go and crush's
+// internal/cmd do; main only names the program and maps the errors Execute returns to exit codes
+// and hints.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"doomwatch/kube"
+	"doomwatch/model"
+	"doomwatch/report"
+)
+
+// commands are doomwatch's commands, the root first. A new subcommand is a file and a line here.
+var commands = []func() command{newRoot, newWait}
+
+// command is one of doomwatch's commands.
+type command interface {
+	// name is the first argument that selects the command, "" for the root.
+	name() string
+	// addFlags declares the command's flags on fs, the shared ones through common's groups, and
+	// returns the options they fill.
+	addFlags(fs *pflag.FlagSet) *common
+	// usage is the help above the flags; prog is how the user ran doomwatch.
+	usage(prog string) string
+	// validate checks the parsed flags (its own, then common's validate and validateValues) and
+	// args (after its name).
+	validate(fs *pflag.FlagSet, args []string) error
+	// source is what the source watches for the command.
+	source() sourceOptions
+	// run runs the command on a started source.
+	run(ctx context.Context, e *env) error
+}
+
+// sourceOptions are what a command's source watches.
+type sourceOptions struct {
+	// selector selects pods (wait's -l selects Deployments, not pods).
+	selector      string
+	allNamespaces bool
+	// demoFrom is the simulated time the demo's story starts at (demo.Options.From).
+	demoFrom time.Duration
+}
+
+// Program is what main tells the commands about the program.
+type Program struct {
+	// Name is how the user ran doomwatch: "doomwatch", or "kubectl doomwatch" as a kubectl plugin.
+	Name           string
+	Version        string
+	Stdout, Stderr io.Writer
+	// ExitCode is the exit code main gives an error Execute returns (nil: success), for the
+	// documents that print it (wait -o json).
+	ExitCode func(error) int
+}
+
+// env is what a command runs with: the program, the started source and the model it feeds.
+type env struct {
+	*Program
+	src *kube.Source
+	m   *model.Model
+	// deadline bounds all that --request-timeout covers: the connection check and the first
+	// sync share it, so the worst case is the timeout, not twice it. The informers have none.
+	deadline time.Time
+}
+
+// Execute parses args, finds the command and runs it. It prints the help, the version and the
+// commands' output itself; the error it returns is main's to print and map to an exit code.
+func Execute(p *Program, args []string) error {
+	c, fs, o, rest, err := parse(args)
+	if err != nil {
+		return usageErr(err)
+	}
+	if o.help {
+		fmt.Fprint(p.Stdout, c.usage(p.Name)+fs.FlagUsages())
+		return nil
+	}
+	if o.version {
+		fmt.Fprintln(p.Stdout, "doomwatch", p.Version)
+		return nil
+	}
+	if err := c.validate(fs, rest); err != nil {
+		return usageErr(err)
+	}
+	timeout, err := o.kube.RequestTimeout()
+	if err != nil {
+		return usageErr(err)
+	}
+
+	closeLog, err := quietLogs(o.logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Stopping the source (informers, demo engine) when Execute returns.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	e := &env{Program: p, deadline: time.Now().Add(timeout)}
+	if e.src, err = o.start(ctx, c.source(), e.deadline); err != nil {
+		return o.cluster(err)
+	}
+	e.m = model.New(o.model)
+	return c.run(ctx, e)
+}
+
+// parse finds the command (the first argument that is not a flag names a subcommand, wherever
+// the flags are, as kubectl finds its subcommands) and parses args with that command's flags.
+func parse(args []string) (command, *pflag.FlagSet, *common, []string, error) {
+	// Every command's flags at once, only to find the command: a flag's value is not taken for
+	// its name.
+	all := pflag.NewFlagSet("", pflag.ContinueOnError)
+	all.SetOutput(io.Discard)
+	for _, newCmd := range commands {
+		fs, _, _ := flagSet(newCmd())
+		all.AddFlagSet(fs)
+	}
+	c := commands[0]()
+	if all.Parse(args) == nil && all.NArg() > 0 {
+		for _, newCmd := range commands[1:] {
+			if sub := newCmd(); sub.name() == all.Arg(0) {
+				c = sub
+			}
+		}
+	}
+	fs, o, c := flagSet(c)
+	err := fs.Parse(args)
+	rest := fs.Args()
+	if c.name() != "" && len(rest) > 0 {
+		rest = rest[1:]
+	}
+	return c, fs, o, rest, err
+}
+
+// flagSet is command c's flag set.
+func flagSet(c command) (*pflag.FlagSet, *common, command) {
+	fs := pflag.NewFlagSet("doomwatch", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by main, once, on one line
+	fs.SortFlags = false
+	return fs, c.addFlags(fs), c
+}
+
+// UsageError is a bad flag, value or argument.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usageErr(err error) error { return &UsageError{err} }
+
+// ClusterError is an error from a real cluster (not the demo): reaching it, its credentials, its
+// RBAC. main adds the hint that fits its kind (kube.ErrUnreachable and the rest).
+type ClusterError struct{ Err error }
+
+func (e *ClusterError) Error() string { return e.Err.Error() }
+func (e *ClusterError) Unwrap() error { return e.Err }
+
+// GateError is a deploy gate's verdict other than complete, already printed.
+type GateError struct{ Verdict report.Verdict }
+
+func (e *GateError) Error() string { return "the rollout is " + string(e.Verdict) }
+
+// ErrInterrupted: SIGINT or SIGTERM, or the source stopped, before the command was done.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrTimedOut is wrapped by an error of wait's --timeout passing before the gate could look.
+var ErrTimedOut = errors.New("timed out")
+
+// kindError is an error of one of kube's kinds (kube.ErrForbidden, ...) with a message of its own.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }

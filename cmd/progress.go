@@ -1,0 +1,78 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"doomwatch/model"
+	"doomwatch/report"
+	"doomwatch/tui"
+)
+
+// progress shows the gate's progress on stderr.
+type progress interface {
+	Update(statuses []model.GateStatus, now time.Time)
+	Stop()
+}
+
+// plainProgress is progress for a log (CI): a line per change of a workload's verdict as it
+// happens, a line per transient failure the first time it is seen, and otherwise each workload's
+// line when it changed, at most every plainEvery.
+type plainProgress struct {
+	w        io.Writer
+	verdicts map[string]model.RolloutVerdict
+	lines    map[string]string
+	warned   map[string]bool
+	last     time.Time
+}
+
+// plainEvery is the plain progress's pace.
+const plainEvery = 5 * time.Second
+
+func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
+	if p.verdicts == nil {
+		p.verdicts, p.lines, p.warned = map[string]model.RolloutVerdict{}, map[string]string{}, map[string]bool{}
+	}
+	stamp := now.UTC().Format("15:04:05")
+	due := now.Sub(p.last) >= plainEvery
+	printed := false
+	for i := range statuses {
+		st := &statuses[i]
+		name := st.Target.String()
+		v := st.Rollout.Verdict
+		if old, ok := p.verdicts[name]; !ok || old != v {
+			p.verdicts[name] = v
+			fmt.Fprintf(p.w, "%s %s: %s: %s\n", stamp, name, v, st.Rollout.Reason)
+			p.lines[name] = progressLine(st)
+			printed = true
+		}
+		for _, t := range st.Transient {
+			if key := warnKey(&t); len(p.warned) < maxWarnings && !p.warned[key] {
+				p.warned[key] = true
+				fmt.Fprintf(p.w, "%s %s\n", stamp, report.WarningLine(t.Ref(), t.Node, t.Reason))
+			}
+		}
+		if line := progressLine(st); due && line != p.lines[name] {
+			p.lines[name] = line
+			fmt.Fprintf(p.w, "%s %s\n", stamp, line)
+			printed = true
+		}
+	}
+	if printed {
+		p.last = now
+	}
+}
+
+func (p *plainProgress) Stop() {}
+
+// progressLine is a workload's one line: "deployment/web: 2/3 updated, 1/3 ready · 1 healthy,
+// 1 progressing, 1 transient".
+func progressLine(st *model.GateStatus) string {
+	r := &st.Rollout
+	line := fmt.Sprintf("%s: %d/%d updated, %d/%d ready · %s", st.Target, r.Updated, r.Desired, r.Ready, r.Desired, tui.BadgeCounts(st.Pods))
+	if st.Old > 0 {
+		line += fmt.Sprintf(" · %d old", st.Old)
+	}
+	return line
+}

@@ -1,0 +1,90 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"doomwatch/report"
+)
+
+// root is the command without a name: the live dashboard, or with --once a snapshot, or with
+// --watch a stream of changes (dashboard.go, once.go, watch.go).
+type root struct {
+	*common
+	allNamespaces bool
+	selector      string
+	once          bool
+	watch         bool
+	output        string
+}
+
+func newRoot() command { return &root{} }
+
+func (r *root) name() string { return "" }
+
+func (r *root) addFlags(fs *pflag.FlagSet) *common {
+	r.common = newCommon()
+	fs.BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, "Watch pods in every namespace.")
+	fs.StringVarP(&r.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
+	fs.BoolVar(&r.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
+	fs.BoolVarP(&r.watch, "watch", "w", false, "Print every rollout, pod and node once synced, then a line per change of verdict, reason or suspect call.")
+	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --watch: table or json (--watch: one JSON object per line).")
+	r.demoFlags(fs, true)
+	r.modelFlags(fs)
+	r.programFlags(fs)
+	return r.common
+}
+
+func (r *root) usage(prog string) string {
+	return fmt.Sprintf(`%[1]s: a dashboard for Kubernetes rollouts that tells transient pod failures from doomed ones.
+
+Usage:
+  %[1]s [flags]                     live dashboard for the current kubeconfig context
+  %[1]s --demo                      the embedded demo cluster
+  %[1]s --once [-o table|json]      print a snapshot and exit
+  %[1]s --watch [-o table|json]     print every verdict, then each change of one, until interrupted
+  %[1]s --demo --once --at 90s      the demo scenario at 90s of simulated time
+  %[1]s wait deployment/NAME ...    a deploy gate: exit 0 when rolled out, 1 when doomed (see %[1]s wait --help)
+
+doomwatch only gets, lists and watches; it never writes to the cluster.
+Exit codes: 0 success, 1 error (e.g. cluster unreachable), 2 usage error.
+
+Flags:
+`, prog)
+}
+
+func (r *root) validate(fs *pflag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q", args[0])
+	}
+	if err := r.common.validate(fs); err != nil {
+		return err
+	}
+	if r.once && r.watch {
+		return errors.New("--once and --watch cannot be combined: --once prints one snapshot, --watch a stream of changes")
+	}
+	if fs.Changed("output") && !r.once && !r.watch {
+		return errors.New("-o/--output needs --once or --watch")
+	}
+	if err := report.SnapshotPrinters.Check(r.output); err != nil {
+		return err
+	}
+	return r.validateValues()
+}
+
+func (r *root) source() sourceOptions {
+	return sourceOptions{selector: r.selector, allNamespaces: r.allNamespaces}
+}
+
+func (r *root) run(ctx context.Context, e *env) error {
+	switch {
+	case r.once:
+		return r.runOnce(ctx, e)
+	case r.watch:
+		return r.runWatch(ctx, e)
+	}
+	return r.runDashboard(ctx, e)
+}

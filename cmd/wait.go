@@ -1,0 +1,315 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"doomwatch/kube/demo"
+	"doomwatch/model"
+	"doomwatch/report"
+	"doomwatch/tui"
+)
+
+// defaultWaitTimeout is wait's --timeout: Krane's default for a Deployment's rollout is 5m plus
+// its progress deadline; `kubectl rollout status` waits forever. Ten minutes bounds a CI job.
+const defaultWaitTimeout = 10 * time.Minute
+
+// waitPoll is how often wait looks again without a batch: expiring evidence, the timeout, the
+// plain progress line.
+const waitPoll = time.Second
+
+// logTimeout bounds fetching the logs of a doomed rollout, so the failure is reported within
+// seconds of the verdict however slow the kubelets are.
+const logTimeout = 3 * time.Second
+
+// waitLogLines is how much of a doomed container's log the verdict prints, as Krane prints.
+const waitLogLines = 25
+
+// maxLogContainers is how many doomed containers get their log printed: one per distinct reason,
+// at most this many.
+const maxLogContainers = 3
+
+// workloadRef is one workload named on the command line, before its namespace is known.
+type workloadRef struct {
+	kind model.Kind
+	name string
+}
+
+// workloadKinds are the resource names kubectl accepts for the kinds wait knows, with their
+// short names and group-qualified forms (kubectl api-resources).
+var workloadKinds = map[string]model.Kind{
+	"deployment": model.KindDeployment, "deployments": model.KindDeployment, "deploy": model.KindDeployment,
+	"deployment.apps": model.KindDeployment, "deployments.apps": model.KindDeployment,
+	"statefulset": model.KindStatefulSet, "statefulsets": model.KindStatefulSet, "sts": model.KindStatefulSet,
+	"statefulset.apps": model.KindStatefulSet, "statefulsets.apps": model.KindStatefulSet,
+	"daemonset": model.KindDaemonSet, "daemonsets": model.KindDaemonSet, "ds": model.KindDaemonSet,
+	"daemonset.apps": model.KindDaemonSet, "daemonsets.apps": model.KindDaemonSet,
+	"pod": model.KindPod, "pods": model.KindPod, "po": model.KindPod,
+}
+
+// parseWorkloads reads kubectl's two forms: TYPE/NAME arguments, and TYPE followed by names.
+// Kinds are matched without regard to case, as kubectl does.
+func parseWorkloads(args []string) ([]workloadRef, error) {
+	var out []workloadRef
+	var kind model.Kind // the TYPE of the TYPE NAME... form
+	for _, a := range args {
+		typ, name, slash := strings.Cut(a, "/")
+		if !slash {
+			if k, ok := workloadKinds[strings.ToLower(a)]; ok && kind == "" && len(out) == 0 {
+				kind = k
+				continue
+			}
+			if kind == "" {
+				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset or pod, e.g. deployment/%s", a, a)
+			}
+			typ, name = "", a
+		} else if typ == "" {
+			return nil, fmt.Errorf("arguments in resource/name form must have a single resource and name, not %q", a)
+		} else if kind != "" {
+			return nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (%q)", a)
+		}
+		k := kind
+		if typ != "" {
+			var ok bool
+			if k, ok = workloadKinds[strings.ToLower(typ)]; !ok {
+				return nil, fmt.Errorf("cannot wait for %q: wait knows deployments, statefulsets, daemonsets and pods", typ)
+			}
+		}
+		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
+			return nil, fmt.Errorf("invalid name %q: %s", name, errs[0])
+		}
+		out = append(out, workloadRef{k, name})
+	}
+	if kind != "" && len(out) == 0 {
+		return nil, fmt.Errorf("name the %s to wait for", strings.ToLower(string(kind)))
+	}
+	return out, nil
+}
+
+// wait is `doomwatch wait`: a deploy gate.
+type wait struct {
+	*common
+	selector string
+	timeout  time.Duration
+	output   string
+	refs     []workloadRef
+}
+
+func newWait() command { return &wait{} }
+
+func (w *wait) name() string { return "wait" }
+
+func (w *wait) addFlags(fs *pflag.FlagSet) *common {
+	w.common = newCommon()
+	fs.StringVarP(&w.selector, "selector", "l", "", "Wait for every Deployment whose labels match this selector, as kubectl's -l.")
+	fs.DurationVar(&w.timeout, "timeout", defaultWaitTimeout, "Give up (exit 70) when the rollouts have not completed in this long.")
+	fs.StringVarP(&w.output, "output", "o", "text", "Verdict format: text or json (the document is on stdout; progress goes to stderr).")
+	w.demoFlags(fs, false)
+	w.modelFlags(fs)
+	w.programFlags(fs)
+	return w.common
+}
+
+func (w *wait) usage(prog string) string {
+	return fmt.Sprintf(`%[1]s wait: a deploy gate. Waits until each workload's rollout completes, and fails fast,
+with the reasons, when one is doomed.
+
+Usage:
+  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME pod/NAME ...] [-n NS] [--timeout 10m] [-o text|json]
+  %[1]s wait deployment NAME [NAME ...]    the names of one kind
+  %[1]s wait -l SELECTOR                    every Deployment whose labels match
+
+Names take kubectl's forms: deployment/web, deploy/web, deployments.apps/web; sts/ and ds/ too.
+StatefulSets and DaemonSets follow kubectl rollout status's rules for them (RollingUpdate only).
+A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once it has Succeeded,
+doomed when its verdict is doomed or when it is being deleted.
+Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
+on a terminal, otherwise a plain line at most every 5s and one per change of verdict.
+
+Exit codes: 0 all rollouts completed, 1 one is doomed (or not found, or an error), 2 usage error,
+70 timeout (what was still missing is printed), 130 interrupted.
+
+Flags:
+`, prog)
+}
+
+// validate checks wait's arguments and flags.
+func (w *wait) validate(fs *pflag.FlagSet, args []string) error {
+	if err := w.common.validate(fs); err != nil {
+		return err
+	}
+	if len(args) > 0 && w.selector != "" {
+		return errors.New("name workloads or pass -l, not both (as kubectl rollout status)")
+	}
+	if len(args) == 0 && w.selector == "" {
+		return errors.New("wait needs workloads to wait for: deployment/NAME ..., or -l SELECTOR")
+	}
+	var err error
+	if w.refs, err = parseWorkloads(args); err != nil {
+		return err
+	}
+	if w.selector != "" {
+		if _, err := labels.Parse(w.selector); err != nil {
+			return fmt.Errorf("parsing -l %q: %w", w.selector, err)
+		}
+	}
+	if err := report.GatePrinters.Check(w.output); err != nil {
+		return err
+	}
+	if w.timeout <= 0 {
+		return fmt.Errorf("--timeout must be positive, got %s", w.timeout)
+	}
+	return w.validateValues()
+}
+
+// source: wait's -l selects Deployments, not pods, so every pod of the namespace is watched; on
+// the demo, the story starts once its rollouts have begun, as a gate runs after the deploy.
+func (w *wait) source() sourceOptions { return sourceOptions{demoFrom: demo.Deployed} }
+
+// run syncs (within the request timeout and --timeout), resolves the workloads, then applies
+// batches until every rollout is complete, one is doomed or --timeout passes. Progress goes to
+// stderr; the verdict to stdout.
+func (w *wait) run(ctx context.Context, e *env) error {
+	src, m := e.src, e.m
+	start := time.Now()
+	timeoutAt := start.Add(w.timeout)
+	syncCtx, cancelSync := context.WithDeadline(ctx, earliest(e.deadline, timeoutAt))
+	err := e.settle(syncCtx)
+	cancelSync()
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return ErrInterrupted
+		case timeoutAt.Before(e.deadline) && !time.Now().Before(timeoutAt):
+			return fmt.Errorf("%w after %s while the informers synced", ErrTimedOut, w.timeout)
+		}
+		return w.cluster(err)
+	}
+	ns := src.Namespace()
+	if ns == "" {
+		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
+	}
+	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}}
+	if w.selector != "" {
+		sel, _ := labels.Parse(w.selector) // validated
+		g.targets = m.Resolve(model.KindDeployment, ns, sel)
+	} else {
+		seen := map[workloadRef]bool{}
+		for _, r := range w.refs {
+			if !seen[r] {
+				seen[r] = true
+				g.targets = append(g.targets, model.Target{Kind: r.kind, Namespace: ns, Name: r.name})
+			}
+		}
+	}
+	// A kind RBAC refuses would read as "not found", or, for ReplicaSets, as a gate that never
+	// sees the new pods: say so instead.
+	if err := g.forbidden(m.Health().Forbidden, w.selector != ""); err != nil {
+		return w.cluster(err)
+	}
+	if len(g.targets) == 0 {
+		return fmt.Errorf("no deployments in namespace %s match -l %s", model.Sanitize(ns), model.Sanitize(w.selector))
+	}
+	statuses := m.Gate(g.targets, src.Now())
+	var missing []string
+	for _, st := range statuses {
+		switch {
+		case !st.Found:
+			missing = append(missing, st.Target.String())
+		case st.Unsupported != "" && len(missing) == 0:
+			err = fmt.Errorf("cannot wait for %s: %s", st.Target, st.Unsupported)
+		}
+	}
+	if len(missing) > 0 {
+		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), model.Sanitize(ns))
+	}
+	if err != nil {
+		// The error is the line on stderr; -o json still gets its document.
+		if w.output == "json" {
+			rep := g.document(ctx, statuses, report.Failed, "")
+			rep.ExitCode = e.ExitCode(err)
+			if err := report.GatePrinters.Print(e.Stdout, w.output, &rep); err != nil {
+				return fmt.Errorf("writing the verdict: %w", err)
+			}
+		}
+		return err
+	}
+	g.started = true
+
+	var prog progress = &plainProgress{w: e.Stderr}
+	if f, ok := e.Stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		prog = tui.StartProgress(ctx, f, w.noColor)
+	}
+	// end stops the progress while the verdict (and the doomed containers' logs) is made, then
+	// prints it.
+	end := func(how report.End, message string) error {
+		rc := make(chan report.Gate, 1)
+		go func() { rc <- g.document(ctx, statuses, how, message) }()
+		prog.Stop()
+		rep := <-rc
+		var result error
+		if rep.Verdict != report.Complete {
+			result = &GateError{Verdict: rep.Verdict}
+		}
+		rep.ExitCode = e.ExitCode(result)
+		if err := report.GatePrinters.Print(e.Stdout, w.output, &rep); err != nil {
+			return fmt.Errorf("writing the verdict: %w", err)
+		}
+		return result
+	}
+	timeout := time.NewTimer(time.Until(timeoutAt))
+	defer timeout.Stop()
+	poll := time.NewTicker(waitPoll)
+	defer poll.Stop()
+	batches := src.Batches()
+	// The gate is looked at again only when the model changed (a batch, or evidence expiring); the
+	// progress is shown again on every poll too, for a plain status line that has come due.
+	var version uint64
+	looked := false
+	for {
+		if v := m.Version(); !looked || v != version {
+			looked, version = true, v
+			statuses = m.Gate(g.targets, src.Now())
+			g.note(statuses)
+			if how, done := g.decide(statuses); done {
+				prog.Update(statuses, time.Now())
+				return end(how, "")
+			}
+		}
+		prog.Update(statuses, time.Now())
+		select {
+		case <-ctx.Done():
+			prog.Stop()
+			return ErrInterrupted
+		case <-timeout.C:
+			return end(report.TimedOut, fmt.Sprintf("timed out after %s", w.timeout))
+		case <-poll.C:
+			m.Expire(src.Now())
+		case b, ok := <-batches:
+			if !ok {
+				prog.Stop()
+				if err := src.Err(); err != nil {
+					return err
+				}
+				return ErrInterrupted
+			}
+			m.Apply(&b, src.Now())
+		}
+	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

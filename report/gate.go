@@ -1,0 +1,230 @@
+package report
+
+import (
+	"strings"
+	"time"
+
+	"doomwatch/model"
+)
+
+// Verdict is a deploy gate's verdict, of the whole wait or of one workload.
+type Verdict string
+
+// The gate's verdicts. A workload is complete, progressing, doomed, missing or unsupported; the
+// wait is complete, doomed, missing, unsupported or timeout.
+const (
+	Complete    Verdict = "complete"
+	Progressing Verdict = "progressing"
+	Doomed      Verdict = "doomed"
+	// Missing: a workload does not exist, or was deleted while waited for.
+	Missing Verdict = "missing"
+	// Unsupported: a workload has no rollout status (the OnDelete strategy).
+	Unsupported Verdict = "unsupported"
+	Timeout     Verdict = "timeout"
+)
+
+// Gate is wait's verdict: printed as text, or as this document with -o json. The schema is
+// documented in the README ("Deploy gate"); fields may be added, never renamed. Every string in it
+// is sanitised.
+type Gate struct {
+	// Verdict is complete (exit 0), doomed, missing or unsupported (1), or timeout (70).
+	Verdict  Verdict `json:"verdict"`
+	ExitCode int     `json:"exitCode"`
+	// Message is the timeout's "timed out after 10m", "" otherwise.
+	Message string `json:"message"`
+	// Window is how far back start failures count as evidence (--window), e.g. "15m".
+	Window    string     `json:"window"`
+	Workloads []Workload `json:"workloads"`
+	// Warnings are the transient failures seen while waiting, one per container with its latest
+	// reason, in the order seen, at most 20; MoreWarnings counts the others.
+	Warnings     []Container `json:"warnings"`
+	MoreWarnings int         `json:"moreWarnings"`
+	// SuspectNodes are the suspect nodes the workloads' failures hit.
+	SuspectNodes []SuspectNode `json:"suspectNodes"`
+}
+
+// Workload is one workload's rollout at the end.
+type Workload struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Verdict is complete, progressing, doomed, missing or unsupported.
+	Verdict   Verdict `json:"verdict"`
+	Reason    string  `json:"reason"`
+	Desired   int32   `json:"desired"`
+	Updated   int32   `json:"updated"`
+	Ready     int32   `json:"ready"`
+	Available int32   `json:"available"`
+	// Doomed lists the current pods' doomed containers; Pending what the rollout still waited for.
+	Doomed  []Container `json:"doomed"`
+	Pending []Pending   `json:"pending"`
+	// StartFailures are the transient start failures of the workload's pods within the window
+	// (--window), per node: the runtime's trouble, retried, which did not fail the gate.
+	StartFailures []StartFailures `json:"startFailures"`
+}
+
+// StartFailures are a workload's start failures on one node.
+type StartFailures struct {
+	Node     string `json:"node"`
+	Pods     int    `json:"pods"`
+	Failures int    `json:"failures"`
+	// Exit128 is true when every failure was an exit 128 (containerd, cri-dockerd); false when
+	// some were create errors (CRI-O).
+	Exit128 bool `json:"exit128"`
+}
+
+// Container is one failing container ("" container when the pod's own status decided): a
+// doomed one, or a transient one as a warning.
+type Container struct {
+	Namespace string `json:"namespace"`
+	Pod       string `json:"pod"`
+	Container string `json:"container"`
+	Node      string `json:"node"`
+	Reason    string `json:"reason"`
+	ExitCode  *int32 `json:"exitCode"`
+	// Log holds the last lines of the container's log (of its previous instance when LogPrevious),
+	// fetched for the first doomed container of each reason; LogError says why there is none.
+	Log         []string `json:"log"`
+	LogPrevious bool     `json:"logPrevious"`
+	LogError    string   `json:"logError"`
+
+	// Previous: the container has a previous instance, whose log explains a crash.
+	Previous bool `json:"-"`
+}
+
+// Pending is one reason a rollout still waited, with how many pods share it and one of them.
+type Pending struct {
+	Reason  string `json:"reason"`
+	Pods    int    `json:"pods"`
+	Example string `json:"example"`
+}
+
+// SuspectNode is a suspect node and the outlier rule's sentence for it.
+type SuspectNode struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
+}
+
+// End is how a gate's wait ended.
+type End uint8
+
+// How a wait ends.
+const (
+	// Ended: every workload completed.
+	Ended End = iota
+	// Failed: a workload is doomed, missing or unsupported; the worst of them is the verdict.
+	Failed
+	// TimedOut: --timeout passed first.
+	TimedOut
+)
+
+// GateInput is what a gate knows when its wait ends.
+type GateInput struct {
+	End     End
+	Message string
+	Window  time.Duration
+	// Statuses are the targets' statuses at the end; StartFailures their start failures in the
+	// window, per target (model.Model.StartFailures).
+	Statuses      []model.GateStatus
+	StartFailures [][]model.NodeStartFailures
+	// Started is set once the wait proper began: a workload missing after that was deleted.
+	Started bool
+	// Warnings are the transient failures seen while waiting; MoreWarnings counts those not kept.
+	Warnings     []model.GateProblem
+	MoreWarnings int
+	// Suspects are the suspect nodes the targets' failures hit, in the order first seen.
+	Suspects []model.Node
+}
+
+// NewGate is the verdict document of a wait that ended as in says. Its ExitCode is the caller's;
+// the doomed containers' logs are fetched by the caller too (Gate.Doomed).
+func NewGate(in *GateInput) Gate {
+	rep := Gate{Message: in.Message, Window: model.ShortDuration(in.Window),
+		Workloads: []Workload{}, Warnings: []Container{}, SuspectNodes: []SuspectNode{}}
+	switch in.End {
+	case Ended:
+		rep.Verdict = Complete
+	case TimedOut:
+		rep.Verdict = Timeout
+	default:
+		rep.Verdict = Unsupported
+	}
+	// A failed wait names the worst cause: a doomed rollout, else a missing workload, else one
+	// without a rollout status.
+	worse := func(v Verdict) {
+		if in.End == Failed && (v == Doomed || v == Missing && rep.Verdict == Unsupported) {
+			rep.Verdict = v
+		}
+	}
+	for i := range in.Statuses {
+		st := &in.Statuses[i]
+		r := &st.Rollout
+		w := Workload{Kind: string(st.Target.Kind), Namespace: model.Sanitize(st.Target.Namespace),
+			Name: model.Sanitize(st.Target.Name), Verdict: Verdict(r.Verdict), Reason: r.Reason, Desired: r.Desired,
+			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []Container{}, Pending: []Pending{},
+			StartFailures: []StartFailures{}}
+		switch {
+		case !st.Found && in.Started:
+			w.Verdict, w.Reason = Missing, st.Target.String()+" was deleted while waiting"
+		case !st.Found:
+			w.Verdict, w.Reason = Missing, st.Target.String()+" not found in namespace "+model.Sanitize(st.Target.Namespace)
+		case st.Unsupported != "":
+			w.Verdict, w.Reason = Unsupported, st.Unsupported
+		}
+		worse(w.Verdict)
+		if r.Verdict == model.RolloutDoomed {
+			for j := range st.Doomed {
+				w.Doomed = append(w.Doomed, containerOf(&st.Doomed[j]))
+			}
+		}
+		for _, p := range st.Pending {
+			w.Pending = append(w.Pending, Pending{Reason: p.Reason, Pods: p.Pods, Example: p.Example})
+		}
+		if i < len(in.StartFailures) {
+			for _, f := range in.StartFailures[i] {
+				w.StartFailures = append(w.StartFailures, StartFailures{Node: f.Node, Pods: f.Pods, Failures: f.Failures, Exit128: f.Exit128})
+			}
+		}
+		rep.Workloads = append(rep.Workloads, w)
+	}
+	for i := range in.Warnings {
+		rep.Warnings = append(rep.Warnings, containerOf(&in.Warnings[i]))
+	}
+	rep.MoreWarnings = in.MoreWarnings
+	for _, n := range in.Suspects {
+		rep.SuspectNodes = append(rep.SuspectNodes, SuspectNode{Name: n.Name, Why: n.Why})
+	}
+	return rep
+}
+
+// Doomed returns the doomed containers of every workload, in order, to fill in their logs.
+func (g *Gate) Doomed() []*Container {
+	var out []*Container
+	for i := range g.Workloads {
+		for j := range g.Workloads[i].Doomed {
+			out = append(out, &g.Workloads[i].Doomed[j])
+		}
+	}
+	return out
+}
+
+func containerOf(p *model.GateProblem) Container {
+	c := Container{Namespace: p.Namespace, Pod: p.Pod, Container: p.Container, Node: p.Node, Reason: p.Reason,
+		Log: []string{}, Previous: p.Previous}
+	if p.HasExitCode {
+		code := p.ExitCode
+		c.ExitCode = &code
+	}
+	return c
+}
+
+// Ref is the workload as kubectl names it: "deployment/web".
+func (w *Workload) Ref() string { return strings.ToLower(w.Kind) + "/" + w.Name }
+
+// Ref is "pod/container", or the pod when the pod itself decided.
+func (c *Container) Ref() string {
+	if c.Container == "" {
+		return c.Pod
+	}
+	return c.Pod + "/" + c.Container
+}

@@ -1,0 +1,62 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable writes a kubectl-like table of pods with VERDICT and REASON columns, then a NODES
+// and a ROLLOUTS section.
+func (s *Snapshot) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tREADY\tSTATUS\tRESTARTS\tNODE\tVERDICT\tREASON")
+	for _, p := range s.Pods {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			p.Namespace, p.Name, p.Ready, p.Status, p.Restarts, orNone(p.Node), p.Verdict, p.Reason)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "NODES")
+	fmt.Fprintln(tw, "NAME\tREADY\tCORDONED\tPODS\tFAILING\tSTART-FAILURES\tWORKLOADS\tSUSPECT\tWHY")
+	for _, n := range s.Nodes {
+		ready := "unknown"
+		if n.Known {
+			ready = strconv.FormatBool(n.Ready)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%t\t%d\t%d\t%d\t%d\t%t\t%s\n",
+			n.Name, ready, n.Cordoned, n.Pods, n.FailingPods, n.StartFailures, n.Workloads, n.Suspect, n.Why)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "ROLLOUTS")
+	fmt.Fprintln(tw, "NAMESPACE\tNAME\tVERDICT\tREADY\tUP-TO-DATE\tAVAILABLE\tREASON")
+	for _, r := range s.Rollouts {
+		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%d/%d\t%d\t%d\t%s\n",
+			r.Namespace, r.Kind, r.Name, r.Verdict, r.Ready, r.Desired, r.Updated, r.Available, r.Reason)
+	}
+	if len(s.Health.Forbidden) > 0 || s.Health.WatchError != "" || !s.Health.Synced {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "HEALTH")
+		if !s.Health.Synced {
+			fmt.Fprintln(tw, "not synced: the state may be incomplete")
+		}
+		if len(s.Health.Forbidden) > 0 {
+			fmt.Fprintf(tw, "forbidden by RBAC (not shown): %s\n", strings.Join(s.Health.Forbidden, ", "))
+		}
+		if s.Health.WatchError != "" {
+			fmt.Fprintf(tw, "reconnecting: %s\n", s.Health.WatchError)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("writing snapshot table: %w", err)
+	}
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "<none>"
+	}
+	return s
+}
