@@ -1,107 +1,141 @@
 package tui
 
 import (
-	"strconv"
-
-	corev1 "k8s.io/api/core/v1"
-
-	"doomwatch/classify"
-	"doomwatch/model"
+	"cmp"
+	"slices"
+	"strings"
 )
 
-// The pod table's columns, in display order.
-const (
-	colNamespace = iota
-	colName
-	colReady
-	colStatus
-	colRestarts
-	colNode
-	colAge
-	colVerdict
-	colState
-	colLastState
-	colExit
-	colReason
-	numCols
-)
+// column is one column of a panel's table: its title, its width rule and the function that
+// formats its cell, after k9s's render.HeaderColumn (internal/render/pod.go). Unlike k9s, which
+// re-renders every row, a panel formats only the rows on screen. A panel's columns are a slice
+// literal in display order (podColumns, nodeColumns, rolloutColumns), so a new column is one line
+// there; R is what a row's cells are made of.
+type column[R any] struct {
+	title string
+	// The column is as wide as its title and its widest cell on screen, at least min and at most
+	// max (0: no limit); min == max fixes the width.
+	min, max int
+	// keep, when set, makes the column take the room the other columns shown leave, never less
+	// than min: up to keep cells of it are held before any column after it in priority is offered
+	// room. At most one column of a table has it.
+	keep int
+	// priority ranks the columns by use, 1 the most useful: on a narrow panel the columns with
+	// the highest go first (ties in display order).
+	priority int
+	// cell formats the row's cell.
+	cell func(r R, c *common) string
+	// paint, when set, styles the fitted cell of a row the panel draws unselected.
+	paint func(r R, c *common, s string) string
+}
 
-var colTitles = [numCols]string{"NAMESPACE", "NAME", "READY", "STATUS", "RESTARTS", "NODE", "AGE",
-	"VERDICT", "STATE", "LAST STATE", "EXIT", "REASON"}
+// table lays a panel's columns out for one frame: the cells of the rows on screen, which columns
+// fit the width and how wide each is.
+type table[R any] struct {
+	cols   []column[R]
+	titles []string
+	// order is the columns by priority, the order layout offers them room in.
+	order []int
+	// cells are the rows on screen, len(cols) cells each, reused per frame: at most a screenful.
+	cells  []string
+	widths []int
+	on     []bool
+	// shown are the columns shown, in display order.
+	shown []int
+}
 
-// colMax caps each column's width; REASON takes whatever is left.
-var colMax = [numCols]int{16, 40, 5, 20, 14, 16, 5, 13, 26, 30, 4, 0}
-
-// reasonMin is the narrowest REASON worth showing; reasonKeep is how much of it the less useful
-// columns may not take away.
-const (
-	reasonMin  = 12
-	reasonKeep = 40
-)
-
-// colPriority lists the columns most useful first: when the terminal is narrow the columns at the
-// end go first. The verdict, its reason and the node (start failures cluster by node) answer
-// "is this rollout doomed, why and where", so at 80 columns they stay and kubectl's STATUS, which
-// the reason restates, goes; the raw container states repeat the reason too.
-var colPriority = [numCols]int{colName, colVerdict, colNode, colReason, colStatus, colReady,
-	colRestarts, colAge, colNamespace, colExit, colLastState, colState}
-
-// rowCells formats one pod's cells. Only rows on screen are formatted (the table is virtualised),
-// so this runs at most a screenful of times per frame.
-func rowCells(p *model.Pod, c *common, out *[numCols]string) {
-	out[colNamespace] = p.Namespace
-	out[colName] = p.Name
-	out[colNode] = p.Node
-	out[colAge] = age(p.Created, c.now)
-	out[colVerdict] = badgeText(p.Verdict.Kind)
-	out[colReason] = p.Verdict.Reason
-	out[colReady], out[colStatus], out[colRestarts] = "", "", ""
-	out[colState], out[colLastState], out[colExit] = "", "", ""
-	if rec := p.Record(); rec != nil {
-		// One printPod pass for the three; READY and RESTARTS are built from numbers, STATUS
-		// may carry a container's reason, which is object text.
-		obj := c.scratch.Pod(rec)
-		ready, status, restarts := classify.Columns(obj, c.now)
-		out[colReady], out[colStatus], out[colRestarts] = ready, model.Sanitize(status), restarts
-		if cs := decidingStatus(p, obj); cs != nil {
-			out[colState] = stateSummary(cs.State)
-			out[colLastState] = stateSummary(cs.LastTerminationState)
-			if t := cs.LastTerminationState.Terminated; t != nil {
-				out[colExit] = strconv.Itoa(int(t.ExitCode))
-			}
-			if t := cs.State.Terminated; t != nil {
-				out[colExit] = strconv.Itoa(int(t.ExitCode))
-			}
-		}
+func newTable[R any](cols []column[R]) *table[R] {
+	n := len(cols)
+	t := &table[R]{cols: cols, titles: make([]string, n), order: make([]int, n),
+		widths: make([]int, n), on: make([]bool, n), shown: make([]int, 0, n)}
+	for i := range cols {
+		t.titles[i] = cols[i].title
+		t.order[i] = i
 	}
-	if p.Verdict.HasExitCode {
-		out[colExit] = strconv.Itoa(int(p.Verdict.ExitCode))
+	slices.SortStableFunc(t.order, func(a, b int) int { return cmp.Compare(cols[a].priority, cols[b].priority) })
+	return t
+}
+
+// reset drops the last frame's rows.
+func (t *table[R]) reset() { t.cells = t.cells[:0] }
+
+// add formats the cells of the next row on screen.
+func (t *table[R]) add(r R, c *common) {
+	for i := range t.cols {
+		t.cells = append(t.cells, t.cols[i].cell(r, c))
 	}
 }
 
-// decidingStatus is the status of the container that decided the pod's verdict, or of the first
-// container when the pod itself decided; obj is the pod rebuilt from its record.
-func decidingStatus(p *model.Pod, obj *corev1.Pod) *corev1.ContainerStatus {
-	if name := p.Verdict.Container; name != "" {
-		if cs := model.ContainerStatusOf(obj, name, p.Verdict.Init); cs != nil {
-			return cs
+// layout sizes each column to its title and the cells added (column.min, max), then offers the
+// columns room in priority order: those that do not fit the panel's width are left out.
+func (t *table[R]) layout(panelWidth int) {
+	n := len(t.cols)
+	for j := range t.cols {
+		col := &t.cols[j]
+		w := width(col.title)
+		for i := j; i < len(t.cells); i += n {
+			w = max(w, width(t.cells[i]))
+		}
+		if col.max > 0 {
+			w = min(w, col.max)
+		}
+		t.widths[j] = max(w, col.min)
+		t.on[j] = false
+	}
+	avail := panelWidth - 2 // selection gutter
+	used, reserved, flex := 0, 0, -1
+	for _, j := range t.order {
+		col := &t.cols[j]
+		need := t.widths[j]
+		if col.keep > 0 {
+			// Keep up to keep of the column before any column after it in priority, then let
+			// it take whatever is left.
+			reserved = max(col.min, min(need, col.keep, avail-used))
+			need = reserved
+		}
+		need++
+		if used+need <= avail+1 {
+			t.on[j] = true
+			used += need
+			if col.keep > 0 {
+				flex = j
+			}
 		}
 	}
-	if st := &obj.Status; len(st.ContainerStatuses) > 0 {
-		return &st.ContainerStatuses[0]
+	if flex >= 0 {
+		t.widths[flex] = max(min(t.widths[flex], reserved+avail+1-used), t.cols[flex].min)
 	}
-	return nil
+	t.shown = t.shown[:0]
+	for j := range t.cols {
+		if t.on[j] {
+			t.shown = append(t.shown, j)
+		}
+	}
 }
 
-// stateSummary is a container state in a few words: "waiting CrashLoopBackOff".
-func stateSummary(s corev1.ContainerState) string {
-	switch {
-	case s.Waiting != nil:
-		return "waiting " + model.Sanitize(s.Waiting.Reason)
-	case s.Running != nil:
-		return "running"
-	case s.Terminated != nil:
-		return "terminated " + model.Sanitize(s.Terminated.Reason)
+// header is the column header, clipped to the panel's width.
+func (t *table[R]) header(c *common, panelWidth int) string {
+	var none R
+	return c.st.colHeader.Render(clip(t.line("  ", t.titles, none, c, false), panelWidth))
+}
+
+// row draws row i after mark (the selection gutter); paint styles its cells (column.paint).
+func (t *table[R]) row(i int, mark string, r R, c *common, paint bool) string {
+	n := len(t.cols)
+	return t.line(mark, t.cells[i*n:(i+1)*n], r, c, paint)
+}
+
+// line joins the shown cells, each fitted to its column, and trims the blanks at the end.
+func (t *table[R]) line(mark string, cells []string, r R, c *common, paint bool) string {
+	var b strings.Builder
+	b.WriteString(mark)
+	for _, j := range t.shown {
+		s := fit(cells[j], t.widths[j])
+		if paint && t.cols[j].paint != nil {
+			s = t.cols[j].paint(r, c, s)
+		}
+		b.WriteString(s)
+		b.WriteByte(' ')
 	}
-	return ""
+	return strings.TrimRight(b.String(), " ")
 }

@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	corev1 "k8s.io/api/core/v1"
 
+	"doomwatch/classify"
 	"doomwatch/model"
 )
 
@@ -18,12 +21,13 @@ type podTable struct {
 	width  int
 	total  int // pods in the model, for "12 of 5,000"
 	status string
-	cells  [][numCols]string // reused per frame: at most a screenful
-	shown  []*model.Pod      // the rows on screen, reused per frame
+	tab    *table[*podRow]
+	shown  []*model.Pod // the rows on screen, reused per frame
+	prep   []podRow     // and what their cells are made of
 }
 
 func newPodTable(c *common) *podTable {
-	t := &podTable{c: c}
+	t := &podTable{c: c, tab: newTable(podColumns)}
 	// The title (status line) and the column header are above the rows.
 	t.list = newList(2, func(i int) *model.Pod { return t.rows.At(i) }, func(p *model.Pod) string { return p.Key })
 	// The model finds a pod's position in O(log n).
@@ -79,12 +83,15 @@ func (t *podTable) View(focused bool) string {
 	st := t.c.st
 	from, to := t.cur.visible()
 	t.shown = t.rows.Append(t.shown[:0], from, to)
-	t.cells = t.cells[:0]
+	t.prep = t.prep[:0]
 	for _, p := range t.shown {
-		t.cells = append(t.cells, [numCols]string{})
-		rowCells(p, t.c, &t.cells[len(t.cells)-1])
+		t.prep = append(t.prep, newPodRow(p, t.c))
 	}
-	widths, shown := t.layout()
+	t.tab.reset()
+	for i := range t.prep {
+		t.tab.add(&t.prep[i], t.c)
+	}
+	t.tab.layout(t.width)
 
 	var b strings.Builder
 	title := "PODS"
@@ -95,34 +102,17 @@ func (t *podTable) View(focused bool) string {
 	}
 	b.WriteString(clip(title+" "+st.dim.Render(t.status), t.width))
 	b.WriteByte('\n')
+	b.WriteString(t.tab.header(t.c, t.width))
 
-	var line strings.Builder
-	line.WriteString("  ")
-	for _, c := range shown {
-		line.WriteString(fit(colTitles[c], widths[c]))
-		line.WriteByte(' ')
-	}
-	b.WriteString(st.colHeader.Render(clip(strings.TrimRight(line.String(), " "), t.width)))
-
-	for i := range t.cells {
+	for i := range t.prep {
 		b.WriteByte('\n')
-		p := t.shown[i]
 		sel := from+i == t.cur.sel
-		line.Reset()
+		mark := "  "
 		if sel {
-			line.WriteString("▶ ")
-		} else {
-			line.WriteString("  ")
+			mark = "▶ "
 		}
-		for _, c := range shown {
-			cell := fit(t.cells[i][c], widths[c])
-			if c == colVerdict && !sel {
-				cell = st.badgeFor(p.Verdict.Kind, cell)
-			}
-			line.WriteString(cell)
-			line.WriteByte(' ')
-		}
-		s := strings.TrimRight(line.String(), " ")
+		// The verdict keeps its colour except on the selected row, which is drawn in one style.
+		s := t.tab.row(i, mark, &t.prep[i], t.c, !sel)
 		if sel && focused {
 			s = st.selected.Render(fit(s, t.width))
 		} else if sel {
@@ -136,35 +126,92 @@ func (t *podTable) View(focused bool) string {
 	return b.String()
 }
 
-// layout picks the columns that fit, most useful first, and their widths from the visible cells.
-func (t *podTable) layout() (widths [numCols]int, shown []int) {
-	for c := range numCols {
-		widths[c] = colWidth(colTitles[c], colMax[c], len(t.cells), func(i int) string { return t.cells[i][c] })
-	}
-	avail := t.width - 2 // selection gutter
-	var include [numCols]bool
-	used, reserved := 0, 0
-	for _, c := range colPriority {
-		need := widths[c] + 1
-		if c == colReason {
-			// The reason is the point of the table: keep up to reasonKeep of it before any
-			// less useful column, then let it take whatever is left.
-			reserved = max(reasonMin, min(widths[c], reasonKeep, avail-used))
-			need = reserved + 1
+// reasonMin is the narrowest REASON worth showing; reasonKeep is how much of it the less useful
+// columns may not take away.
+const (
+	reasonMin  = 12
+	reasonKeep = 40
+)
+
+// podColumns are the pod table's columns, in display order. The verdict, its reason and the
+// node (start failures cluster by node) answer "is this rollout doomed, why and where", so they
+// rank first and at 80 columns they stay while kubectl's STATUS, which the reason restates, goes;
+// the raw container states repeat the reason too, and go first. The reason is the point of the
+// table: it takes what the others leave.
+var podColumns = []column[*podRow]{
+	{title: "NAMESPACE", max: 16, priority: 9, cell: func(r *podRow, _ *common) string { return r.Namespace }},
+	{title: "NAME", max: 40, priority: 1, cell: func(r *podRow, _ *common) string { return r.Name }},
+	{title: "READY", max: 5, priority: 6, cell: func(r *podRow, _ *common) string { return r.ready }},
+	{title: "STATUS", max: 20, priority: 5, cell: func(r *podRow, _ *common) string { return r.status }},
+	{title: "RESTARTS", max: 14, priority: 7, cell: func(r *podRow, _ *common) string { return r.restarts }},
+	{title: "NODE", max: 16, priority: 3, cell: func(r *podRow, _ *common) string { return r.Node }},
+	{title: "AGE", max: 5, priority: 8, cell: func(r *podRow, c *common) string { return age(r.Created, c.now) }},
+	{title: "VERDICT", max: 13, priority: 2, cell: func(r *podRow, _ *common) string { return badgeText(r.Verdict.Kind) },
+		paint: func(r *podRow, c *common, s string) string { return c.st.badgeFor(r.Verdict.Kind, s) }},
+	{title: "STATE", max: 26, priority: 12, cell: func(r *podRow, _ *common) string { return r.state }},
+	{title: "LAST STATE", max: 30, priority: 11, cell: func(r *podRow, _ *common) string { return r.lastState }},
+	{title: "EXIT", max: 4, priority: 10, cell: func(r *podRow, _ *common) string { return r.exit }},
+	{title: "REASON", min: reasonMin, keep: reasonKeep, priority: 4, cell: func(r *podRow, _ *common) string { return r.Verdict.Reason }},
+}
+
+// podRow is what a pod's cells are made of: the pod and what one printPod pass over its record
+// gives, kubectl's READY, STATUS and RESTARTS and the deciding container's states.
+type podRow struct {
+	*model.Pod
+	ready, status, restarts string
+	state, lastState, exit  string
+}
+
+// newPodRow rebuilds p from its record for its kubectl columns. Only rows on screen are made (the
+// table is virtualised), so this runs at most a screenful of times per frame.
+func newPodRow(p *model.Pod, c *common) podRow {
+	r := podRow{Pod: p}
+	if rec := p.Record(); rec != nil {
+		// READY and RESTARTS are built from numbers, STATUS may carry a container's reason, which
+		// is object text.
+		obj := c.scratch.Pod(rec)
+		ready, status, restarts := classify.Columns(obj, c.now)
+		r.ready, r.status, r.restarts = ready, model.Sanitize(status), restarts
+		if cs := decidingStatus(p, obj); cs != nil {
+			r.state = stateSummary(cs.State)
+			r.lastState = stateSummary(cs.LastTerminationState)
+			if t := cs.LastTerminationState.Terminated; t != nil {
+				r.exit = strconv.Itoa(int(t.ExitCode))
+			}
+			if t := cs.State.Terminated; t != nil {
+				r.exit = strconv.Itoa(int(t.ExitCode))
+			}
 		}
-		if used+need <= avail+1 {
-			include[c] = true
-			used += need
+	}
+	if p.Verdict.HasExitCode {
+		r.exit = strconv.Itoa(int(p.Verdict.ExitCode))
+	}
+	return r
+}
+
+// decidingStatus is the status of the container that decided the pod's verdict, or of the first
+// container when the pod itself decided; obj is the pod rebuilt from its record.
+func decidingStatus(p *model.Pod, obj *corev1.Pod) *corev1.ContainerStatus {
+	if name := p.Verdict.Container; name != "" {
+		if cs := model.ContainerStatusOf(obj, name, p.Verdict.Init); cs != nil {
+			return cs
 		}
 	}
-	if include[colReason] {
-		widths[colReason] = max(min(widths[colReason], reserved+avail+1-used), reasonMin)
+	if st := &obj.Status; len(st.ContainerStatuses) > 0 {
+		return &st.ContainerStatuses[0]
 	}
-	shown = make([]int, 0, numCols)
-	for c := range numCols {
-		if include[c] {
-			shown = append(shown, c)
-		}
+	return nil
+}
+
+// stateSummary is a container state in a few words: "waiting CrashLoopBackOff".
+func stateSummary(s corev1.ContainerState) string {
+	switch {
+	case s.Waiting != nil:
+		return "waiting " + model.Sanitize(s.Waiting.Reason)
+	case s.Running != nil:
+		return "running"
+	case s.Terminated != nil:
+		return "terminated " + model.Sanitize(s.Terminated.Reason)
 	}
-	return widths, shown
+	return ""
 }
