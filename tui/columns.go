@@ -23,6 +23,10 @@ type column[R any] struct {
 	// priority ranks the columns by use, 1 the most useful: on a narrow panel the columns with
 	// the highest go first (ties in display order).
 	priority int
+	// right aligns the cells to the right (counts); they are padded, never cut.
+	right bool
+	// optional leaves the column out when no row on screen has anything in it.
+	optional bool
 	// cell formats the row's cell.
 	cell func(r R, c *common) string
 	// paint, when set, styles the fitted cell of a row the panel draws unselected.
@@ -42,12 +46,15 @@ type table[R any] struct {
 	on     []bool
 	// shown are the columns shown, in display order.
 	shown []int
+	// starts is where each column's cell starts in the line drawn last, in bytes; -1 for a
+	// column not shown.
+	starts []int
 }
 
 func newTable[R any](cols []column[R]) *table[R] {
 	n := len(cols)
 	t := &table[R]{cols: cols, titles: make([]string, n), order: make([]int, n),
-		widths: make([]int, n), on: make([]bool, n), shown: make([]int, 0, n)}
+		widths: make([]int, n), on: make([]bool, n), shown: make([]int, 0, n), starts: make([]int, n)}
 	for i := range cols {
 		t.titles[i] = cols[i].title
 		t.order[i] = i
@@ -67,26 +74,36 @@ func (t *table[R]) add(r R, c *common) {
 }
 
 // layout sizes each column to its title and the cells added (column.min, max), then offers the
-// columns room in priority order: those that do not fit the panel's width are left out.
+// columns room in priority order: those that do not fit the panel's width are left out, and so
+// is a column with nothing in it (no title and no cell, or optional and empty on screen).
 func (t *table[R]) layout(panelWidth int) {
 	n := len(t.cols)
 	for j := range t.cols {
 		col := &t.cols[j]
-		w := width(col.title)
+		w, empty := width(col.title), true
 		for i := j; i < len(t.cells); i += n {
 			w = max(w, width(t.cells[i]))
+			empty = empty && t.cells[i] == ""
 		}
 		if col.max > 0 {
 			w = min(w, col.max)
 		}
-		t.widths[j] = max(w, col.min)
+		w = max(w, col.min)
+		if col.optional && empty {
+			w = 0
+		}
+		t.widths[j] = w
 		t.on[j] = false
+		t.starts[j] = -1
 	}
 	avail := panelWidth - 2 // selection gutter
 	used, reserved, flex := 0, 0, -1
 	for _, j := range t.order {
 		col := &t.cols[j]
 		need := t.widths[j]
+		if need == 0 {
+			continue
+		}
 		if col.keep > 0 {
 			// Keep up to keep of the column before any column after it in priority, then let
 			// it take whatever is left.
@@ -130,12 +147,25 @@ func (t *table[R]) line(mark string, cells []string, r R, c *common, paint bool)
 	var b strings.Builder
 	b.WriteString(mark)
 	for _, j := range t.shown {
-		s := fit(cells[j], t.widths[j])
-		if paint && t.cols[j].paint != nil {
-			s = t.cols[j].paint(r, c, s)
+		col := &t.cols[j]
+		t.starts[j] = b.Len()
+		s := cells[j]
+		if col.right {
+			if pad := t.widths[j] - width(s); pad > 0 {
+				b.WriteString(strings.Repeat(" ", pad))
+			}
+		} else {
+			s = fit(s, t.widths[j])
+		}
+		if paint && col.paint != nil {
+			s = col.paint(r, c, s)
 		}
 		b.WriteString(s)
 		b.WriteByte(' ')
 	}
 	return strings.TrimRight(b.String(), " ")
 }
+
+// start is where column col's cell starts in the line drawn last, in bytes; -1 when the column
+// is not shown.
+func (t *table[R]) start(col int) int { return t.starts[col] }

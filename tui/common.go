@@ -132,15 +132,3 @@ func thousands(n int) string {
 	}
 	return b.String()
 }
-
-// colWidth sizes a table column to its title and its n visible cells, capped at limit (0: no cap).
-func colWidth(title string, limit, n int, cell func(i int) string) int {
-	w := width(title)
-	for i := range n {
-		w = max(w, width(cell(i)))
-	}
-	if limit > 0 {
-		w = min(w, limit)
-	}
-	return w
-}

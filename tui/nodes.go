@@ -52,7 +52,8 @@ type nodesPanel struct {
 	// suspects counts the suspect nodes. All three are made with the nodes, not per frame: they
 	// read every node.
 	lines, peak, suspects int
-	cells                 [][numNodeCols]string // reused per frame: at most a screenful
+	tab                   *table[*shownNode]
+	rows                  []shownNode // the rows on screen, reused per frame
 }
 
 // nodeEvent is a node's latest Warning event and how many others the model keeps for it; ok is
@@ -67,7 +68,7 @@ type nodeEvent struct {
 const maxShareLines = 2
 
 func newNodesPanel(c *common, window time.Duration) *nodesPanel {
-	n := &nodesPanel{c: c, window: window}
+	n := &nodesPanel{c: c, window: window, tab: newTable(nodeColumns)}
 	// The title and the column header are above the rows.
 	n.list = newList(2, func(i int) *model.Node { return &n.nodes[i] }, func(nd *model.Node) string { return nd.Name })
 	n.cur.rowLines = func(i int) int { return n.rowLines(i, n.focused) }
@@ -353,123 +354,53 @@ func eventAge(ev *model.Event, now time.Time) string {
 	return age(t, now) + " ago"
 }
 
-// The nodes panel's columns, in display order.
-const (
-	ncFlag = iota
-	ncNode
-	ncState
-	ncPods
-	ncFailing
-	ncStarts
-	ncFailedPods
-	ncWorkloads
-	ncHistory
-	ncLast
-	ncEvent
-	numNodeCols
-)
-
-var nodeColTitles = [numNodeCols]string{"", "NODE", "STATE", "PODS", "FAILING", "STARTS✗", "PODS✗",
-	"WORKLOADS", "HISTORY", "LAST", "LAST WARNING"}
-
-// nodeColMax caps a column's width (0: no cap). Node names on clouds run long
-// ("ip-10-0-12-34.eu-west-1.compute.internal"); past 40 cells the name is cut. The event's
-// message is on the node's event line; its reason, count and age fit in 40.
-var nodeColMax = [numNodeCols]int{ncNode: 40, ncEvent: 40}
-
-// nodeColOptional marks the columns left out when none of the rows on screen has anything in
-// them: without node events there is no LAST WARNING column.
-var nodeColOptional = [numNodeCols]bool{ncEvent: true}
-
-// nodeColRight marks the counts, aligned right.
-var nodeColRight = [numNodeCols]bool{ncPods: true, ncFailing: true, ncStarts: true, ncFailedPods: true, ncWorkloads: true}
-
-// nodeColPriority lists the columns most useful first; on a narrow terminal those at the end go.
-// Which node, that it is suspect, how many start failures and when (the sparkline) are
-// the panel's answer; Ready/cordoned and how many workloads say whether the node or one workload is
-// to blame; the latest Warning event says what the kubelet complains of (its message is on the
-// event line of a suspect or selected node). The pod counts are for the pods view (`enter` or `n`
-// shows the node's pods).
-var nodeColPriority = [numNodeCols]int{ncNode, ncFlag, ncStarts, ncHistory, ncState, ncWorkloads,
-	ncLast, ncEvent, ncFailing, ncPods, ncFailedPods}
-
-// nodeCells formats node i's cells.
-func (n *nodesPanel) nodeCells(i int, out *[numNodeCols]string) {
-	nd := &n.nodes[i]
-	out[ncFlag] = ""
-	if nd.Suspect {
-		out[ncFlag] = "⚠ SUSPECT"
-	}
-	out[ncNode] = nd.Name
-	out[ncState] = nodeState(nd)
-	out[ncPods] = strconv.Itoa(nd.Pods)
-	out[ncFailing] = strconv.Itoa(nd.FailingPods)
-	out[ncStarts] = strconv.Itoa(nd.Failures)
-	out[ncFailedPods] = strconv.Itoa(nd.FailedPods)
-	out[ncWorkloads] = strconv.Itoa(nd.Workloads)
-	out[ncHistory] = sparkline(nd.Histogram, n.peak)
-	out[ncLast] = ""
-	if !nd.Last.IsZero() {
-		out[ncLast] = age(nd.Last, n.c.now) + " ago"
-	}
-	out[ncEvent] = ""
-	if e := &n.events[i]; e.ok {
-		out[ncEvent] = eventSummary(e, n.c.now)
-	}
+// nodeColumns are the nodes panel's columns, in display order; the counts are aligned right.
+// Which node, that it is suspect, how many start failures and when (the sparkline) are the
+// panel's answer and rank first; Ready/cordoned and how many workloads say whether the node or one
+// workload is to blame; the latest Warning event says what the kubelet complains of (its message
+// is on the event line of a suspect or selected node). The pod counts are for the pods view
+// (`enter` or `n` shows the node's pods). Node names on clouds run long
+// ("ip-10-0-12-34.eu-west-1.compute.internal"): past 40 cells the name is cut. The event's reason,
+// count and age fit in 40. Without a suspect or a node event on screen, their columns are left
+// out.
+var nodeColumns = []column[*shownNode]{
+	{title: "", priority: 2, optional: true, cell: func(r *shownNode, _ *common) string {
+		if r.Suspect {
+			return "⚠ SUSPECT"
+		}
+		return ""
+	}},
+	{title: "NODE", max: 40, priority: 1, cell: func(r *shownNode, _ *common) string { return r.Name }},
+	{title: "STATE", priority: 5, cell: func(r *shownNode, _ *common) string { return nodeState(r.Node) }},
+	{title: "PODS", right: true, priority: 10, cell: func(r *shownNode, _ *common) string { return strconv.Itoa(r.Pods) }},
+	{title: "FAILING", right: true, priority: 9, cell: func(r *shownNode, _ *common) string { return strconv.Itoa(r.FailingPods) }},
+	{title: "STARTS✗", right: true, priority: 3, cell: func(r *shownNode, _ *common) string { return strconv.Itoa(r.Failures) }},
+	{title: "PODS✗", right: true, priority: 11, cell: func(r *shownNode, _ *common) string { return strconv.Itoa(r.FailedPods) }},
+	{title: "WORKLOADS", right: true, priority: 6, cell: func(r *shownNode, _ *common) string { return strconv.Itoa(r.Workloads) }},
+	{title: "HISTORY", priority: 4, cell: func(r *shownNode, _ *common) string { return sparkline(r.Histogram, r.peak) }},
+	{title: "LAST", priority: 7, cell: func(r *shownNode, c *common) string {
+		if r.Last.IsZero() {
+			return ""
+		}
+		return age(r.Last, c.now) + " ago"
+	}},
+	{title: "LAST WARNING", max: 40, priority: 8, optional: true, cell: func(r *shownNode, c *common) string {
+		if !r.event.ok {
+			return ""
+		}
+		return eventSummary(r.event, c.now)
+	}},
 }
 
-// layout sizes each column to its title and the visible cells, and picks the columns that fit,
-// most useful first. A column with nothing in it (no suspect on screen) is left out.
-func (n *nodesPanel) layout() (widths [numNodeCols]int, shown []int) {
-	for c := range numNodeCols {
-		widths[c] = colWidth(nodeColTitles[c], nodeColMax[c], len(n.cells), func(i int) string { return n.cells[i][c] })
-		if nodeColOptional[c] && !slices.ContainsFunc(n.cells, func(row [numNodeCols]string) bool { return row[c] != "" }) {
-			widths[c] = 0
-		}
-	}
-	avail := n.width - 2 // selection gutter
-	var include [numNodeCols]bool
-	used := 0
-	for _, c := range nodeColPriority {
-		if widths[c] == 0 {
-			continue
-		}
-		if need := widths[c] + 1; used+need <= avail+1 {
-			include[c] = true
-			used += need
-		}
-	}
-	shown = make([]int, 0, numNodeCols)
-	for c := range numNodeCols {
-		if include[c] {
-			shown = append(shown, c)
-		}
-	}
-	return widths, shown
-}
+// nodeStateCol is the STATE column, whose conditions paintRow colours.
+var nodeStateCol = slices.IndexFunc(nodeColumns, func(col column[*shownNode]) bool { return col.title == "STATE" })
 
-// nodeLine joins the shown cells, each fitted to its column. stateAt is the byte offset of the
-// STATE cell in the line, -1 when it is not shown.
-func nodeLine(b *strings.Builder, mark string, cells *[numNodeCols]string, widths *[numNodeCols]int, shown []int) (line string, stateAt int) {
-	b.Reset()
-	b.WriteString(mark)
-	stateAt = -1
-	for _, c := range shown {
-		if c == ncState {
-			stateAt = b.Len()
-		}
-		cell := cells[c]
-		if nodeColRight[c] {
-			if pad := widths[c] - width(cell); pad > 0 {
-				b.WriteString(strings.Repeat(" ", pad))
-			}
-			b.WriteString(cell)
-		} else {
-			b.WriteString(fit(cell, widths[c]))
-		}
-		b.WriteByte(' ')
-	}
-	return strings.TrimRight(b.String(), " "), stateAt
+// shownNode is a node on screen, what its cells are made of: the node, its latest Warning event
+// and the highest histogram bucket of any node, so every sparkline has one scale.
+type shownNode struct {
+	*model.Node
+	event *nodeEvent
+	peak  int
 }
 
 // View renders the panel in at most the height given to SetSize.
@@ -509,15 +440,16 @@ func (n *nodesPanel) View(focused bool) string {
 	}
 
 	from, to := n.cur.visible()
-	n.cells = n.cells[:0]
+	n.rows = n.rows[:0]
 	for i := from; i < to; i++ {
-		n.cells = append(n.cells, [numNodeCols]string{})
-		n.nodeCells(i, &n.cells[len(n.cells)-1])
+		n.rows = append(n.rows, shownNode{Node: &n.nodes[i], event: &n.events[i], peak: n.peak})
 	}
-	widths, shown := n.layout()
-	var line strings.Builder
-	hdr, _ := nodeLine(&line, "  ", &nodeColTitles, &widths, shown)
-	b.WriteString(st.colHeader.Render(clip(hdr, n.width)))
+	n.tab.reset()
+	for i := range n.rows {
+		n.tab.add(&n.rows[i], n.c)
+	}
+	n.tab.layout(n.width)
+	b.WriteString(n.tab.header(n.c, n.width))
 	lines := n.above
 	add := func(s string) bool {
 		if lines >= n.h {
@@ -535,8 +467,8 @@ func (n *nodesPanel) View(focused bool) string {
 		if sel && focused {
 			mark = "▶ "
 		}
-		row, stateAt := nodeLine(&line, mark, &n.cells[i-from], &widths, shown)
-		row = clip(row, n.width)
+		row := clip(n.tab.row(i-from, mark, &n.rows[i-from], n.c, false), n.width)
+		stateAt := n.tab.start(nodeStateCol)
 		switch {
 		case sel && focused:
 			row = st.selected.Render(fit(row, n.width))
