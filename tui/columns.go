@@ -21,12 +21,18 @@ type column[R any] struct {
 	// room. At most one column of a table has it.
 	keep int
 	// priority ranks the columns by use, 1 the most useful: on a narrow panel the columns with
-	// the highest go first (ties in display order).
+	// the highest go first (ties in display order). A column of priority 0 is always shown, and
+	// the panel clips the line instead.
 	priority int
 	// right aligns the cells to the right (counts); they are padded, never cut.
 	right bool
 	// optional leaves the column out when no row on screen has anything in it.
 	optional bool
+	// pad is the blanks before the column besides the one between any two.
+	pad int
+	// rest makes the column the rest of the line, the last column: its cells are written as they
+	// are, neither fitted nor trimmed, and the panel clips the line.
+	rest bool
 	// cell formats the row's cell.
 	cell func(r R, c *common) string
 	// paint, when set, styles the fitted cell of a row the panel draws unselected.
@@ -110,8 +116,8 @@ func (t *table[R]) layout(panelWidth int) {
 			reserved = max(col.min, min(need, col.keep, avail-used))
 			need = reserved
 		}
-		need++
-		if used+need <= avail+1 {
+		need += 1 + col.pad
+		if col.priority == 0 || used+need <= avail+1 {
 			t.on[j] = true
 			used += need
 			if col.keep > 0 {
@@ -142,25 +148,34 @@ func (t *table[R]) row(i int, mark string, r R, c *common, paint bool) string {
 	return t.line(mark, t.cells[i*n:(i+1)*n], r, c, paint)
 }
 
-// line joins the shown cells, each fitted to its column, and trims the blanks at the end.
+// line joins the shown cells, each fitted to its column, and trims the blanks at the end (a rest
+// column's cell is the end as it is).
 func (t *table[R]) line(mark string, cells []string, r R, c *common, paint bool) string {
 	var b strings.Builder
 	b.WriteString(mark)
 	for _, j := range t.shown {
 		col := &t.cols[j]
+		for range col.pad {
+			b.WriteByte(' ')
+		}
 		t.starts[j] = b.Len()
 		s := cells[j]
-		if col.right {
+		switch {
+		case col.rest:
+		case col.right:
 			if pad := t.widths[j] - width(s); pad > 0 {
 				b.WriteString(strings.Repeat(" ", pad))
 			}
-		} else {
+		default:
 			s = fit(s, t.widths[j])
 		}
 		if paint && col.paint != nil {
 			s = col.paint(r, c, s)
 		}
 		b.WriteString(s)
+		if col.rest {
+			return b.String()
+		}
 		b.WriteByte(' ')
 	}
 	return strings.TrimRight(b.String(), " ")

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -20,10 +21,11 @@ type rolloutList struct {
 	c        *common
 	rollouts []model.Rollout
 	width    int
+	tab      *table[*model.Rollout]
 }
 
 func newRolloutList(c *common) *rolloutList {
-	r := &rolloutList{c: c}
+	r := &rolloutList{c: c, tab: newTable(rolloutColumns)}
 	// The title and the column header are above the rows.
 	r.list = newList(2, func(i int) *model.Rollout { return &r.rollouts[i] }, (*model.Rollout).Workload)
 	return r
@@ -75,25 +77,20 @@ func (r *rolloutList) View(focused bool) string {
 	}
 	b.WriteString(clip(title+" "+st.dim.Render(fmt.Sprintf("%d rollouts", len(r.rollouts))), r.width))
 	b.WriteByte('\n')
-	hdr := fmt.Sprintf("  %-16s %-28s %-13s %10s %7s %9s  %s", "NAMESPACE", "NAME", "VERDICT",
-		"UP-TO-DATE", "READY", "AVAILABLE", "REASON")
-	b.WriteString(st.colHeader.Render(clip(hdr, r.width)))
 	from, to := r.cur.visible()
+	r.tab.reset()
 	for i := from; i < to; i++ {
-		ro := &r.rollouts[i]
+		r.tab.add(&r.rollouts[i], r.c)
+	}
+	r.tab.layout(r.width)
+	b.WriteString(r.tab.header(r.c, r.width))
+	for i := from; i < to; i++ {
 		sel := i == r.cur.sel && focused
 		mark := "  "
 		if sel {
 			mark = "▶ "
 		}
-		badge := fit(rolloutIcon(ro.Verdict)+" "+string(ro.Verdict), 13)
-		if !sel {
-			badge = st.rollout[ro.Verdict].Render(badge)
-		}
-		row := fmt.Sprintf("%s%-16s %-28s %s %10s %7s %9d  %s", mark, clip(ro.Namespace, 16),
-			clip(rolloutName(ro), 28), badge, fmt.Sprintf("%d/%d", ro.Updated, ro.Desired),
-			fmt.Sprintf("%d/%d", ro.Ready, ro.Desired), ro.Available, ro.Reason)
-		row = clip(row, r.width)
+		row := clip(r.tab.row(i-from, mark, &r.rollouts[i], r.c, !sel), r.width)
 		if sel {
 			row = st.selected.Render(fit(row, r.width))
 		}
@@ -104,6 +101,20 @@ func (r *rolloutList) View(focused bool) string {
 		b.WriteString("\n  " + st.dim.Render("no rollouts in scope"))
 	}
 	return b.String()
+}
+
+// rolloutColumns are the rollouts panel's columns, in display order: fixed widths, all always
+// shown (a narrow panel cuts the line), the counts aligned right, and the reason, two blanks off
+// them, the rest of the line.
+var rolloutColumns = []column[*model.Rollout]{
+	{title: "NAMESPACE", min: 16, max: 16, cell: func(ro *model.Rollout, _ *common) string { return ro.Namespace }},
+	{title: "NAME", min: 28, max: 28, cell: func(ro *model.Rollout, _ *common) string { return rolloutName(ro) }},
+	{title: "VERDICT", min: 13, max: 13, cell: func(ro *model.Rollout, _ *common) string { return rolloutIcon(ro.Verdict) + " " + string(ro.Verdict) },
+		paint: func(ro *model.Rollout, c *common, s string) string { return c.st.rollout[ro.Verdict].Render(s) }},
+	{title: "UP-TO-DATE", min: 10, max: 10, right: true, cell: func(ro *model.Rollout, _ *common) string { return fmt.Sprintf("%d/%d", ro.Updated, ro.Desired) }},
+	{title: "READY", min: 7, max: 7, right: true, cell: func(ro *model.Rollout, _ *common) string { return fmt.Sprintf("%d/%d", ro.Ready, ro.Desired) }},
+	{title: "AVAILABLE", min: 9, max: 9, right: true, cell: func(ro *model.Rollout, _ *common) string { return strconv.Itoa(int(ro.Available)) }},
+	{title: "REASON", pad: 1, rest: true, cell: func(ro *model.Rollout, _ *common) string { return ro.Reason }},
 }
 
 // rolloutName is a Deployment's name, or kubectl's short form for the other kinds: "sts/redis",
