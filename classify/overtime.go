@@ -1,0 +1,85 @@
+package classify
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The rules below judge what one status cannot show: they take what the model remembers of a
+// pod, its workload or its node (a restart count, an earlier pull failure, the nodes a workload
+// failed to start on) and return the verdict. The model keeps the memory; the rules are here.
+
+// Escalates reports the container rules that escalation dooms: a start failure of the node's
+// runtime (containerd's exit 128, CRI-O's create error), transient on one node. A pod's sandbox
+// failure (RuleSandboxFailed) escalates too, as the pod's own verdict.
+func Escalates(r Rule) bool {
+	return r == RuleStartFailure128 || r == RuleCreateErrorTransient
+}
+
+// Escalate is the verdict of a start failure v (Escalates(v.Rule), or a sandbox failure) of a
+// workload whose pods failed to start on nodes nodes (at least the model's --escalate-nodes):
+// doomed, since the trouble is not node-local. The reason names the exit code when the failure had one (128 from
+// containerd; cri-dockerd's 126 and 127 are the same runtime trouble, RuleStartFailure128), none
+// for a create error or a sandbox.
+func Escalate(v Verdict, nodes int) Verdict {
+	failure := v.Rule
+	v.Kind, v.Rule = Doomed, RuleEscalated
+	if failure == RuleStartFailure128 && v.HasExitCode {
+		v.Reason = "failed to start with exit " + strconv.Itoa(int(v.ExitCode)) + " on " + strconv.Itoa(nodes) + " nodes: not node-local"
+	} else {
+		v.Reason = "failed to start on " + strconv.Itoa(nodes) + " nodes: not node-local"
+	}
+	return v
+}
+
+// StartFailing reports the rules a container passes through between two start attempts: the
+// failure itself and the moments before the back-off is written.
+func StartFailing(r Rule) bool {
+	switch r {
+	case RuleStartFailure128, RuleCreateErrorTransient, RuleStartFailureBackOff, RuleStartFailureRepeated, RuleStarting:
+		return true
+	}
+	return false
+}
+
+// startBackOffHead is how RuleStartFailureBackOff's reason begins; the rest is the exit code and
+// the runtime's message.
+const startBackOffHead = "Failed to start on node, retrying after the kubelet's back-off"
+
+// StartedAgain judges a container seen waiting out the kubelet's first back-off after a start
+// failure (RuleStartFailureBackOff, the flake's back-off) at restart count restarts, when it was
+// seen there before at seenAt: at a higher count it has failed to start once more after a back-off
+// was served, and is doomed (RuleStartFailureRepeated). One status shows the back-off's length
+// (a second step dooms: startFailureBackOff); this catches the repeat over time whatever the
+// kubelet's steps are (kubelets with ReduceDefaultCrashLoopBackOffDecay start at 1 s, a
+// maxContainerRestartPeriod below 10 s caps every step).
+func StartedAgain(c ContainerVerdict, seenAt, restarts int32) (ContainerVerdict, bool) {
+	if c.Rule != RuleStartFailureBackOff || restarts <= seenAt {
+		return c, false
+	}
+	c.Kind, c.Rule = Doomed, RuleStartFailureRepeated
+	c.Reason = "Failed to start again after the kubelet's back-off" + strings.TrimPrefix(c.Reason, startBackOffHead)
+	return c, true
+}
+
+// StillNotFound judges a container back in the kubelet's pull states (RuleImagePull,
+// RuleImagePullBackOff) for the same image after a pull that said the image does not exist or
+// may not be pulled (first, RuleImageNotFound or RuleImageAccessDenied): the kubelet's
+// ImagePullBackOff message no longer says why, and waiting will not make the image appear, so it
+// stays doomed with the first pull's reason (RuleStickyImageNotFound).
+func StillNotFound(c ContainerVerdict, first Verdict) (ContainerVerdict, bool) {
+	if c.Rule != RuleImagePullBackOff && c.Rule != RuleImagePull {
+		return c, false
+	}
+	c.Verdict = Verdict{Kind: Doomed, Rule: RuleStickyImageNotFound, Reason: first.Reason, Message: first.Message,
+		Source: FromState, Container: c.Name, Init: c.Init}
+	return c, true
+}
+
+// Replaced reports a pod its controller replaces: failed by the kubelet for a node reason
+// (evicted, preempted, rejected at admission, shut down with its node). Such pods stay in the API
+// until they are garbage-collected, often for days; a rollout's verdict leaves them out
+// (NewPods), or one of them would keep a new ReplicaSet whose live pods are all doomed from ever
+// being doomed. Krane counts them (its all-doomed rule sees a transient pod); doomwatch counts
+// the pods that will run.
+func Replaced(r Rule) bool { return r == RulePodEvicted || r == RulePodRejected }
