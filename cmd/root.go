@@ -31,7 +31,7 @@ func (r *root) addFlags(fs *pflag.FlagSet) *common {
 	fs.StringVarP(&r.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
 	fs.BoolVar(&r.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
 	fs.BoolVarP(&r.watch, "watch", "w", false, "Print every rollout, pod and node once synced, then a line per change of verdict, reason or suspect call.")
-	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --watch: table or json (--watch: one JSON object per line).")
+	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --watch: "+report.SnapshotPrinters.List()+" (--watch: one JSON object per line).")
 	r.demoFlags(fs, true)
 	r.modelFlags(fs)
 	r.programFlags(fs)
@@ -69,7 +69,11 @@ func (r *root) validate(fs *pflag.FlagSet, args []string) error {
 	if fs.Changed("output") && !r.once && !r.watch {
 		return errors.New("-o/--output needs --once or --watch")
 	}
-	if err := report.SnapshotPrinters.Check(r.output); err != nil {
+	check := report.SnapshotPrinters.Check
+	if r.watch {
+		check = report.WatchPrinters.Check
+	}
+	if err := check(r.output); err != nil {
 		return err
 	}
 	return r.validateValues()

@@ -112,7 +112,7 @@ func (w *wait) addFlags(fs *pflag.FlagSet) *common {
 	w.common = newCommon()
 	fs.StringVarP(&w.selector, "selector", "l", "", "Wait for every Deployment whose labels match this selector, as kubectl's -l.")
 	fs.DurationVar(&w.timeout, "timeout", defaultWaitTimeout, "Give up (exit 70) when the rollouts have not completed in this long.")
-	fs.StringVarP(&w.output, "output", "o", "text", "Verdict format: text or json (the document is on stdout; progress goes to stderr).")
+	fs.StringVarP(&w.output, "output", "o", "text", "Verdict format: "+report.GatePrinters.List()+" (the document is on stdout; progress goes to stderr).")
 	w.demoFlags(fs, false)
 	w.modelFlags(fs)
 	w.programFlags(fs)

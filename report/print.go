@@ -32,15 +32,19 @@ func (ps Printers[D]) Check(format string) error {
 	if _, ok := ps.find(format); ok {
 		return nil
 	}
+	return fmt.Errorf("-o/--output must be %s, not %q", ps.List(), format)
+}
+
+// List names the formats for a help text: "table or json".
+func (ps Printers[D]) List() string {
 	names := make([]string, len(ps))
 	for i, p := range ps {
 		names[i] = p.Name
 	}
-	list := names[len(names)-1]
-	if len(names) > 1 {
-		list = strings.Join(names[:len(names)-1], ", ") + " or " + list
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
-	return fmt.Errorf("-o/--output must be %s, not %q", list, format)
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // Print writes doc in format, which Check accepted.
