@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // pendingKey identifies one object across kinds.
@@ -175,7 +176,7 @@ func toBatch(changes []change) model.Batch {
 			continue
 		}
 		switch o := ch.obj.(type) {
-		case *model.PodRecord:
+		case *podrec.Record:
 			b.Pods = append(b.Pods, o)
 		case *corev1.Node:
 			b.Nodes = append(b.Nodes, o)

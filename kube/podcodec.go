@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// The pod informer of a real cluster decodes what the API server sends straight into
-// model.PodRecords: its client's content negotiation is the API's own, except that a Pod or a
-// PodList, in protobuf (which doomwatch asks for), is read by model.Interner.PodFromProto, which
+// The pod informer of a real cluster decodes what the API server sends straight into records
+// (podrec.Record): its client's content negotiation is the API's own, except that a Pod or a
+// PodList, in protobuf (which doomwatch asks for), is read by podrec.Interner.PodFromProto, which
 // skips every field a record does not keep. A pod is never decoded into a corev1.Pod only to be
 // trimmed and dropped: that decode, and the garbage it leaves, were most of what the informer cost
 // (at 10,000 pods, 0.5 of the 1.7 CPU-seconds of a start, and a third of the CPU under churn). Any

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // codecFor is the pod client's serializer for a media type, and the API's own encoder for it.
@@ -49,11 +49,11 @@ func TestRecordDecoderReadsPodsAndListsIntoRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, ok := obj.(*model.PodRecord)
+			r, ok := obj.(*podrec.Record)
 			if !ok {
 				t.Fatalf("a pod decoded into %T", obj)
 			}
-			if want := model.RecordOf(a); !r.SameContent(want) || !equality.Semantic.DeepEqual(r.Pod(), want.Pod()) {
+			if want := podrec.RecordOf(a); !r.SameContent(want) || !equality.Semantic.DeepEqual(r.Pod(), want.Pod()) {
 				t.Errorf("pod record %+v, want %+v", r.Pod(), want.Pod())
 			}
 
@@ -69,8 +69,8 @@ func TestRecordDecoderReadsPodsAndListsIntoRecords(t *testing.T) {
 				t.Fatalf("a pod list decoded into %T %+v", obj, obj)
 			}
 			for i, want := range []*corev1.Pod{a, b} {
-				r, ok := l.Items[i].Object.(*model.PodRecord)
-				if !ok || !r.SameContent(model.RecordOf(want)) {
+				r, ok := l.Items[i].Object.(*podrec.Record)
+				if !ok || !r.SameContent(podrec.RecordOf(want)) {
 					t.Errorf("item %d = %T %+v, want the record of %s", i, l.Items[i].Object, l.Items[i].Object, want.Name)
 				}
 			}

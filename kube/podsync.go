@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // listPageSize is how many pods one page of a paged list holds: large enough that a 150,000-pod
@@ -49,9 +50,9 @@ type podSync struct {
 	mu sync.Mutex
 	// sent holds the object last delivered for each key while the initial list arrives; nil once
 	// done.
-	sent map[objKey]*model.PodRecord
+	sent map[objKey]*podrec.Record
 	// pending holds the delivered objects whose informer add is still to come.
-	pending map[*model.PodRecord]struct{}
+	pending map[*podrec.Record]struct{}
 	// listed is set once the initial list is complete: the informer's own events take over.
 	listed bool
 	done   bool
@@ -62,7 +63,7 @@ type objKey struct{ ns, name string }
 func (k objKey) String() string { return k.ns + "/" + k.name }
 
 func newPodSync(co *coalescer, health *healthTracker) *podSync {
-	return &podSync{co: co, health: health, sent: make(map[objKey]*model.PodRecord), pending: make(map[*model.PodRecord]struct{})}
+	return &podSync{co: co, health: health, sent: make(map[objKey]*podrec.Record), pending: make(map[*podrec.Record]struct{})}
 }
 
 // transform wraps the pod informer's transform.
@@ -75,7 +76,7 @@ func (s *podSync) transform(next cache.TransformFunc) cache.TransformFunc {
 		if err != nil {
 			return nil, err
 		}
-		if p, ok := out.(*model.PodRecord); ok {
+		if p, ok := out.(*podrec.Record); ok {
 			s.deliver(p)
 		}
 		return out, nil
@@ -85,7 +86,7 @@ func (s *podSync) transform(next cache.TransformFunc) cache.TransformFunc {
 // replaying reports an object this transform already returned during the initial list: client-go
 // is replacing the informer's store with the list. From then on the informer's events take over.
 func (s *podSync) replaying(obj any) bool {
-	p, ok := obj.(*model.PodRecord)
+	p, ok := obj.(*podrec.Record)
 	if !ok {
 		return false
 	}
@@ -99,7 +100,7 @@ func (s *podSync) replaying(obj any) bool {
 }
 
 // deliver hands one pod of the initial list to the coalescer.
-func (s *podSync) deliver(p *model.PodRecord) {
+func (s *podSync) deliver(p *podrec.Record) {
 	k := objKey{p.GetNamespace(), p.GetName()}
 	s.mu.Lock()
 	// An empty list replaces the store without passing through here; the informer has synced
@@ -133,7 +134,7 @@ func (s *podSync) deliver(p *model.PodRecord) {
 
 // delivered is the handler's filter: it reports, once, an object delivered while listing.
 func (s *podSync) delivered(obj any) bool {
-	p, ok := obj.(*model.PodRecord)
+	p, ok := obj.(*podrec.Record)
 	if !ok {
 		return false
 	}
@@ -144,7 +145,7 @@ func (s *podSync) delivered(obj any) bool {
 	}
 	delete(s.pending, p)
 	if len(s.pending) == 0 {
-		s.pending = make(map[*model.PodRecord]struct{}) // let the initial list's buckets go
+		s.pending = make(map[*podrec.Record]struct{}) // let the initial list's buckets go
 	}
 	return true
 }
@@ -154,7 +155,7 @@ func (s *podSync) gone(obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
-	p, ok := obj.(*model.PodRecord)
+	p, ok := obj.(*podrec.Record)
 	if !ok {
 		return
 	}

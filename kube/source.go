@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/watchlist"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // DefaultInterval is the coalescing interval when Options.Interval is zero.
@@ -73,7 +74,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 			return nil, err
 		}
 		rp := recordPods{rc: rc, ns: ns}
-		podObj, podPage, podWatch = &model.PodRecord{}, rp.list, rp.watch
+		podObj, podPage, podWatch = &podrec.Record{}, rp.list, rp.watch
 	}
 
 	// Pods are scoped by namespace and selector; workloads by namespace only (a pod selector says

@@ -27,6 +27,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // mirror applies batches the way the model would, keeping the latest object per key, so tests can
@@ -290,9 +291,9 @@ func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
 	p1.Status.Message = "first"
 	p2 := p1.DeepCopy()
 	p2.Status.Message = "second"
-	rec := func(ns, name string) *model.PodRecord { return model.RecordOf(pod(ns, name, "n")) }
-	h.OnAdd(model.RecordOf(p1), false)
-	h.OnUpdate(model.RecordOf(p1), model.RecordOf(p2))
+	rec := func(ns, name string) *podrec.Record { return podrec.RecordOf(pod(ns, name, "n")) }
+	h.OnAdd(podrec.RecordOf(p1), false)
+	h.OnUpdate(podrec.RecordOf(p1), podrec.RecordOf(p2))
 	h.OnAdd(rec("default", "b"), false)
 	h.OnDelete(cache.DeletedFinalStateUnknown{Key: "default/b", Obj: rec("default", "b")})
 	h.OnAdd(rec("default", "c"), false)
@@ -319,7 +320,7 @@ func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
 	}
 }
 
-func names(ps []*model.PodRecord) []string {
+func names(ps []*podrec.Record) []string {
 	var out []string
 	for _, r := range ps {
 		p := r.Pod()

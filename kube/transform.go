@@ -9,15 +9,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // trimmer is the informers' transform. It keeps only what model/, classify/ and tui/ read, so
 // the informer caches (which the model shares: a model.Pod points at the informer's record) hold a
-// fraction of each object, and it shares what objects repeat through one model.Interner: strings
+// fraction of each object, and it shares what objects repeat through one podrec.Interner: strings
 // (namespaces, nodes, images, reasons, condition messages) and read-only parts such as the
-// containers of a ReplicaSet's pods and their owner references. Pods become model.PodRecords, the
-// model's compact form of a pod; the other kinds stay API objects, trimmed. The objects it returns
-// are never modified, by anyone: that is what makes sharing safe.
+// containers of a ReplicaSet's pods and their owner references. Pods become records
+// (podrec.Record), the compact form of a pod the model keeps; the other kinds stay API objects,
+// trimmed. The objects it returns are never modified, by anyone: that is what makes sharing safe.
 //
 // It builds new objects instead of trimming in place: the demo's fake clientset may share the
 // object it hands the watch with its tracker, and mutating that would corrupt the fake cluster.
@@ -29,10 +30,10 @@ import (
 // same for every classify fixture before and after.
 type trimmer struct {
 	mu sync.Mutex
-	in *model.Interner
+	in *podrec.Interner
 }
 
-func newTrimmer() *trimmer { return &trimmer{in: model.NewInterner()} }
+func newTrimmer() *trimmer { return &trimmer{in: podrec.NewInterner()} }
 
 // transform is a cache.TransformFunc.
 func (t *trimmer) transform(obj any) (any, error) {
@@ -56,7 +57,7 @@ func (t *trimmer) transform(obj any) (any, error) {
 	case *corev1.Event:
 		return t.event(o), nil
 	default:
-		// A *model.PodRecord, or a cache.DeletedFinalStateUnknown holding an object that already
+		// A *podrec.Record, or a cache.DeletedFinalStateUnknown holding an object that already
 		// went through here.
 		return obj, nil
 	}
@@ -81,7 +82,7 @@ func (t *trimmer) meta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	out.DeletionTimestamp = m.DeletionTimestamp
 	out.OwnerReferences = t.in.Owners(m.OwnerReferences)
 	if rev, ok := m.Annotations[model.RevisionAnnotation]; ok {
-		out.Annotations = t.in.Revision(rev)
+		out.Annotations = t.in.Annotation(model.RevisionAnnotation, rev)
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 	"doomwatch/report"
 )
 
@@ -76,7 +77,7 @@ func TestTransformKeepsWhatTheModelReadsOfEvents(t *testing.T) {
 
 func eventSnapshotOf(p *corev1.Pod, events []*corev1.Event, now time.Time) string {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Pods: []*model.PodRecord{model.RecordOf(p)}, Events: events}, now)
+	m.Apply(&model.Batch{Pods: []*podrec.Record{podrec.RecordOf(p)}, Events: events}, now)
 	var b strings.Builder
 	snap := report.NewSnapshot(m, "test", now)
 	if err := report.SnapshotPrinters.Print(&b, "json", &snap); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/model"
+	"doomwatch/podrec"
 	"doomwatch/report"
 )
 
@@ -56,7 +57,7 @@ func TestTransformKeepsWhatClassifyReads(t *testing.T) {
 				t.Fatal(err)
 			}
 			// What classify, the model and the views read is the record, rebuilt as a pod.
-			trimmed := out.(*model.PodRecord).Pod()
+			trimmed := out.(*podrec.Record).Pod()
 			if !reflect.DeepEqual(orig, before) {
 				t.Errorf("transform modified its input")
 			}
@@ -125,7 +126,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 	}
 	tr := newTrimmer()
 	out, _ := tr.transform(p)
-	got := out.(*model.PodRecord).Pod()
+	got := out.(*podrec.Record).Pod()
 	if got.ManagedFields != nil || got.Finalizers != nil || got.Labels != nil || got.Annotations != nil {
 		t.Errorf("managedFields/finalizers/labels/annotations kept: %v %v %v %v", got.ManagedFields, got.Finalizers, got.Labels, got.Annotations)
 	}
@@ -180,7 +181,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 // snapshotOf is the model's --once JSON for a cluster of one pod.
 func snapshotOf(p *corev1.Pod, now time.Time) string {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Pods: []*model.PodRecord{model.RecordOf(p)}}, now)
+	m.Apply(&model.Batch{Pods: []*podrec.Record{podrec.RecordOf(p)}}, now)
 	var b strings.Builder
 	snap := report.NewSnapshot(m, "test", now)
 	if err := report.SnapshotPrinters.Print(&b, "json", &snap); err != nil {
@@ -240,7 +241,7 @@ func TestTransformSharesWhatPodsRepeat(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return out.(*model.PodRecord).Pod()
+		return out.(*podrec.Record).Pod()
 	}
 	a, b := trim(1), trim(2)
 	same := func(what string, x, y string) {

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // keepStored returns the object the informer already holds under obj's key when obj, trimmed,
@@ -35,8 +35,8 @@ func keepStored(store cache.Store, obj any) any {
 	if err != nil || !exists || reflect.TypeOf(old) != reflect.TypeOf(obj) {
 		return obj
 	}
-	if r, ok := obj.(*model.PodRecord); ok {
-		if r.SameContent(old.(*model.PodRecord)) {
+	if r, ok := obj.(*podrec.Record); ok {
+		if r.SameContent(old.(*podrec.Record)) {
 			return old
 		}
 		return obj

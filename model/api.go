@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/podrec"
 )
 
 // Model is doomwatch's state. It is not safe for concurrent use: one goroutine (the bubbletea
@@ -60,7 +61,7 @@ type Model struct {
 	starting map[*Pod][]startEpisode
 	scratch  []classify.ContainerVerdict
 	// rebuilt is where records are rebuilt as pods for classify.
-	rebuilt Scratch
+	rebuilt podrec.Scratch
 	// evs holds the Warning events of pods and nodes (events.go).
 	evs eventStore
 
@@ -262,7 +263,7 @@ func ContainerStatusOf(pod *corev1.Pod, name string, init bool) *corev1.Containe
 
 // Record is the informer's record of the pod, nil for none. Read-only; strings read from what it
 // rebuilds must go through Sanitize.
-func (p *Pod) Record() *PodRecord {
+func (p *Pod) Record() *podrec.Record {
 	if p == nil {
 		return nil
 	}

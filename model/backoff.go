@@ -25,15 +25,15 @@ func (m *Model) applyBackOff(p *Pod, c *classify.ContainerVerdict) bool {
 		}
 		return false
 	}
-	st := p.rec.containerStatus(c.Name, c.Init)
+	st := containerStatus(p.rec, c.Name, c.Init)
 	if st == nil {
 		return false
 	}
 	if s == nil {
-		p.sticky = append(p.sticky, stickyDoom{kind: memoryBackOff, container: c.Name, init: c.Init, restarts: st.restarts})
+		p.sticky = append(p.sticky, stickyDoom{kind: memoryBackOff, container: c.Name, init: c.Init, restarts: st.RestartCount()})
 		return false
 	}
-	if st.restarts <= s.restarts {
+	if st.RestartCount() <= s.restarts {
 		return false
 	}
 	c.Kind, c.Rule = classify.Doomed, classify.RuleStartFailureRepeated

@@ -7,6 +7,7 @@ import (
 
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
+	"doomwatch/podrec"
 )
 
 // scalePods is the largest cluster doomwatch is sized for (BENCHMARKS.md).
@@ -104,7 +105,7 @@ func BenchmarkTextFilter(b *testing.B) {
 // BenchmarkLoad loads a 150,000-pod cluster in batches of 10,000 pods, refreshing the views after
 // each as the dashboard does while the informers sync: the model's share of "start → synced".
 func BenchmarkLoad(b *testing.B) {
-	pods := make([]*model.PodRecord, scalePods)
+	pods := make([]*podrec.Record, scalePods)
 	for i := range pods {
 		pods[i] = scaletest.Record(i, 0)
 	}
@@ -137,10 +138,10 @@ func BenchmarkMemory(b *testing.B) {
 		m := model.New(model.DefaultConfig())
 		m.Apply(&model.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
 			Deployments: scaletest.Deployments(scalePods)}, scaletest.T0)
-		batch := model.Batch{Pods: make([]*model.PodRecord, 0, 10_000)}
+		batch := model.Batch{Pods: make([]*podrec.Record, 0, 10_000)}
 		for i := range scalePods {
 			ns, name := scaletest.PodName(i)
-			batch.Pods = append(batch.Pods, store[ns+"/"+name].(*model.PodRecord))
+			batch.Pods = append(batch.Pods, store[ns+"/"+name].(*podrec.Record))
 			if len(batch.Pods) == cap(batch.Pods) {
 				m.Apply(&batch, scaletest.T0)
 				batch.Pods = batch.Pods[:0]

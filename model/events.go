@@ -101,7 +101,9 @@ func (m *Model) NodeEvents(name string) []Event {
 }
 
 // about reports whether e is about pod p, not an earlier pod of the same name.
-func (e *eventEntry) about(p *Pod) bool { return e.uid == "" || p.rec == nil || e.uid == p.rec.uid }
+func (e *eventEntry) about(p *Pod) bool {
+	return e.uid == "" || p.rec == nil || e.uid == string(p.rec.GetUID())
+}
 
 // The pod and node kinds an event's involvedObject names.
 const (
@@ -334,7 +336,7 @@ func (m *Model) recordSandboxFailure(p *Pod, e *eventEntry, now time.Time) {
 // eventsFor returns the pod's events as classify.PodEvents reads them, in a buffer reused by the
 // next call.
 func (m *Model) eventsFor(p *Pod) []classify.Event {
-	list := m.evs.pods[nsName{p.rec.namespace, p.rec.name}]
+	list := m.evs.pods[nsName{p.rec.GetNamespace(), p.rec.GetName()}]
 	out := m.evs.scratch[:0]
 	for _, e := range list {
 		if e.about(p) {

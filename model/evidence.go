@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"doomwatch/classify"
+	"doomwatch/podrec"
 )
 
 // The kubelet's waiting reasons for a container the runtime failed to create or start (kubernetes
@@ -32,21 +33,21 @@ const (
 // Only classify's RuleStartFailure128 and RuleCreateErrorTransient are node evidence: a start
 // failure classify calls deterministic (a missing executable) is the workload's fault, not the
 // node's.
-func (m *Model) recordFailures(p *Pod, prev *PodRecord, nodeUID string, now time.Time) {
-	rec := p.rec
-	if len(rec.init) == 0 && len(rec.statuses) == 0 {
+func (m *Model) recordFailures(p *Pod, prev *podrec.Record, nodeUID string, now time.Time) {
+	init, statuses := p.rec.InitStatuses(), p.rec.Statuses()
+	if len(init) == 0 && len(statuses) == 0 {
 		return
 	}
 	since := now.Add(-m.cfg.Window)
 	r := recorder{m: m, p: p, nodeUID: nodeUID, first: prev == nil, since: since, now: now}
 	if prev != nil {
-		r.prevInit, r.prev = prev.init, prev.statuses
+		r.prevInit, r.prev = prev.InitStatuses(), prev.Statuses()
 	}
-	for i := range rec.init {
-		r.status(&rec.init[i], r.prevInit)
+	for i := range init {
+		r.status(&init[i], r.prevInit)
 	}
-	for i := range rec.statuses {
-		r.status(&rec.statuses[i], r.prev)
+	for i := range statuses {
+		r.status(&statuses[i], r.prev)
 	}
 	m.recordCreateErrors(p, nodeUID, since, now)
 }
@@ -57,16 +58,16 @@ type recorder struct {
 	p              *Pod
 	nodeUID        string
 	first          bool // the pod is seen for the first time: its failures are seeded
-	prevInit, prev []statusRecord
+	prevInit, prev []podrec.ContainerStatus
 	since, now     time.Time
 }
 
-func (r *recorder) status(cs *statusRecord, prev []statusRecord) {
-	if cs.state.kind == stateTerminated {
-		r.terminated(cs, &cs.state, prev)
+func (r *recorder) status(cs *podrec.ContainerStatus, prev []podrec.ContainerStatus) {
+	if st := cs.State(); st.Kind() == podrec.StateTerminated {
+		r.terminated(cs, st, prev)
 	}
-	if cs.last.kind == stateTerminated {
-		r.terminated(cs, &cs.last, prev)
+	if st := cs.LastState(); st.Kind() == podrec.StateTerminated {
+		r.terminated(cs, st, prev)
 	}
 }
 
@@ -76,13 +77,13 @@ func (r *recorder) status(cs *statusRecord, prev []statusRecord) {
 // fails (containerd internal/cri/server/container_start.go, StartContainer), so only a hand-made
 // object lacks it. Without a time such a failure could not be matched between state and
 // lastState, nor between one update and the next: it would be counted again and again.
-func (r *recorder) terminated(cs *statusRecord, st *stateRecord, prev []statusRecord) {
-	if st.finished == 0 {
+func (r *recorder) terminated(cs *podrec.ContainerStatus, st *podrec.ContainerState, prev []podrec.ContainerStatus) {
+	if st.FinishedAt() == 0 {
 		return
 	}
-	finished := st.finished.time()
+	finished := st.FinishedAt().Time()
 	p := r.p
-	k := failureKey{uid: failureID(p), container: cs.name, at: int64(st.finished)}
+	k := failureKey{uid: failureID(p), container: cs.Name(), at: int64(st.FinishedAt())}
 	// Dedup and window checks come first: they are lookups, and an update repeating a known
 	// failure costs no classification.
 	if r.m.ledger.has(k) {
@@ -93,13 +94,13 @@ func (r *recorder) terminated(cs *statusRecord, st *stateRecord, prev []statusRe
 		if finished.Before(r.now) {
 			at = finished
 		}
-	} else if showedTermination(prev, cs.name, st.finished) {
+	} else if showedTermination(prev, cs.Name(), st.FinishedAt()) {
 		return
 	}
 	if at.Before(r.since) {
 		return
 	}
-	t, _ := st.terminated()
+	t, _ := st.Terminated()
 	v, ok := classify.StartFailure(&t)
 	if !ok || v.Rule != classify.RuleStartFailure128 {
 		return
@@ -107,11 +108,11 @@ func (r *recorder) terminated(cs *statusRecord, st *stateRecord, prev []statusRe
 	f := Failure{
 		PodUID:       p.UID,
 		Pod:          p.Key,
-		Container:    Sanitize(cs.name),
+		Container:    Sanitize(cs.Name()),
 		Node:         p.Node,
 		NodeUID:      r.nodeUID,
 		Workload:     p.workload,
-		RestartCount: cs.restarts,
+		RestartCount: cs.RestartCount(),
 		At:           at,
 		FinishedAt:   finished,
 		ExitCode:     t.ExitCode,
@@ -140,14 +141,14 @@ func (m *Model) addFailure(f Failure, k failureKey, since time.Time) {
 
 // showedTermination reports whether the previous statuses showed container name terminated at
 // finished, in state or lastState.
-func showedTermination(prev []statusRecord, name string, finished stamp) bool {
+func showedTermination(prev []podrec.ContainerStatus, name string, finished podrec.Stamp) bool {
 	for i := range prev {
 		cs := &prev[i]
-		if cs.name != name {
+		if cs.Name() != name {
 			continue
 		}
-		for _, st := range [...]*stateRecord{&cs.state, &cs.last} {
-			if st.kind == stateTerminated && st.finished == finished {
+		for _, st := range [...]*podrec.ContainerState{cs.State(), cs.LastState()} {
+			if st.Kind() == podrec.StateTerminated && st.FinishedAt() == finished {
 				return true
 			}
 		}
@@ -186,9 +187,9 @@ func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time)
 	changed := false
 	verdicts, judged := m.scratch[:0], false
 	for _, list := range [...]struct {
-		statuses []statusRecord
+		statuses []podrec.ContainerStatus
 		init     bool
-	}{{rec.init, true}, {rec.statuses, false}} {
+	}{{rec.InitStatuses(), true}, {rec.Statuses(), false}} {
 		for i := range list.statuses {
 			cs := &list.statuses[i]
 			failing := false
@@ -196,17 +197,17 @@ func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time)
 			// StartError, dockershim's ContainerCannotRun: the kubelet writes the error it got back
 			// from StartContainer, kuberuntime_container.go startContainer) is that failure, already
 			// in the ledger by its finishedAt; only CRI-O's create errors have no terminated state.
-			if cs.state.kind == stateWaiting && createErrorReason(cs.state.reason) && !reportsStartFailure(cs) {
+			if st := cs.State(); st.Kind() == podrec.StateWaiting && createErrorReason(st.Reason()) && !reportsStartFailure(cs) {
 				// Only now is a classification worth its cost: few pods are ever in these states.
 				if !judged {
 					verdicts, judged = classify.Containers(m.rebuilt.Pod(rec), m.now, verdicts), true
 				}
-				failing = ruleOf(verdicts, cs.name, list.init) == classify.RuleCreateErrorTransient
+				failing = ruleOf(verdicts, cs.Name(), list.init) == classify.RuleCreateErrorTransient
 			}
-			j := findStart(eps, cs.name, list.init)
+			j := findStart(eps, cs.Name(), list.init)
 			switch {
 			case failing && j < 0:
-				eps = append(eps, startEpisode{container: cs.name, init: list.init, at: now})
+				eps = append(eps, startEpisode{container: cs.Name(), init: list.init, at: now})
 				changed = true
 				m.addCreateError(p, cs, nodeUID, now, since)
 			case !failing && j >= 0:
@@ -228,21 +229,21 @@ func (m *Model) recordCreateErrors(p *Pod, nodeUID string, since, now time.Time)
 }
 
 // addCreateError records the create error container cs is waiting in, dated at.
-func (m *Model) addCreateError(p *Pod, cs *statusRecord, nodeUID string, at, since time.Time) {
-	w := &cs.state
+func (m *Model) addCreateError(p *Pod, cs *podrec.ContainerStatus, nodeUID string, at, since time.Time) {
+	w := cs.State()
 	f := Failure{
 		PodUID:       p.UID,
 		Pod:          p.Key,
-		Container:    Sanitize(cs.name),
+		Container:    Sanitize(cs.Name()),
 		Node:         p.Node,
 		NodeUID:      nodeUID,
 		Workload:     p.workload,
-		RestartCount: cs.restarts,
+		RestartCount: cs.RestartCount(),
 		At:           at,
-		Reason:       Sanitize(w.reason),
-		Message:      normalizeMessage(Sanitize(w.message)),
+		Reason:       Sanitize(w.Reason()),
+		Message:      normalizeMessage(Sanitize(w.Message())),
 	}
-	m.addFailure(f, failureKey{uid: failureID(p), container: cs.name, at: at.UnixNano(), createError: true}, since)
+	m.addFailure(f, failureKey{uid: failureID(p), container: cs.Name(), at: at.UnixNano(), createError: true}, since)
 }
 
 // renewCreateErrors records again, at now, every container still waiting in a create error whose
@@ -269,8 +270,8 @@ func (m *Model) renewCreateErrors(now time.Time) bool {
 		eps := m.starting[p]
 		for i := range eps {
 			ep := &eps[i]
-			cs := p.rec.rawStatus(ep.container, ep.init)
-			if ep.at.Before(since) && cs != nil && cs.state.kind == stateWaiting && createErrorReason(cs.state.reason) {
+			cs := rawStatus(p.rec, ep.container, ep.init)
+			if ep.at.Before(since) && cs != nil && cs.State().Kind() == podrec.StateWaiting && createErrorReason(cs.State().Reason()) {
 				ep.at = now
 				m.addCreateError(p, cs, m.nodeUID(p.Node), now, since)
 				renewed = true
@@ -303,14 +304,14 @@ func ruleOf(vs []classify.ContainerVerdict, name string, init bool) classify.Rul
 	return classify.RuleNone
 }
 
-// rawStatus finds a container's status by its raw name.
-func (r *PodRecord) rawStatus(name string, init bool) *statusRecord {
-	ss := r.statuses
+// rawStatus finds a container's status in r by its raw name.
+func rawStatus(r *podrec.Record, name string, init bool) *podrec.ContainerStatus {
+	ss := r.Statuses()
 	if init {
-		ss = r.init
+		ss = r.InitStatuses()
 	}
 	for i := range ss {
-		if ss[i].name == name {
+		if ss[i].Name() == name {
 			return &ss[i]
 		}
 	}
@@ -318,7 +319,8 @@ func (r *PodRecord) rawStatus(name string, init bool) *statusRecord {
 }
 
 // reportsStartFailure reports a waiting RunContainerError that follows a terminated start failure.
-func reportsStartFailure(cs *statusRecord) bool {
-	return cs.state.reason == "RunContainerError" && cs.last.kind == stateTerminated &&
-		(cs.last.reason == "StartError" || cs.last.reason == "ContainerCannotRun")
+func reportsStartFailure(cs *podrec.ContainerStatus) bool {
+	last := cs.LastState()
+	return cs.State().Reason() == "RunContainerError" && last.Kind() == podrec.StateTerminated &&
+		(last.Reason() == "StartError" || last.Reason() == "ContainerCannotRun")
 }

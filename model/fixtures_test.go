@@ -6,8 +6,18 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	extensionsv1beta1 "k8s.io/api/extensions/v1beta1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"doomwatch/podrec"
+)
+
+// The labels a record keeps the pod's revision from (podrec.Record.Revision): the StatefulSet and
+// DaemonSet controllers' revision hash and the DaemonSet controller's template generation.
+const (
+	revisionHashLabel       = appsv1.ControllerRevisionHashLabelKey
+	templateGenerationLabel = extensionsv1beta1.DaemonSetTemplateGenerationKey
 )
 
 // t0 is the tests' clock origin; every test passes time explicitly.
@@ -199,10 +209,10 @@ func apply(m *Model, now time.Time, pods ...*corev1.Pod) {
 }
 
 // records makes the pods' records, as kube's transform does.
-func records(pods ...*corev1.Pod) []*PodRecord {
-	out := make([]*PodRecord, len(pods))
+func records(pods ...*corev1.Pod) []*podrec.Record {
+	out := make([]*podrec.Record, len(pods))
 	for i, p := range pods {
-		out[i] = RecordOf(p)
+		out[i] = podrec.RecordOf(p)
 	}
 	return out
 }

@@ -204,14 +204,14 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		st := &out[mb.target]
 		current := mb.current
 		if rev, ok := revisions[mb.target]; ok {
-			current = rev == "" || p.rec.revision == rev
+			current = rev == "" || p.rec.Revision() == rev
 		}
 		if pending[mb.target] == nil {
 			pending[mb.target] = make(map[string]*GatePending)
 		}
 		if !current {
 			st.Old++
-			if p.rec.deleting {
+			if p.rec.Deleting() {
 				notePending(pending[mb.target], "old pods still terminating", p.Name)
 			}
 			continue

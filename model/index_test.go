@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/podrec"
 )
 
 // TestOrderAgainstASortedSlice drives an order through random inserts, removals and bulk merges
@@ -156,7 +157,7 @@ func churnBatch(rng *rand.Rand, at time.Time) *Batch {
 		case 3:
 			opts = append(opts, startFailed128(at.Add(-time.Duration(rng.IntN(60))*time.Second), 1))
 		}
-		b.Pods = append(b.Pods, RecordOf(pod(ns, name, opts...)))
+		b.Pods = append(b.Pods, podrec.RecordOf(pod(ns, name, opts...)))
 	}
 	if rng.IntN(4) == 0 {
 		k := rng.IntN(4)
@@ -316,7 +317,7 @@ func TestQuietKindsLeaveTheViewsAlone(t *testing.T) {
 	fresh := New(DefaultConfig())
 	fresh.Apply(&Batch{Nodes: []*corev1.Node{beat}}, t0)
 	for _, p := range m.pods {
-		fresh.Apply(&Batch{Pods: []*PodRecord{p.rec}}, t0)
+		fresh.Apply(&Batch{Pods: []*podrec.Record{p.rec}}, t0)
 	}
 	want := fresh.Nodes(t0.Add(10 * time.Second))
 	if len(got) != len(want) {

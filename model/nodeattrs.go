@@ -5,6 +5,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/podrec"
 )
 
 // A node's attributes: its conditions, what its kubelet reports of itself (status.nodeInfo) and
@@ -75,7 +77,7 @@ func firstLabel(labels map[string]string, keys []string) (key, value string) {
 // NodeLabels returns the labels of a node the model reads: for each of zone, region, instance
 // type and pool the one label that decides it, its value shared through in. nil when there are
 // none. kube's transform keeps these and drops every other label of a node.
-func NodeLabels(labels map[string]string, in *Interner) map[string]string {
+func NodeLabels(labels map[string]string, in *podrec.Interner) map[string]string {
 	var out map[string]string
 	for _, keys := range placeLabels {
 		if k, v := firstLabel(labels, keys); k != "" {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/podrec"
 )
 
 // attrNode is a known node with the attributes set.
@@ -255,7 +257,7 @@ func TestNodeLabels(t *testing.T) {
 		corev1.LabelFailureDomainBetaRegion: "eu-west-1", corev1.LabelInstanceTypeStable: "",
 		corev1.LabelInstanceType: "m5.large", "eks.amazonaws.com/nodegroup": "general",
 		corev1.LabelHostname: "node-1", "team": "payments",
-	}, NewInterner())
+	}, podrec.NewInterner())
 	want := map[string]string{
 		corev1.LabelTopologyZone: "eu-west-1a", corev1.LabelFailureDomainBetaRegion: "eu-west-1",
 		corev1.LabelInstanceType: "m5.large", "eks.amazonaws.com/nodegroup": "general",

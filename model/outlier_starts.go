@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"time"
+
+	"doomwatch/podrec"
+)
 
 // startIndex counts, per node, the distinct pods that started or tried to start there within the
 // window: the suspect rule's denominator (outlier.go). A pod counts once, at its latest start, in
@@ -89,7 +93,7 @@ func (x *startIndex) started(id failureIdentity, ring *startRing, from, to int64
 // noteStart counts p's latest start on its node when it is new: the first record of the pod, or
 // one that shows a later start than prev, the pod's previous record (nil when it is first seen).
 // upsertPod calls it with every record.
-func (m *Model) noteStart(p *Pod, prev *PodRecord, now time.Time) {
+func (m *Model) noteStart(p *Pod, prev *podrec.Record, now time.Time) {
 	if p.Node == "" {
 		return
 	}
@@ -99,7 +103,7 @@ func (m *Model) noteStart(p *Pod, prev *PodRecord, now time.Time) {
 	}
 	at := now
 	if prev == nil {
-		if rt := t.time(); rt.Before(now) {
+		if rt := t.Time(); rt.Before(now) {
 			at = rt
 		}
 	} else if t <= lastStart(prev) {
@@ -176,29 +180,29 @@ func (x *startIndex) nameNodeUID(name, uid string) {
 // the startedAt of a running or terminated state, or the finishedAt of a terminated state that
 // never started (containerd reports a failed start with startedAt at the Unix epoch, and a
 // hand-made status may have none). 0 when the record shows no start.
-func lastStart(r *PodRecord) stamp {
-	var t stamp
-	for _, list := range [...][]statusRecord{r.init, r.statuses} {
+func lastStart(r *podrec.Record) podrec.Stamp {
+	var t podrec.Stamp
+	for _, list := range [...][]podrec.ContainerStatus{r.InitStatuses(), r.Statuses()} {
 		for i := range list {
 			cs := &list[i]
-			t = max(t, stateStart(&cs.state), stateStart(&cs.last))
+			t = max(t, stateStart(cs.State()), stateStart(cs.LastState()))
 		}
 	}
 	return t
 }
 
-func stateStart(s *stateRecord) stamp {
-	switch s.kind {
-	case stateRunning:
-		if s.started != epochStamp {
-			return s.started
+func stateStart(s *podrec.ContainerState) podrec.Stamp {
+	switch s.Kind() {
+	case podrec.StateRunning:
+		if s.StartedAt() != podrec.EpochStamp {
+			return s.StartedAt()
 		}
-	case stateTerminated:
-		if s.started != 0 && s.started != epochStamp {
-			return s.started
+	case podrec.StateTerminated:
+		if started := s.StartedAt(); started != 0 && started != podrec.EpochStamp {
+			return started
 		}
-		if s.finished != epochStamp {
-			return s.finished
+		if s.FinishedAt() != podrec.EpochStamp {
+			return s.FinishedAt()
 		}
 	}
 	return 0

@@ -4,24 +4,25 @@ import (
 	"time"
 
 	"doomwatch/classify"
+	"doomwatch/podrec"
 )
 
 // upsertPod stores the latest record of a pod: it resolves the owner, records start failures in
 // the ledger, and judges the pod once.
-func (m *Model) upsertPod(r *PodRecord, now time.Time) {
-	k := nsName{r.namespace, r.name}
+func (m *Model) upsertPod(r *podrec.Record, now time.Time) {
+	k := nsName{r.GetNamespace(), r.GetName()}
 	p := m.pods[k]
 	// The node's UID is looked up before uncount, which forgets a deleted node with its last pod.
 	// Node names are DNS subdomains, which Sanitize leaves as they are, so the raw name is the key.
-	nodeUID := m.nodeUID(r.node)
-	var prev *PodRecord // the pod's previous record; nil when it is seen for the first time
+	nodeUID := m.nodeUID(r.NodeName())
+	var prev *podrec.Record // the pod's previous record; nil when it is seen for the first time
 	if p == nil {
 		m.nextID++
-		p = &Pod{Key: Sanitize(r.namespace + "/" + r.name), id: m.nextID}
+		p = &Pod{Key: Sanitize(r.GetNamespace() + "/" + r.GetName()), id: m.nextID}
 		m.pods[k] = p
 	} else {
 		m.uncount(p)
-		if p.UID != Sanitize(r.uid) {
+		if p.UID != Sanitize(string(r.GetUID())) {
 			p.sticky = nil // a new pod under the same name starts with a clean slate
 			m.endStarts(p)
 		} else {
@@ -29,15 +30,15 @@ func (m *Model) upsertPod(r *PodRecord, now time.Time) {
 		}
 	}
 	// A new pod, or one now bound to its node: events that came before it count now.
-	arrived := prev == nil || prev.node == "" && r.node != ""
+	arrived := prev == nil || prev.NodeName() == "" && r.NodeName() != ""
 	p.rec = r
-	p.UID = Sanitize(r.uid)
-	p.Namespace = Sanitize(r.namespace)
-	p.Name = Sanitize(r.name)
-	p.Node = Sanitize(r.node)
-	p.Phase = Sanitize(r.phase)
-	p.Created = r.created.time()
-	p.ctrl = ctrlKey(r.namespace, r.owners)
+	p.UID = Sanitize(string(r.GetUID()))
+	p.Namespace = Sanitize(r.GetNamespace())
+	p.Name = Sanitize(r.GetName())
+	p.Node = Sanitize(r.NodeName())
+	p.Phase = Sanitize(string(r.Phase()))
+	p.Created = r.GetCreationTimestamp().Time
+	p.ctrl = ctrlKey(r.GetNamespace(), r.GetOwnerReferences())
 	p.Owner = m.topOwner(p.ctrl)
 	p.workload = m.workloadOf(p)
 	m.recordFailures(p, prev, nodeUID, now)

@@ -213,7 +213,7 @@ func (m *Model) countRS(p *Pod, d int) {
 // countSet counts pod p of a StatefulSet or DaemonSet under its revision.
 func (m *Model) countSet(p *Pod, d int) {
 	kind := Kind(p.ctrl.kind)
-	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.revision}
+	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.Revision()}
 	countIn(m.setPods, k, p, d)
 	m.rollouts.dirty[rolloutKey{kind, nsName{k.ns, k.name}}] = struct{}{}
 }

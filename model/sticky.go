@@ -1,6 +1,10 @@
 package model
 
-import "doomwatch/classify"
+import (
+	"doomwatch/classify"
+
+	"doomwatch/podrec"
+)
 
 // stickyDoom remembers a container that classify doomed because the registry refused its image:
 // not found (RuleImageNotFound) or access denied (RuleImageAccessDenied). The kubelet alternates
@@ -47,7 +51,7 @@ const (
 func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 	switch c.Rule {
 	case classify.RuleImageNotFound, classify.RuleImageAccessDenied:
-		img := p.rec.specImage(c.Name, c.Init)
+		img := specImage(p.rec, c.Name, c.Init)
 		if s := p.findMemory(memoryPull, c.Name, c.Init); s != nil {
 			s.image, s.verdict = img, c.Verdict
 		} else {
@@ -62,11 +66,11 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 	if s == nil {
 		return false
 	}
-	st := p.rec.containerStatus(c.Name, c.Init)
+	st := containerStatus(p.rec, c.Name, c.Init)
 	if st == nil {
 		return false // no status says anything new
 	}
-	if !pulling(st) || st.imageID != "" || s.image != p.rec.specImage(c.Name, c.Init) {
+	if !pulling(st) || st.ImageID() != "" || s.image != specImage(p.rec, c.Name, c.Init) {
 		p.dropMemory(memoryPull, c.Name, c.Init)
 		return false
 	}
@@ -86,8 +90,9 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 }
 
 // pulling reports whether the container waits in one of the kubelet's pull states.
-func pulling(st *statusRecord) bool {
-	return st.state.kind == stateWaiting && (st.state.reason == reasonErrImagePull || st.state.reason == reasonImagePullBackOff)
+func pulling(st *podrec.ContainerStatus) bool {
+	w := st.State()
+	return w.Kind() == podrec.StateWaiting && (w.Reason() == reasonErrImagePull || w.Reason() == reasonImagePullBackOff)
 }
 
 func (p *Pod) findMemory(kind memoryKind, name string, init bool) *stickyDoom {
@@ -111,12 +116,12 @@ func (p *Pod) dropMemory(kind memoryKind, name string, init bool) {
 	}
 }
 
-// specImage returns the image the spec asks for (the sanitised name is compared, so both sides
+// specImage returns the image r's spec asks for (the sanitised name is compared, so both sides
 // are sanitised).
-func (r *PodRecord) specImage(name string, init bool) string {
-	cs := r.spec.containers
+func specImage(r *podrec.Record, name string, init bool) string {
+	cs := r.Containers()
 	if init {
-		cs = r.spec.init
+		cs = r.InitContainers()
 	}
 	for i := range cs {
 		if Sanitize(cs[i].Name) == name {
@@ -126,14 +131,14 @@ func (r *PodRecord) specImage(name string, init bool) string {
 	return ""
 }
 
-// containerStatus finds a container's status by (sanitised) name.
-func (r *PodRecord) containerStatus(name string, init bool) *statusRecord {
-	ss := r.statuses
+// containerStatus finds a container's status in r by (sanitised) name.
+func containerStatus(r *podrec.Record, name string, init bool) *podrec.ContainerStatus {
+	ss := r.Statuses()
 	if init {
-		ss = r.init
+		ss = r.InitStatuses()
 	}
 	for i := range ss {
-		if Sanitize(ss[i].name) == name {
+		if Sanitize(ss[i].Name()) == name {
 			return &ss[i]
 		}
 	}

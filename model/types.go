@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/podrec"
 )
 
 // Kind names a resource kind the model tracks.
@@ -40,9 +41,9 @@ type Ref struct {
 // Batch is one coalesced set of changes from a source: at most one per interval, holding the
 // latest object per key and the deletes since the previous batch. Objects are the informer's
 // (transformed) objects and are never mutated by the model. Pods come as records
-// (Interner.Pod, RecordOf).
+// (podrec.Interner.Pod, podrec.RecordOf).
 type Batch struct {
-	Pods         []*PodRecord
+	Pods         []*podrec.Record
 	Nodes        []*corev1.Node
 	ReplicaSets  []*appsv1.ReplicaSet
 	Deployments  []*appsv1.Deployment
@@ -117,7 +118,7 @@ type Pod struct {
 	// Containers holds one verdict per container, init containers first.
 	Containers []classify.ContainerVerdict
 
-	rec *PodRecord // the informer's record of the pod
+	rec *podrec.Record // the informer's record of the pod
 
 	// Evidence and index state, owned by the model.
 	workload string       // Failure.Workload of this pod's failures

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // t0 is the tests' clock origin; every test passes time explicitly.
@@ -160,9 +161,9 @@ const crioRuntimeMsg = `container create failed: container_linux.go:338: creatin
 func createError(msg string) podOpt { return waiting("CreateContainerError", msg) }
 
 func apply(m *model.Model, now time.Time, pods ...*corev1.Pod) {
-	recs := make([]*model.PodRecord, len(pods))
+	recs := make([]*podrec.Record, len(pods))
 	for i, p := range pods {
-		recs[i] = model.RecordOf(p)
+		recs[i] = podrec.RecordOf(p)
 	}
 	m.Apply(&model.Batch{Pods: recs}, now)
 }

@@ -14,6 +14,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // Snapshot is the state printed by `doomwatch --once`. Its JSON form is the stable schema
@@ -183,7 +184,7 @@ func NewSnapshot(m *model.Model, context string, now time.Time) Snapshot {
 		Rollouts:      []SnapshotRollout{},
 		SuspectsShare: append([]string{}, m.SuspectsShare(now)...),
 	}
-	var scratch model.Scratch
+	var scratch podrec.Scratch
 	for _, p := range m.View(model.Query{Sort: model.ByName}) {
 		sp := snapshotPod(p, now, &scratch)
 		sp.Events = snapshotEvents(m.PodEvents(p.Key))
@@ -276,7 +277,7 @@ func snapshotHealth(h model.Health) SnapshotHealth {
 }
 
 // snapshotPod is p as --once prints it; scratch rebuilds its record.
-func snapshotPod(p *model.Pod, now time.Time, scratch *model.Scratch) SnapshotPod {
+func snapshotPod(p *model.Pod, now time.Time, scratch *podrec.Scratch) SnapshotPod {
 	obj := scratch.Pod(p.Record())
 	ready, status, restarts := classify.Columns(obj, now)
 	sp := SnapshotPod{

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"k8s.io/apimachinery/pkg/util/duration"
 
-	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // common is what every component shares (soft-serve's common.Common): styles, keys and the clock
@@ -20,7 +20,7 @@ type common struct {
 	// now is the source's time at the last update; View never reads a clock.
 	now time.Time
 	// scratch rebuilds the pods on screen from their records for the kubectl columns.
-	scratch model.Scratch
+	scratch podrec.Scratch
 }
 
 // width is the number of cells s takes on screen. What the views show is mostly printable ASCII

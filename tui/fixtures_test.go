@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // t0 is the fixtures' "now".
@@ -226,9 +227,9 @@ func fixtureModel() *model.Model {
 }
 
 // appendPods appends the pods' records, as kube's transform makes them, to dst.
-func appendPods(dst []*model.PodRecord, pods ...*corev1.Pod) []*model.PodRecord {
+func appendPods(dst []*podrec.Record, pods ...*corev1.Pod) []*podrec.Record {
 	for _, p := range pods {
-		dst = append(dst, model.RecordOf(p))
+		dst = append(dst, podrec.RecordOf(p))
 	}
 	return dst
 }

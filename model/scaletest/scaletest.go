@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"doomwatch/model"
+	"doomwatch/podrec"
 )
 
 // T0 is the clusters' "now".
@@ -237,18 +238,18 @@ func NodeObjects() []*corev1.Node {
 
 // interner shares what the records repeat, as kube's informer transform does for a real
 // cluster's pods. Benchmarks run on one goroutine.
-var interner = model.NewInterner()
+var interner = podrec.NewInterner()
 
 // Record is pod i at version as the informer holds it: Pod, made a record by the interner kube's
 // transform would use.
-func Record(i, version int) *model.PodRecord { return interner.Pod(Pod(i, version)) }
+func Record(i, version int) *podrec.Record { return interner.Pod(Pod(i, version)) }
 
 // Load applies an n-pod cluster to m in batches of 10,000 pods, owners and nodes first, and
 // returns the pod records (the informer's cache).
-func Load(m *model.Model, n int) []*model.PodRecord {
+func Load(m *model.Model, n int) []*podrec.Record {
 	m.Apply(&model.Batch{Nodes: NodeObjects(), ReplicaSets: ReplicaSets(n), Deployments: Deployments(n),
 		Health: &model.Health{Synced: true, PodsSeen: n}}, T0)
-	pods := make([]*model.PodRecord, n)
+	pods := make([]*podrec.Record, n)
 	const size = 10_000
 	for start := 0; start < n; start += size {
 		end := min(start+size, n)
@@ -310,7 +311,7 @@ func Event(i, version int) (*corev1.Event, bool) {
 func Churn(count, size int) []model.Batch {
 	out := make([]model.Batch, count)
 	for k := range out {
-		out[k].Pods = make([]*model.PodRecord, size)
+		out[k].Pods = make([]*podrec.Record, size)
 		for j := range size {
 			seq := k*size + j
 			i, version := seq*7919%PodsPerNamespace, 1+seq/PodsPerNamespace

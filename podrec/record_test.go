@@ -1,9 +1,7 @@
-package model
+package podrec
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -11,32 +9,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
 )
-
-// classifyFixtures reads every pod in classify/testdata, the corpus of real statuses.
-func classifyFixtures(t *testing.T) map[string]*corev1.Pod {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("..", "classify", "testdata", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no classify fixtures: %v", err)
-	}
-	out := make(map[string]*corev1.Pod, len(files))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := &corev1.Pod{}
-		if err := yaml.Unmarshal(data, p); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[filepath.Base(f)] = p
-	}
-	return out
-}
 
 // TestRecordRebuildsTheTrimmedPod: for every classify fixture, the pod rebuilt from its record
 // gets the same verdicts and kubectl columns from classify as the pod itself; a record made with
@@ -108,14 +83,14 @@ func TestSameContentIgnoresOnlyTheResourceVersion(t *testing.T) {
 // started at the Unix epoch; that is a time, not the absence of one.
 func TestStampKeepsTheEpochApartFromZero(t *testing.T) {
 	epoch := time.Unix(0, 0)
-	if s := stampOf(epoch); s == 0 || !s.time().Equal(epoch) {
-		t.Errorf("the epoch became %d, %v", s, s.time())
+	if s := stampOf(epoch); s == 0 || !s.Time().Equal(epoch) {
+		t.Errorf("the epoch became %d, %v", s, s.Time())
 	}
-	if s := stampOf(time.Time{}); s != 0 || !s.time().IsZero() {
-		t.Errorf("the zero time became %d, %v", s, s.time())
+	if s := stampOf(time.Time{}); s != 0 || !s.Time().IsZero() {
+		t.Errorf("the zero time became %d, %v", s, s.Time())
 	}
 	at := time.Date(2026, 3, 1, 11, 58, 0, 123, time.UTC)
-	if got := stampOf(at).time(); !got.Equal(at) {
+	if got := stampOf(at).Time(); !got.Equal(at) {
 		t.Errorf("%v became %v", at, got)
 	}
 }
@@ -177,7 +152,7 @@ func TestRecordKeepsTheRevisionLabel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for what, r := range map[string]*PodRecord{"pod": RecordOf(p), "protobuf": fromProto} {
+		for what, r := range map[string]*Record{"pod": RecordOf(p), "protobuf": fromProto} {
 			if r.revision != tc.want {
 				t.Errorf("%q owner, from the %s: revision %q, want %q", tc.owner, what, r.revision, tc.want)
 			}

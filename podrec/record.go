@@ -1,4 +1,10 @@
-package model
+// Package podrec is the pod record: the compact, immutable copy of a pod that the pod informer's
+// store holds and the model points at (Record), made from a pod (Interner.Pod) or straight from
+// the API server's protobuf encoding of one (Interner.PodFromProto), and rebuilt as a pod for
+// classify and the printers (Scratch). The Interner that shares what records repeat also shares
+// what kube's transform keeps of the other kinds it trims. The package reads no cluster and keeps
+// no state of its own: kube makes records, model keeps them, tui reads them.
+package podrec
 
 import (
 	"maps"
@@ -13,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// PodRecord is a pod as doomwatch keeps it: what classify, the model and the views read, and
+// Record is a pod as doomwatch keeps it: what classify, the model and the views read, and
 // nothing else. kube's informer transform makes one of every pod the API server sends
 // (Interner.Pod), the informer's store holds it in place of the pod, and the model's Pod points at
 // it, so the record is the only copy of a pod doomwatch holds. A record is immutable once made;
@@ -29,10 +35,10 @@ import (
 // classify still judges *corev1.Pod values: Scratch rebuilds one from a record without allocating
 // (Record.Pod allocates a new one), and the fixtures prove that the rebuilt pod is the trimmed pod
 // (TestRecordRebuildsTheTrimmedPod).
-type PodRecord struct {
+type Record struct {
 	namespace, name, uid, resourceVersion, node string
 	generation                                  int64
-	created, deleted                            stamp
+	created, deleted                            Stamp
 	deleting                                    bool                    // deleted is set: the pod is being deleted
 	owners                                      []metav1.OwnerReference // shared
 	// annotations holds the kept annotations (keptAnnotations): the Job controller's index
@@ -41,12 +47,12 @@ type PodRecord struct {
 	// revision is the one label a record keeps, the pod's revision for its controller: a
 	// DaemonSet's pod's pod-template-generation, any other pod's controller-revision-hash (a
 	// StatefulSet's rollout judges the pods of its update revision, a DaemonSet's those of its
-	// template generation: rollouts.go); "" for pods without it.
+	// template generation: model/rollouts.go); "" for pods without it.
 	revision               string
 	spec                   *podSpec // shared
 	phase, reason, message string
 	conds                  []condition
-	init, statuses         []statusRecord
+	init, statuses         []ContainerStatus
 }
 
 // podSpec is what a record keeps of a pod's spec besides the node, shared by the pods of a
@@ -60,7 +66,7 @@ type podSpec struct {
 // condition is a pod condition: its text, shared, and when it last changed.
 type condition struct {
 	text *condText
-	at   stamp
+	at   Stamp
 }
 
 type condText struct {
@@ -69,35 +75,37 @@ type condText struct {
 	reason, message string
 }
 
-// statusRecord is a container's status: state, last state, readiness, started, restart count,
-// image and whether the image was pulled (imageID, model/sticky.go). Container IDs, resources,
-// volume mounts and the user go: nothing reads them.
-type statusRecord struct {
+// ContainerStatus is a container's status as a record keeps it: state, last state, readiness,
+// started, restart count, image and whether the image was pulled (imageID, model/sticky.go).
+// Container IDs, resources, volume mounts and the user go: nothing reads them.
+type ContainerStatus struct {
 	name, image, imageID string
-	state, last          stateRecord
+	state, last          ContainerState
 	restarts             int32
 	ready                bool
 	started              optBool
 }
 
-// stateRecord is a container state (the API allows one of waiting, running and terminated) without
-// the container ID. Reasons are shared; messages are not, as they mostly name their pod or
-// container ("back-off 1m20s restarting failed container=app pod=…") and would only churn the
-// table.
-type stateRecord struct {
-	kind              stateKind
+// ContainerState is a container state as a record keeps it (the API allows one of waiting, running
+// and terminated), without the container ID. Reasons are shared; messages are not, as they mostly
+// name their pod or container ("back-off 1m20s restarting failed container=app pod=…") and would
+// only churn the table.
+type ContainerState struct {
+	kind              StateKind
 	exitCode, signal  int32
 	reason, message   string
-	started, finished stamp
+	started, finished Stamp
 }
 
-type stateKind uint8
+// StateKind is which of the API's container states a ContainerState is.
+type StateKind uint8
 
+// The kinds of container state; StateNone is a status that reports none.
 const (
-	stateNone stateKind = iota
-	stateWaiting
-	stateRunning
-	stateTerminated
+	StateNone StateKind = iota
+	StateWaiting
+	StateRunning
+	StateTerminated
 )
 
 // optBool is a *bool as a byte.
@@ -129,38 +137,40 @@ func (b optBool) ptr() *bool {
 	return nil
 }
 
-// stamp is a time as nanoseconds since the Unix epoch, and 0 the zero time, so that a record's
+// Stamp is a time as nanoseconds since the Unix epoch, and 0 the zero time, so that a record's
 // zero value holds zero times. The epoch itself, which containerd reports as the start of a
-// container that never started, is epochStamp.
-type stamp int64
+// container that never started, is EpochStamp.
+type Stamp int64
 
-const epochStamp = stamp(math.MinInt64)
+// EpochStamp is the Unix epoch as a Stamp.
+const EpochStamp = Stamp(math.MinInt64)
 
-func stampOf(t time.Time) stamp {
+func stampOf(t time.Time) Stamp {
 	switch {
 	case t.IsZero():
 		return 0
 	case t.UnixNano() == 0:
-		return epochStamp
+		return EpochStamp
 	}
-	return stamp(t.UnixNano())
+	return Stamp(t.UnixNano())
 }
 
-func (s stamp) time() time.Time {
+// Time is s as a time.Time.
+func (s Stamp) Time() time.Time {
 	switch s {
 	case 0:
 		return time.Time{}
-	case epochStamp:
+	case EpochStamp:
 		return time.Unix(0, 0)
 	}
 	return time.Unix(0, int64(s))
 }
 
-func (s stamp) meta() metav1.Time {
+func (s Stamp) meta() metav1.Time {
 	if s == 0 {
 		return metav1.Time{}
 	}
-	return metav1.NewTime(s.time())
+	return metav1.NewTime(s.Time())
 }
 
 // keptAnnotations are the only annotations a record keeps: the Job controller's completion index
@@ -168,7 +178,7 @@ func (s stamp) meta() metav1.Time {
 // classify.JobAttempt reads for a Job with a backoff limit per index, and the API server's mark
 // on the bookmark that ends a streamed list (metav1.InitialEventsAnnotationKey), which client-go's
 // reflector reads from the bookmark's object.
-// The labels a record keeps one of (PodRecord.revision): the StatefulSet and DaemonSet
+// The labels a record keeps one of (Record.revision): the StatefulSet and DaemonSet
 // controllers' revision label (k8s.io/api/apps/v1 ControllerRevisionHashLabelKey) and the
 // DaemonSet controller's template generation label (k8s.io/api/extensions/v1beta1
 // DaemonSetTemplateGenerationKey, which the DaemonSet controller still sets).
@@ -198,8 +208,8 @@ var keptAnnotations = [...]string{"batch.kubernetes.io/job-completion-index", "b
 // labels. Other labels, other annotations, managedFields, IPs, start time, QoS class and
 // the rest of the spec go. Strings, the spec and condition texts are shared through in. An empty
 // list of statuses or conditions is kept as none.
-func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
-	r := &PodRecord{
+func (in *Interner) Pod(p *corev1.Pod) *Record {
+	r := &Record{
 		namespace:       in.String(p.Namespace),
 		name:            p.Name,
 		uid:             string(p.UID),
@@ -237,7 +247,7 @@ func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
 	}
 	// One allocation for both lists of statuses.
 	if n, m := len(st.InitContainerStatuses), len(st.ContainerStatuses); n+m > 0 {
-		all := make([]statusRecord, n+m)
+		all := make([]ContainerStatus, n+m)
 		for i := range st.InitContainerStatuses {
 			all[i] = in.status(&st.InitContainerStatuses[i])
 		}
@@ -255,10 +265,10 @@ func (in *Interner) Pod(p *corev1.Pod) *PodRecord {
 }
 
 // RecordOf makes p's record without sharing anything with other records: for tests and tools.
-func RecordOf(p *corev1.Pod) *PodRecord { return (*Interner)(nil).Pod(p) }
+func RecordOf(p *corev1.Pod) *Record { return (*Interner)(nil).Pod(p) }
 
-func (in *Interner) status(c *corev1.ContainerStatus) statusRecord {
-	return statusRecord{
+func (in *Interner) status(c *corev1.ContainerStatus) ContainerStatus {
+	return ContainerStatus{
 		name:     in.String(c.Name),
 		image:    in.String(c.Image),
 		imageID:  in.String(c.ImageID),
@@ -270,24 +280,24 @@ func (in *Interner) status(c *corev1.ContainerStatus) statusRecord {
 	}
 }
 
-func (in *Interner) state(s *corev1.ContainerState) stateRecord {
+func (in *Interner) state(s *corev1.ContainerState) ContainerState {
 	switch {
 	case s.Waiting != nil:
-		return stateRecord{kind: stateWaiting, reason: in.String(s.Waiting.Reason), message: s.Waiting.Message}
+		return ContainerState{kind: StateWaiting, reason: in.String(s.Waiting.Reason), message: s.Waiting.Message}
 	case s.Running != nil:
-		return stateRecord{kind: stateRunning, started: stampOf(s.Running.StartedAt.Time)}
+		return ContainerState{kind: StateRunning, started: stampOf(s.Running.StartedAt.Time)}
 	case s.Terminated != nil:
 		t := s.Terminated
-		return stateRecord{kind: stateTerminated, exitCode: t.ExitCode, signal: t.Signal,
+		return ContainerState{kind: StateTerminated, exitCode: t.ExitCode, signal: t.Signal,
 			reason: in.String(t.Reason), message: t.Message,
 			started: stampOf(t.StartedAt.Time), finished: stampOf(t.FinishedAt.Time)}
 	}
-	return stateRecord{}
+	return ContainerState{}
 }
 
 // Pod rebuilds the pod the record was made from, as far as the record keeps it, in new memory.
 // Scratch.Pod does it without allocating, for a pod that is read at once and dropped.
-func (r *PodRecord) Pod() *corev1.Pod {
+func (r *Record) Pod() *corev1.Pod {
 	var s Scratch
 	return s.Pod(r)
 }
@@ -307,7 +317,7 @@ type Scratch struct {
 }
 
 // Pod rebuilds r in s.
-func (s *Scratch) Pod(r *PodRecord) *corev1.Pod {
+func (s *Scratch) Pod(r *Record) *corev1.Pod {
 	p := &s.pod
 	sp := r.spec
 	*p = corev1.Pod{
@@ -361,7 +371,7 @@ func (s *Scratch) Pod(r *PodRecord) *corev1.Pod {
 	return p
 }
 
-func (s *Scratch) status(c *statusRecord) corev1.ContainerStatus {
+func (s *Scratch) status(c *ContainerStatus) corev1.ContainerStatus {
 	return corev1.ContainerStatus{
 		Name: c.name, Image: c.image, ImageID: c.imageID,
 		State: s.state(&c.state), LastTerminationState: s.state(&c.last),
@@ -369,15 +379,15 @@ func (s *Scratch) status(c *statusRecord) corev1.ContainerStatus {
 	}
 }
 
-func (s *Scratch) state(st *stateRecord) corev1.ContainerState {
+func (s *Scratch) state(st *ContainerState) corev1.ContainerState {
 	switch st.kind {
-	case stateWaiting:
+	case StateWaiting:
 		s.waiting = append(s.waiting, corev1.ContainerStateWaiting{Reason: st.reason, Message: st.message})
 		return corev1.ContainerState{Waiting: &s.waiting[len(s.waiting)-1]}
-	case stateRunning:
+	case StateRunning:
 		s.running = append(s.running, corev1.ContainerStateRunning{StartedAt: st.started.meta()})
 		return corev1.ContainerState{Running: &s.running[len(s.running)-1]}
-	case stateTerminated:
+	case StateTerminated:
 		s.term = append(s.term, corev1.ContainerStateTerminated{ExitCode: st.exitCode, Signal: st.signal,
 			Reason: st.reason, Message: st.message, StartedAt: st.started.meta(), FinishedAt: st.finished.meta()})
 		return corev1.ContainerState{Terminated: &s.term[len(s.term)-1]}
@@ -385,18 +395,77 @@ func (s *Scratch) state(st *stateRecord) corev1.ContainerState {
 	return corev1.ContainerState{}
 }
 
-// terminated is st as the API's terminated state, when it is one.
-func (st *stateRecord) terminated() (corev1.ContainerStateTerminated, bool) {
-	if st.kind != stateTerminated {
+// Terminated is st as the API's terminated state, when it is one.
+func (st *ContainerState) Terminated() (corev1.ContainerStateTerminated, bool) {
+	if st.kind != StateTerminated {
 		return corev1.ContainerStateTerminated{}, false
 	}
 	return corev1.ContainerStateTerminated{ExitCode: st.exitCode, Signal: st.signal, Reason: st.reason,
 		Message: st.message, StartedAt: st.started.meta(), FinishedAt: st.finished.meta()}, true
 }
 
+// What the model reads of a record beyond what classify reads of the pod it rebuilds: evidence,
+// sticky doom and back-off memory, start counts and rollouts read these directly, which costs no
+// rebuild. What they return is the record's and must not be modified.
+
+// Revision is the pod's revision for its controller: its pod-template-generation label for a
+// DaemonSet's pod, its controller-revision-hash label otherwise; "" for none.
+func (r *Record) Revision() string { return r.revision }
+
+// Deleting reports whether the pod has a deletion timestamp.
+func (r *Record) Deleting() bool { return r.deleting }
+
+// NodeName is the node the pod is bound to, "" until it is scheduled.
+func (r *Record) NodeName() string { return r.node }
+
+// Phase is the pod's phase.
+func (r *Record) Phase() corev1.PodPhase { return corev1.PodPhase(r.phase) }
+
+// InitContainers are the pod's init containers as the record keeps them (Interner.Containers).
+func (r *Record) InitContainers() []corev1.Container { return r.spec.init }
+
+// Containers are the pod's containers as the record keeps them (Interner.Containers).
+func (r *Record) Containers() []corev1.Container { return r.spec.containers }
+
+// InitStatuses are the pod's init container statuses, in the API's order.
+func (r *Record) InitStatuses() []ContainerStatus { return r.init }
+
+// Statuses are the pod's container statuses, in the API's order.
+func (r *Record) Statuses() []ContainerStatus { return r.statuses }
+
+// Name is the container's name, as the kubelet reports it (not sanitised).
+func (c *ContainerStatus) Name() string { return c.name }
+
+// ImageID is the image the container runs, "" until the runtime created it.
+func (c *ContainerStatus) ImageID() string { return c.imageID }
+
+// RestartCount is the container's restart count.
+func (c *ContainerStatus) RestartCount() int32 { return c.restarts }
+
+// State is the container's current state.
+func (c *ContainerStatus) State() *ContainerState { return &c.state }
+
+// LastState is the container's last termination state.
+func (c *ContainerStatus) LastState() *ContainerState { return &c.last }
+
+// Kind is which state st is.
+func (st *ContainerState) Kind() StateKind { return st.kind }
+
+// Reason is a waiting or terminated state's reason.
+func (st *ContainerState) Reason() string { return st.reason }
+
+// Message is a waiting or terminated state's message.
+func (st *ContainerState) Message() string { return st.message }
+
+// StartedAt is a running or terminated state's startedAt.
+func (st *ContainerState) StartedAt() Stamp { return st.started }
+
+// FinishedAt is a terminated state's finishedAt.
+func (st *ContainerState) FinishedAt() Stamp { return st.finished }
+
 // SameContent reports whether a and b hold the same pod but for the resource version: an update
 // the transform makes nothing of (kube/unchanged.go).
-func (a *PodRecord) SameContent(b *PodRecord) bool {
+func (a *Record) SameContent(b *Record) bool {
 	if a == b {
 		return true
 	}
@@ -484,44 +553,44 @@ func sameContainer(a, b *corev1.Container) bool {
 // record that no one else holds yet.
 
 // GetObjectKind is the empty kind: a record is never encoded.
-func (r *PodRecord) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
+func (r *Record) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
 // DeepCopyObject copies the record. What it shares with other records is immutable.
-func (r *PodRecord) DeepCopyObject() runtime.Object {
+func (r *Record) DeepCopyObject() runtime.Object {
 	c := *r
 	return &c
 }
 
-func (r *PodRecord) GetNamespace() string                          { return r.namespace }
-func (r *PodRecord) SetNamespace(ns string)                        { r.namespace = ns }
-func (r *PodRecord) GetName() string                               { return r.name }
-func (r *PodRecord) SetName(name string)                           { r.name = name }
-func (r *PodRecord) GetGenerateName() string                       { return "" }
-func (r *PodRecord) SetGenerateName(string)                        {}
-func (r *PodRecord) GetUID() types.UID                             { return types.UID(r.uid) }
-func (r *PodRecord) SetUID(uid types.UID)                          { r.uid = string(uid) }
-func (r *PodRecord) GetResourceVersion() string                    { return r.resourceVersion }
-func (r *PodRecord) SetResourceVersion(v string)                   { r.resourceVersion = v }
-func (r *PodRecord) GetGeneration() int64                          { return r.generation }
-func (r *PodRecord) SetGeneration(g int64)                         { r.generation = g }
-func (r *PodRecord) GetSelfLink() string                           { return "" }
-func (r *PodRecord) SetSelfLink(string)                            {}
-func (r *PodRecord) GetCreationTimestamp() metav1.Time             { return r.created.meta() }
-func (r *PodRecord) SetCreationTimestamp(t metav1.Time)            { r.created = stampOf(t.Time) }
-func (r *PodRecord) GetDeletionGracePeriodSeconds() *int64         { return nil }
-func (r *PodRecord) SetDeletionGracePeriodSeconds(*int64)          {}
-func (r *PodRecord) GetLabels() map[string]string                  { return nil }
-func (r *PodRecord) SetLabels(map[string]string)                   {}
-func (r *PodRecord) GetAnnotations() map[string]string             { return r.annotations }
-func (r *PodRecord) SetAnnotations(map[string]string)              {}
-func (r *PodRecord) GetFinalizers() []string                       { return nil }
-func (r *PodRecord) SetFinalizers([]string)                        {}
-func (r *PodRecord) GetOwnerReferences() []metav1.OwnerReference   { return r.owners }
-func (r *PodRecord) SetOwnerReferences(o []metav1.OwnerReference)  { r.owners = o }
-func (r *PodRecord) GetManagedFields() []metav1.ManagedFieldsEntry { return nil }
-func (r *PodRecord) SetManagedFields([]metav1.ManagedFieldsEntry)  {}
+func (r *Record) GetNamespace() string                          { return r.namespace }
+func (r *Record) SetNamespace(ns string)                        { r.namespace = ns }
+func (r *Record) GetName() string                               { return r.name }
+func (r *Record) SetName(name string)                           { r.name = name }
+func (r *Record) GetGenerateName() string                       { return "" }
+func (r *Record) SetGenerateName(string)                        {}
+func (r *Record) GetUID() types.UID                             { return types.UID(r.uid) }
+func (r *Record) SetUID(uid types.UID)                          { r.uid = string(uid) }
+func (r *Record) GetResourceVersion() string                    { return r.resourceVersion }
+func (r *Record) SetResourceVersion(v string)                   { r.resourceVersion = v }
+func (r *Record) GetGeneration() int64                          { return r.generation }
+func (r *Record) SetGeneration(g int64)                         { r.generation = g }
+func (r *Record) GetSelfLink() string                           { return "" }
+func (r *Record) SetSelfLink(string)                            {}
+func (r *Record) GetCreationTimestamp() metav1.Time             { return r.created.meta() }
+func (r *Record) SetCreationTimestamp(t metav1.Time)            { r.created = stampOf(t.Time) }
+func (r *Record) GetDeletionGracePeriodSeconds() *int64         { return nil }
+func (r *Record) SetDeletionGracePeriodSeconds(*int64)          {}
+func (r *Record) GetLabels() map[string]string                  { return nil }
+func (r *Record) SetLabels(map[string]string)                   {}
+func (r *Record) GetAnnotations() map[string]string             { return r.annotations }
+func (r *Record) SetAnnotations(map[string]string)              {}
+func (r *Record) GetFinalizers() []string                       { return nil }
+func (r *Record) SetFinalizers([]string)                        {}
+func (r *Record) GetOwnerReferences() []metav1.OwnerReference   { return r.owners }
+func (r *Record) SetOwnerReferences(o []metav1.OwnerReference)  { r.owners = o }
+func (r *Record) GetManagedFields() []metav1.ManagedFieldsEntry { return nil }
+func (r *Record) SetManagedFields([]metav1.ManagedFieldsEntry)  {}
 
-func (r *PodRecord) GetDeletionTimestamp() *metav1.Time {
+func (r *Record) GetDeletionTimestamp() *metav1.Time {
 	if !r.deleting {
 		return nil
 	}
@@ -529,7 +598,7 @@ func (r *PodRecord) GetDeletionTimestamp() *metav1.Time {
 	return &t
 }
 
-func (r *PodRecord) SetDeletionTimestamp(t *metav1.Time) {
+func (r *Record) SetDeletionTimestamp(t *metav1.Time) {
 	r.deleted, r.deleting = 0, t != nil
 	if t != nil {
 		r.deleted = stampOf(t.Time)
@@ -537,6 +606,6 @@ func (r *PodRecord) SetDeletionTimestamp(t *metav1.Time) {
 }
 
 var (
-	_ metav1.Object  = (*PodRecord)(nil)
-	_ runtime.Object = (*PodRecord)(nil)
+	_ metav1.Object  = (*Record)(nil)
+	_ runtime.Object = (*Record)(nil)
 )

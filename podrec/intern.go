@@ -1,4 +1,4 @@
-package model
+package podrec
 
 import (
 	"encoding/binary"
@@ -14,13 +14,13 @@ import (
 // is what makes sharing safe. It is not safe for concurrent use (the transform holds a lock). A nil
 // *Interner shares nothing and still trims: tests build records with it.
 type Interner struct {
-	strs      table[string]
-	conts     table[[]corev1.Container]
-	owners    table[[]metav1.OwnerReference]
-	gates     table[[]corev1.PodReadinessGate]
-	specs     table[*podSpec]
-	conds     table[*condText]
-	revisions table[map[string]string]
+	strs        table[string]
+	conts       table[[]corev1.Container]
+	owners      table[[]metav1.OwnerReference]
+	gates       table[[]corev1.PodReadinessGate]
+	specs       table[*podSpec]
+	conds       table[*condText]
+	annotations table[map[string]string]
 	// specsRaw and ownersRaw share specs and owner references by their protobuf encoding, for
 	// PodFromProto.
 	specsRaw  table[*podSpec]
@@ -36,15 +36,15 @@ const internMax = 1 << 16
 // NewInterner returns an empty Interner.
 func NewInterner() *Interner {
 	return &Interner{
-		strs:      newTable[string](internMax),
-		conts:     newTable[[]corev1.Container](internMax / 8),
-		owners:    newTable[[]metav1.OwnerReference](internMax / 8),
-		gates:     newTable[[]corev1.PodReadinessGate](internMax / 64),
-		specs:     newTable[*podSpec](internMax / 8),
-		conds:     newTable[*condText](internMax / 8),
-		revisions: newTable[map[string]string](internMax / 64),
-		specsRaw:  newTable[*podSpec](internMax / 8),
-		ownersRaw: newTable[[]metav1.OwnerReference](internMax / 8),
+		strs:        newTable[string](internMax),
+		conts:       newTable[[]corev1.Container](internMax / 8),
+		owners:      newTable[[]metav1.OwnerReference](internMax / 8),
+		gates:       newTable[[]corev1.PodReadinessGate](internMax / 64),
+		specs:       newTable[*podSpec](internMax / 8),
+		conds:       newTable[*condText](internMax / 8),
+		annotations: newTable[map[string]string](internMax / 64),
+		specsRaw:    newTable[*podSpec](internMax / 8),
+		ownersRaw:   newTable[[]metav1.OwnerReference](internMax / 8),
 	}
 }
 
@@ -64,17 +64,18 @@ func (in *Interner) Owners(refs []metav1.OwnerReference) []metav1.OwnerReference
 	return shareSlice(&in.owners, &in.buf, refs)
 }
 
-// Revision returns the one-entry annotation map {RevisionAnnotation: rev}, shared by every object
-// at that revision.
-func (in *Interner) Revision(rev string) map[string]string {
+// Annotation returns the one-entry annotation map {key: value}, shared by every object whose only
+// kept annotation it is: the Deployment controller's revision of a ReplicaSet or Deployment.
+func (in *Interner) Annotation(key, value string) map[string]string {
 	if in == nil {
-		return map[string]string{RevisionAnnotation: rev}
+		return map[string]string{key: value}
 	}
-	in.buf = append(in.buf[:0], rev...)
-	a, ok := in.revisions.lookup(in.buf)
+	in.buf = binary.AppendUvarint(in.buf[:0], uint64(len(key)))
+	in.buf = append(append(in.buf, key...), value...)
+	a, ok := in.annotations.lookup(in.buf)
 	if !ok {
-		a = map[string]string{RevisionAnnotation: rev}
-		in.revisions.put(rev, a)
+		a = map[string]string{key: value}
+		in.annotations.put(string(in.buf), a)
 	}
 	return a
 }

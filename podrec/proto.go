@@ -1,4 +1,4 @@
-package model
+package podrec
 
 import (
 	"errors"
@@ -23,8 +23,8 @@ import (
 // number is part of the wire compatibility every client relies on. The parts a template
 // repeats (containers, readiness gates, owner references) are looked up by their encoded bytes,
 // and decoded with the generated code only the first time they are seen.
-func (in *Interner) PodFromProto(b []byte) (*PodRecord, error) {
-	r := &PodRecord{}
+func (in *Interner) PodFromProto(b []byte) (*Record, error) {
+	r := &Record{}
 	var spec specFields
 	var status []byte
 	err := eachField(b, func(f field) error {
@@ -129,7 +129,7 @@ func (in *Interner) bytesString(b []byte) string {
 // protoTime reads a meta/v1 Time message: seconds (1) and nanos (2). An empty one is the zero time,
 // as metav1.Time.Unmarshal reads it (the generated code writes the zero time as an empty message);
 // any other is a time, even the epoch.
-func protoTime(b []byte) (stamp, error) {
+func protoTime(b []byte) (Stamp, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
@@ -151,7 +151,7 @@ func protoTime(b []byte) (stamp, error) {
 // (7), creationTimestamp (8), deletionTimestamp (9), labels (11, only the kept ones), annotations
 // (12, only the kept ones) and
 // ownerReferences (13).
-func (in *Interner) protoMeta(r *PodRecord, b []byte) error {
+func (in *Interner) protoMeta(r *Record, b []byte) error {
 	var owners []byte // the encoded references, tags included: the key they are shared by
 	var hash, generation []byte
 	err := eachField(b, func(f field) error {
@@ -215,7 +215,7 @@ func protoLabel(b []byte, hash, generation *[]byte) error {
 }
 
 // protoAnnotation keeps one annotation map entry (key 1, value 2) if it is one a record keeps.
-func (r *PodRecord) protoAnnotation(b []byte) error {
+func (r *Record) protoAnnotation(b []byte) error {
 	var k, v []byte
 	if err := byNumber(b, &k, &v); err != nil {
 		return err
@@ -271,7 +271,7 @@ type specFields struct {
 	seen             bool
 }
 
-func (s *specFields) read(in *Interner, r *PodRecord, b []byte) error {
+func (s *specFields) read(in *Interner, r *Record, b []byte) error {
 	s.seen = true
 	if in != nil {
 		s.key = in.key[:0]
@@ -347,7 +347,7 @@ func (s *specFields) shared(in *Interner) (*podSpec, error) {
 
 // protoStatus reads PodStatus: phase (1), conditions (2), message (3), reason (4), containerStatuses
 // (8) and initContainerStatuses (10).
-func (in *Interner) protoStatus(r *PodRecord, b []byte) error {
+func (in *Interner) protoStatus(r *Record, b []byte) error {
 	var init, regular [][]byte
 	err := eachField(b, func(f field) error {
 		var err error
@@ -377,7 +377,7 @@ func (in *Interner) protoStatus(r *PodRecord, b []byte) error {
 	if n+m == 0 {
 		return nil
 	}
-	all := make([]statusRecord, n+m)
+	all := make([]ContainerStatus, n+m)
 	for i, b := range init {
 		if all[i], err = in.protoContainerStatus(b); err != nil {
 			return err
@@ -433,8 +433,8 @@ func (in *Interner) protoCondition(b []byte) (condition, error) {
 
 // protoContainerStatus reads a ContainerStatus: name (1), state (2), lastState (3), ready (4),
 // restartCount (5), image (6), imageID (7) and started (9).
-func (in *Interner) protoContainerStatus(b []byte) (statusRecord, error) {
-	var s statusRecord
+func (in *Interner) protoContainerStatus(b []byte) (ContainerStatus, error) {
+	var s ContainerStatus
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
@@ -466,21 +466,21 @@ func (in *Interner) protoContainerStatus(b []byte) (statusRecord, error) {
 // protoState reads a ContainerState: waiting (1: reason 1, message 2), running (2: startedAt 1) or
 // terminated (3: exitCode 1, signal 2, reason 3, message 4, startedAt 5, finishedAt 6). Of several,
 // the first of waiting, running and terminated is kept, as Pod keeps it.
-func (in *Interner) protoState(b []byte) (stateRecord, error) {
+func (in *Interner) protoState(b []byte) (ContainerState, error) {
 	var waiting, running, terminated []byte
 	if err := byNumber(b, &waiting, &running, &terminated); err != nil {
-		return stateRecord{}, err
+		return ContainerState{}, err
 	}
-	var st stateRecord
+	var st ContainerState
 	var err error
 	switch {
 	case waiting != nil:
-		st.kind = stateWaiting
+		st.kind = StateWaiting
 		var reason, message []byte
 		err = byNumber(waiting, &reason, &message)
 		st.reason, st.message = in.bytesString(reason), string(message)
 	case running != nil:
-		st.kind = stateRunning
+		st.kind = StateRunning
 		err = eachField(running, func(f field) error {
 			var err error
 			if f.num == 1 {
@@ -489,7 +489,7 @@ func (in *Interner) protoState(b []byte) (stateRecord, error) {
 			return err
 		})
 	case terminated != nil:
-		st.kind = stateTerminated
+		st.kind = StateTerminated
 		err = eachField(terminated, func(f field) error {
 			var err error
 			switch f.num {
