@@ -18,12 +18,12 @@ type Interner struct {
 	conts       table[[]corev1.Container]
 	owners      table[[]metav1.OwnerReference]
 	gates       table[[]corev1.PodReadinessGate]
-	specs       table[*podSpec]
+	specs       table[*specRecord]
 	conds       table[*condText]
 	annotations table[map[string]string]
 	// specsRaw and ownersRaw share specs and owner references by their protobuf encoding, for
 	// PodFromProto.
-	specsRaw  table[*podSpec]
+	specsRaw  table[*specRecord]
 	ownersRaw table[[]metav1.OwnerReference]
 	buf, key  []byte
 }
@@ -40,10 +40,10 @@ func NewInterner() *Interner {
 		conts:       newTable[[]corev1.Container](internMax / 8),
 		owners:      newTable[[]metav1.OwnerReference](internMax / 8),
 		gates:       newTable[[]corev1.PodReadinessGate](internMax / 64),
-		specs:       newTable[*podSpec](internMax / 8),
+		specs:       newTable[*specRecord](internMax / 8),
 		conds:       newTable[*condText](internMax / 8),
 		annotations: newTable[map[string]string](internMax / 64),
-		specsRaw:    newTable[*podSpec](internMax / 8),
+		specsRaw:    newTable[*specRecord](internMax / 8),
 		ownersRaw:   newTable[[]metav1.OwnerReference](internMax / 8),
 	}
 }
@@ -162,9 +162,9 @@ func (in *Interner) probe(p *corev1.Probe) *corev1.Probe {
 // spec returns the shared part of a pod's spec: everything the record keeps of it but the node.
 // The pods of one template share one. It is looked up by the encoding of what it keeps, so a pod
 // whose template the interner knows costs one encoding and no allocation.
-func (in *Interner) spec(s *corev1.PodSpec) *podSpec {
+func (in *Interner) spec(s *corev1.PodSpec) *specRecord {
 	if in == nil {
-		return &podSpec{init: in.Containers(s.InitContainers), containers: in.Containers(s.Containers),
+		return &specRecord{init: in.Containers(s.InitContainers), containers: in.Containers(s.Containers),
 			restartPolicy: s.RestartPolicy, gates: s.ReadinessGates}
 	}
 	key := in.key[:0]
@@ -177,7 +177,7 @@ func (in *Interner) spec(s *corev1.PodSpec) *podSpec {
 			kept := corev1.Container{Name: c.Name, Image: c.Image, RestartPolicy: c.RestartPolicy,
 				ReadinessProbe: noSharing.probe(c.ReadinessProbe), StartupProbe: noSharing.probe(c.StartupProbe)}
 			if key, ok = appendEncoding(key, &kept); !ok {
-				return &podSpec{init: in.Containers(s.InitContainers), containers: in.Containers(s.Containers),
+				return &specRecord{init: in.Containers(s.InitContainers), containers: in.Containers(s.Containers),
 					restartPolicy: in.restartPolicyOf(s.RestartPolicy), gates: shareSlice(&in.gates, &in.buf, s.ReadinessGates)}
 			}
 		}
@@ -193,7 +193,7 @@ func (in *Interner) spec(s *corev1.PodSpec) *podSpec {
 	if sp, ok := in.specs.lookup(key); ok {
 		return sp
 	}
-	sp := &podSpec{
+	sp := &specRecord{
 		init:          in.Containers(s.InitContainers),
 		containers:    in.Containers(s.Containers),
 		restartPolicy: in.restartPolicyOf(s.RestartPolicy),

@@ -18,9 +18,7 @@ import (
 // garbage the moment the transform has trimmed it, and most of the informer's CPU and memory
 // churn with them. kube's pod informer decodes with it (kube/podcodec.go).
 //
-// The field numbers are the API's protobuf schema (k8s.io/api core/v1 generated.proto and
-// k8s.io/apimachinery meta/v1 generated.proto), which Kubernetes never renumbers: a field's
-// number is part of the wire compatibility every client relies on. The parts a template
+// The field numbers are the API's protobuf schema (proto_fields.go). The parts a template
 // repeats (containers, readiness gates, owner references) are looked up by their encoded bytes,
 // and decoded with the generated code only the first time they are seen.
 func (in *Interner) PodFromProto(b []byte) (*Record, error) {
@@ -29,11 +27,11 @@ func (in *Interner) PodFromProto(b []byte) (*Record, error) {
 	var status []byte
 	err := eachField(b, func(f field) error {
 		switch f.num {
-		case 1:
+		case podMetadata:
 			return in.protoMeta(r, f.b)
-		case 2:
+		case podSpec:
 			return spec.read(in, r, f.b)
-		case 3:
+		case podStatus:
 			status = f.b
 		}
 		return nil
@@ -94,17 +92,6 @@ func eachField(b []byte, fn func(f field) error) error {
 	return nil
 }
 
-// byNumber sets *into[n-1] to the bytes of field n of message b, for n from 1 to len(into) (a nil
-// pointer skips its field; of a repeated field the last is kept).
-func byNumber(b []byte, into ...*[]byte) error {
-	return eachField(b, func(f field) error {
-		if f.typ == protowire.BytesType && f.num >= 1 && int(f.num) <= len(into) && into[f.num-1] != nil {
-			*into[f.num-1] = f.b
-		}
-		return nil
-	})
-}
-
 // bytesString is b as a shared string (no allocation when it is already in the table).
 func (in *Interner) bytesString(b []byte) string {
 	if len(b) == 0 {
@@ -126,7 +113,7 @@ func (in *Interner) bytesString(b []byte) string {
 	return s
 }
 
-// protoTime reads a meta/v1 Time message: seconds (1) and nanos (2). An empty one is the zero time,
+// protoTime reads a meta/v1 Time message: seconds and nanos. An empty one is the zero time,
 // as metav1.Time.Unmarshal reads it (the generated code writes the zero time as an empty message);
 // any other is a time, even the epoch.
 func protoTime(b []byte) (Stamp, error) {
@@ -137,9 +124,9 @@ func protoTime(b []byte) (Stamp, error) {
 	var nsec int32
 	err := eachField(b, func(f field) error {
 		switch f.num {
-		case 1:
+		case timeSeconds:
 			sec = int64(f.u)
-		case 2:
+		case timeNanos:
 			nsec = int32(f.u)
 		}
 		return nil
@@ -147,36 +134,34 @@ func protoTime(b []byte) (Stamp, error) {
 	return stampOf(time.Unix(sec, int64(nsec))), err
 }
 
-// protoMeta reads ObjectMeta: name (1), namespace (3), uid (5), resourceVersion (6), generation
-// (7), creationTimestamp (8), deletionTimestamp (9), labels (11, only the kept ones), annotations
-// (12, only the kept ones) and
-// ownerReferences (13).
+// protoMeta reads ObjectMeta: name, namespace, uid, resourceVersion, generation,
+// creationTimestamp, deletionTimestamp, the kept labels and annotations, and ownerReferences.
 func (in *Interner) protoMeta(r *Record, b []byte) error {
 	var owners []byte // the encoded references, tags included: the key they are shared by
 	var hash, generation []byte
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
-		case 1:
+		case objectMetaName:
 			r.name = string(f.b)
-		case 3:
+		case objectMetaNamespace:
 			r.namespace = in.bytesString(f.b)
-		case 5:
+		case objectMetaUID:
 			r.uid = string(f.b)
-		case 6:
+		case objectMetaResourceVersion:
 			r.resourceVersion = string(f.b)
-		case 7:
+		case objectMetaGeneration:
 			r.generation = int64(f.u)
-		case 8:
+		case objectMetaCreationTimestamp:
 			r.created, err = protoTime(f.b)
-		case 9:
+		case objectMetaDeletionTimestamp:
 			r.deleted, err = protoTime(f.b)
 			r.deleting = true
-		case 11:
+		case objectMetaLabels:
 			err = protoLabel(f.b, &hash, &generation)
-		case 12:
+		case objectMetaAnnotations:
 			err = r.protoAnnotation(f.b)
-		case 13:
+		case objectMetaOwnerReferences:
 			owners = protowire.AppendBytes(owners, f.b)
 		}
 		return err
@@ -190,7 +175,7 @@ func (in *Interner) protoMeta(r *Record, b []byte) error {
 		}
 	}
 	if hash != nil || generation != nil {
-		// The owners decide which label is the pod's revision; both came before them (11 < 13).
+		// The owners decide which label is the pod's revision, so it is picked once all are read.
 		if rev := revisionOf(r.owners, string(hash), string(generation)); rev != "" {
 			r.revision = in.String(rev)
 		}
@@ -198,11 +183,11 @@ func (in *Interner) protoMeta(r *Record, b []byte) error {
 	return nil
 }
 
-// protoLabel reads one label map entry (key 1, value 2) into hash or generation if it is one of
-// the revision labels.
+// protoLabel reads one label map entry into hash or generation if it is one of the revision
+// labels.
 func protoLabel(b []byte, hash, generation *[]byte) error {
-	var k, v []byte
-	if err := byNumber(b, &k, &v); err != nil {
+	k, v, err := mapEntry(b)
+	if err != nil {
 		return err
 	}
 	switch string(k) {
@@ -214,10 +199,10 @@ func protoLabel(b []byte, hash, generation *[]byte) error {
 	return nil
 }
 
-// protoAnnotation keeps one annotation map entry (key 1, value 2) if it is one a record keeps.
+// protoAnnotation keeps one annotation map entry if it is one a record keeps.
 func (r *Record) protoAnnotation(b []byte) error {
-	var k, v []byte
-	if err := byNumber(b, &k, &v); err != nil {
+	k, v, err := mapEntry(b)
+	if err != nil {
 		return err
 	}
 	for _, key := range keptAnnotations {
@@ -229,6 +214,24 @@ func (r *Record) protoAnnotation(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// mapEntry reads the key and value of a map<string, string> entry (of a repeated key or value,
+// the last).
+func mapEntry(b []byte) (k, v []byte, err error) {
+	err = eachField(b, func(f field) error {
+		if f.typ != protowire.BytesType {
+			return nil
+		}
+		switch f.num {
+		case mapEntryKey:
+			k = f.b
+		case mapEntryValue:
+			v = f.b
+		}
+		return nil
+	})
+	return k, v, err
 }
 
 // ownersOf returns the owner references encoded in b (each one length-prefixed), shared with every
@@ -260,9 +263,9 @@ func (in *Interner) ownersOf(b []byte) ([]metav1.OwnerReference, error) {
 	return refs, nil
 }
 
-// specFields collects what a record keeps of PodSpec: containers (2), restartPolicy (3), nodeName
-// (10), initContainers (20) and readinessGates (28). All but the node are the shared spec, looked
-// up by their encoding (key).
+// specFields collects what a record keeps of PodSpec: containers, restartPolicy, nodeName,
+// initContainers and readinessGates. All but the node are the shared spec, looked up by their
+// encoding (key).
 type specFields struct {
 	key              []byte
 	init, containers [][]byte
@@ -278,20 +281,20 @@ func (s *specFields) read(in *Interner, r *Record, b []byte) error {
 	}
 	err := eachField(b, func(f field) error {
 		switch f.num {
-		case 2, 3, 20, 28:
+		case podSpecContainers, podSpecRestartPolicy, podSpecInitContainers, podSpecReadinessGates:
 			s.key = protowire.AppendTag(s.key, f.num, protowire.BytesType)
 			s.key = protowire.AppendBytes(s.key, f.b)
 			switch f.num {
-			case 2:
+			case podSpecContainers:
 				s.containers = append(s.containers, f.b)
-			case 3:
+			case podSpecRestartPolicy:
 				s.restartPolicy = f.b
-			case 20:
+			case podSpecInitContainers:
 				s.init = append(s.init, f.b)
-			case 28:
+			case podSpecReadinessGates:
 				s.gates = append(s.gates, f.b)
 			}
-		case 10:
+		case podSpecNodeName:
 			r.node = in.bytesString(f.b)
 		}
 		return nil
@@ -303,7 +306,7 @@ func (s *specFields) read(in *Interner, r *Record, b []byte) error {
 }
 
 // shared returns the spec these fields describe, shared with every pod of the same template.
-func (s *specFields) shared(in *Interner) (*podSpec, error) {
+func (s *specFields) shared(in *Interner) (*specRecord, error) {
 	if in != nil && s.seen {
 		if sp, ok := in.specsRaw.lookup(s.key); ok {
 			return sp, nil
@@ -345,27 +348,27 @@ func (s *specFields) shared(in *Interner) (*podSpec, error) {
 	return sp, nil
 }
 
-// protoStatus reads PodStatus: phase (1), conditions (2), message (3), reason (4), containerStatuses
-// (8) and initContainerStatuses (10).
+// protoStatus reads PodStatus: phase, conditions, message, reason, containerStatuses and
+// initContainerStatuses.
 func (in *Interner) protoStatus(r *Record, b []byte) error {
 	var init, regular [][]byte
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
-		case 1:
+		case podStatusPhase:
 			r.phase = in.bytesString(f.b)
-		case 2:
+		case podStatusConditions:
 			var c condition
 			if c, err = in.protoCondition(f.b); err == nil {
 				r.conds = append(r.conds, c)
 			}
-		case 3:
+		case podStatusMessage:
 			r.message = string(f.b)
-		case 4:
+		case podStatusReason:
 			r.reason = in.bytesString(f.b)
-		case 8:
+		case podStatusContainerStatuses:
 			regular = append(regular, f.b)
-		case 10:
+		case podStatusInitContainerStatuses:
 			init = append(init, f.b)
 		}
 		return err
@@ -397,12 +400,29 @@ func (in *Interner) protoStatus(r *Record, b []byte) error {
 	return nil
 }
 
-// protoCondition reads a PodCondition: type (1), status (2), lastTransitionTime (4), reason (5)
-// and message (6); the text is shared.
+// protoCondition reads a PodCondition: type, status, lastTransitionTime, reason and message; the
+// text is shared.
 func (in *Interner) protoCondition(b []byte) (condition, error) {
 	var c condition
 	var typ, status, at, reason, message []byte
-	err := byNumber(b, &typ, &status, nil, &at, &reason, &message)
+	err := eachField(b, func(f field) error {
+		if f.typ != protowire.BytesType {
+			return nil
+		}
+		switch f.num {
+		case podConditionType:
+			typ = f.b
+		case podConditionStatus:
+			status = f.b
+		case podConditionLastTransitionTime:
+			at = f.b
+		case podConditionReason:
+			reason = f.b
+		case podConditionMessage:
+			message = f.b
+		}
+		return nil
+	})
 	if err == nil {
 		c.at, err = protoTime(at)
 	}
@@ -431,28 +451,28 @@ func (in *Interner) protoCondition(b []byte) (condition, error) {
 	return c, nil
 }
 
-// protoContainerStatus reads a ContainerStatus: name (1), state (2), lastState (3), ready (4),
-// restartCount (5), image (6), imageID (7) and started (9).
+// protoContainerStatus reads a ContainerStatus: name, state, lastState, ready, restartCount,
+// image, imageID and started.
 func (in *Interner) protoContainerStatus(b []byte) (ContainerStatus, error) {
 	var s ContainerStatus
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
-		case 1:
+		case containerStatusName:
 			s.name = in.bytesString(f.b)
-		case 2:
+		case containerStatusState:
 			s.state, err = in.protoState(f.b)
-		case 3:
+		case containerStatusLastState:
 			s.last, err = in.protoState(f.b)
-		case 4:
+		case containerStatusReady:
 			s.ready = f.u != 0
-		case 5:
+		case containerStatusRestartCount:
 			s.restarts = int32(f.u)
-		case 6:
+		case containerStatusImage:
 			s.image = in.bytesString(f.b)
-		case 7:
+		case containerStatusImageID:
 			s.imageID = in.bytesString(f.b)
-		case 9:
+		case containerStatusStarted:
 			s.started = boolFalse
 			if f.u != 0 {
 				s.started = boolTrue
@@ -463,27 +483,51 @@ func (in *Interner) protoContainerStatus(b []byte) (ContainerStatus, error) {
 	return s, err
 }
 
-// protoState reads a ContainerState: waiting (1: reason 1, message 2), running (2: startedAt 1) or
-// terminated (3: exitCode 1, signal 2, reason 3, message 4, startedAt 5, finishedAt 6). Of several,
-// the first of waiting, running and terminated is kept, as Pod keeps it.
+// protoState reads a ContainerState: waiting (reason, message), running (startedAt) or
+// terminated (exitCode, signal, reason, message, startedAt, finishedAt). Of several, the first of
+// waiting, running and terminated is kept, as Pod keeps it.
 func (in *Interner) protoState(b []byte) (ContainerState, error) {
 	var waiting, running, terminated []byte
-	if err := byNumber(b, &waiting, &running, &terminated); err != nil {
+	err := eachField(b, func(f field) error {
+		if f.typ != protowire.BytesType {
+			return nil
+		}
+		switch f.num {
+		case containerStateWaiting:
+			waiting = f.b
+		case containerStateRunning:
+			running = f.b
+		case containerStateTerminated:
+			terminated = f.b
+		}
+		return nil
+	})
+	if err != nil {
 		return ContainerState{}, err
 	}
 	var st ContainerState
-	var err error
 	switch {
 	case waiting != nil:
 		st.kind = StateWaiting
 		var reason, message []byte
-		err = byNumber(waiting, &reason, &message)
+		err = eachField(waiting, func(f field) error {
+			if f.typ != protowire.BytesType {
+				return nil
+			}
+			switch f.num {
+			case waitingReason:
+				reason = f.b
+			case waitingMessage:
+				message = f.b
+			}
+			return nil
+		})
 		st.reason, st.message = in.bytesString(reason), string(message)
 	case running != nil:
 		st.kind = StateRunning
 		err = eachField(running, func(f field) error {
 			var err error
-			if f.num == 1 {
+			if f.num == runningStartedAt {
 				st.started, err = protoTime(f.b)
 			}
 			return err
@@ -493,17 +537,17 @@ func (in *Interner) protoState(b []byte) (ContainerState, error) {
 		err = eachField(terminated, func(f field) error {
 			var err error
 			switch f.num {
-			case 1:
+			case terminatedExitCode:
 				st.exitCode = int32(f.u)
-			case 2:
+			case terminatedSignal:
 				st.signal = int32(f.u)
-			case 3:
+			case terminatedReason:
 				st.reason = in.bytesString(f.b)
-			case 4:
+			case terminatedMessage:
 				st.message = string(f.b)
-			case 5:
+			case terminatedStartedAt:
 				st.started, err = protoTime(f.b)
-			case 6:
+			case terminatedFinishedAt:
 				st.finished, err = protoTime(f.b)
 			}
 			return err

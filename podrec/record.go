@@ -49,15 +49,15 @@ type Record struct {
 	// StatefulSet's rollout judges the pods of its update revision, a DaemonSet's those of its
 	// template generation: model/rollouts.go); "" for pods without it.
 	revision               string
-	spec                   *podSpec // shared
+	spec                   *specRecord // shared
 	phase, reason, message string
 	conds                  []condition
 	init, statuses         []ContainerStatus
 }
 
-// podSpec is what a record keeps of a pod's spec besides the node, shared by the pods of a
+// specRecord is what a record keeps of a pod's spec besides the node, shared by the pods of a
 // template.
-type podSpec struct {
+type specRecord struct {
 	init, containers []corev1.Container
 	restartPolicy    corev1.RestartPolicy
 	gates            []corev1.PodReadinessGate
@@ -514,7 +514,7 @@ func sameOwners(a, b []metav1.OwnerReference) bool {
 
 // sameSpec compares shared specs: the interner hands out one per content, so two pods of a
 // template have the same pointer; records made without an interner are compared by content.
-func sameSpec(a, b *podSpec) bool {
+func sameSpec(a, b *specRecord) bool {
 	if a == b {
 		return true
 	}
