@@ -21,31 +21,46 @@ import (
 // The field numbers are the API's protobuf schema (proto_fields.go). The parts a template
 // repeats (containers, readiness gates, owner references) are looked up by their encoded bytes,
 // and decoded with the generated code only the first time they are seen.
+//
+// A message that arrives more than once is merged, as protobuf defines it and the generated code
+// does it: each occurrence's fields are read into the same message, a repeated field's elements
+// appended, any other field's last value kept. So every part of the decoder reads its message's
+// occurrences into one set of fields and makes its part of the record once all are read.
 func (in *Interner) PodFromProto(b []byte) (*Record, error) {
 	r := &Record{}
+	var meta metaFields
 	var spec specFields
-	var status []byte
+	// The status is read after the spec is shared: both build their keys in in.key.
 	err := eachField(b, func(f field) error {
 		switch f.num {
 		case podMetadata:
-			return in.protoMeta(r, f.b)
+			return in.protoMeta(r, &meta, f.b)
 		case podSpec:
 			return spec.read(in, r, f.b)
-		case podStatus:
-			status = f.b
 		}
 		return nil
 	})
+	if err == nil {
+		err = meta.finish(in, r)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("decoding pod: %w", err)
 	}
 	if r.spec, err = spec.shared(in); err != nil {
 		return nil, fmt.Errorf("decoding pod %s/%s spec: %w", r.namespace, r.name, err)
 	}
-	if status != nil {
-		if err := in.protoStatus(r, status); err != nil {
-			return nil, fmt.Errorf("decoding pod %s/%s status: %w", r.namespace, r.name, err)
+	var status statusFields
+	err = eachField(b, func(f field) error {
+		if f.num == podStatus {
+			return in.protoStatus(r, &status, f.b)
 		}
+		return nil
+	})
+	if err == nil {
+		err = in.finishStatus(r, &status)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decoding pod %s/%s status: %w", r.namespace, r.name, err)
 	}
 	return r, nil
 }
@@ -134,12 +149,16 @@ func protoTime(b []byte) (Stamp, error) {
 	return stampOf(time.Unix(sec, int64(nsec))), err
 }
 
+// metaFields collects what ObjectMeta's occurrences say of the record's owners and revision.
+type metaFields struct {
+	owners           []byte // the encoded references, each length-prefixed: the key they are shared by
+	hash, generation []byte // the revision labels' values
+}
+
 // protoMeta reads ObjectMeta: name, namespace, uid, resourceVersion, generation,
 // creationTimestamp, deletionTimestamp, the kept labels and annotations, and ownerReferences.
-func (in *Interner) protoMeta(r *Record, b []byte) error {
-	var owners []byte // the encoded references, tags included: the key they are shared by
-	var hash, generation []byte
-	err := eachField(b, func(f field) error {
+func (in *Interner) protoMeta(r *Record, m *metaFields, b []byte) error {
+	return eachField(b, func(f field) error {
 		var err error
 		switch f.num {
 		case objectMetaName:
@@ -158,25 +177,27 @@ func (in *Interner) protoMeta(r *Record, b []byte) error {
 			r.deleted, err = protoTime(f.b)
 			r.deleting = true
 		case objectMetaLabels:
-			err = protoLabel(f.b, &hash, &generation)
+			err = protoLabel(f.b, &m.hash, &m.generation)
 		case objectMetaAnnotations:
 			err = r.protoAnnotation(f.b)
 		case objectMetaOwnerReferences:
-			owners = protowire.AppendBytes(owners, f.b)
+			m.owners = protowire.AppendBytes(m.owners, f.b)
 		}
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	if owners != nil {
-		if r.owners, err = in.ownersOf(owners); err != nil {
+}
+
+// finish makes the record's owners and revision once every occurrence of ObjectMeta is read.
+func (m *metaFields) finish(in *Interner, r *Record) error {
+	if m.owners != nil {
+		var err error
+		if r.owners, err = in.ownersOf(m.owners); err != nil {
 			return err
 		}
 	}
-	if hash != nil || generation != nil {
+	if m.hash != nil || m.generation != nil {
 		// The owners decide which label is the pod's revision, so it is picked once all are read.
-		if rev := revisionOf(r.owners, string(hash), string(generation)); rev != "" {
+		if rev := revisionOf(r.owners, string(m.hash), string(m.generation)); rev != "" {
 			r.revision = in.String(rev)
 		}
 	}
@@ -275,10 +296,10 @@ type specFields struct {
 }
 
 func (s *specFields) read(in *Interner, r *Record, b []byte) error {
-	s.seen = true
-	if in != nil {
+	if in != nil && !s.seen {
 		s.key = in.key[:0]
 	}
+	s.seen = true
 	err := eachField(b, func(f field) error {
 		switch f.num {
 		case podSpecContainers, podSpecRestartPolicy, podSpecInitContainers, podSpecReadinessGates:
@@ -348,11 +369,13 @@ func (s *specFields) shared(in *Interner) (*specRecord, error) {
 	return sp, nil
 }
 
+// statusFields collects the container statuses of PodStatus's occurrences.
+type statusFields struct{ init, regular [][]byte }
+
 // protoStatus reads PodStatus: phase, conditions, message, reason, containerStatuses and
 // initContainerStatuses.
-func (in *Interner) protoStatus(r *Record, b []byte) error {
-	var init, regular [][]byte
-	err := eachField(b, func(f field) error {
+func (in *Interner) protoStatus(r *Record, st *statusFields, b []byte) error {
+	return eachField(b, func(f field) error {
 		var err error
 		switch f.num {
 		case podStatusPhase:
@@ -367,26 +390,29 @@ func (in *Interner) protoStatus(r *Record, b []byte) error {
 		case podStatusReason:
 			r.reason = in.bytesString(f.b)
 		case podStatusContainerStatuses:
-			regular = append(regular, f.b)
+			st.regular = append(st.regular, f.b)
 		case podStatusInitContainerStatuses:
-			init = append(init, f.b)
+			st.init = append(st.init, f.b)
 		}
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	n, m := len(init), len(regular)
+}
+
+// finishStatus reads the container statuses once every occurrence of PodStatus is read, into one
+// allocation for both lists.
+func (in *Interner) finishStatus(r *Record, st *statusFields) error {
+	n, m := len(st.init), len(st.regular)
 	if n+m == 0 {
 		return nil
 	}
 	all := make([]ContainerStatus, n+m)
-	for i, b := range init {
+	var err error
+	for i, b := range st.init {
 		if all[i], err = in.protoContainerStatus(b); err != nil {
 			return err
 		}
 	}
-	for i, b := range regular {
+	for i, b := range st.regular {
 		if all[n+i], err = in.protoContainerStatus(b); err != nil {
 			return err
 		}
@@ -455,15 +481,16 @@ func (in *Interner) protoCondition(b []byte) (condition, error) {
 // image, imageID and started.
 func (in *Interner) protoContainerStatus(b []byte) (ContainerStatus, error) {
 	var s ContainerStatus
+	var state, last stateFields
 	err := eachField(b, func(f field) error {
 		var err error
 		switch f.num {
 		case containerStatusName:
 			s.name = in.bytesString(f.b)
 		case containerStatusState:
-			s.state, err = in.protoState(f.b)
+			err = in.protoState(&state, f.b)
 		case containerStatusLastState:
-			s.last, err = in.protoState(f.b)
+			err = in.protoState(&last, f.b)
 		case containerStatusReady:
 			s.ready = f.u != 0
 		case containerStatusRestartCount:
@@ -480,78 +507,81 @@ func (in *Interner) protoContainerStatus(b []byte) (ContainerStatus, error) {
 		}
 		return err
 	})
+	s.state, s.last = state.state(), last.state()
 	return s, err
 }
 
-// protoState reads a ContainerState: waiting (reason, message), running (startedAt) or
-// terminated (exitCode, signal, reason, message, startedAt, finishedAt). Of several, the first of
-// waiting, running and terminated is kept, as Pod keeps it.
-func (in *Interner) protoState(b []byte) (ContainerState, error) {
-	var waiting, running, terminated []byte
-	err := eachField(b, func(f field) error {
+// stateFields collects a ContainerState's occurrences: each of waiting, running and terminated
+// that any of them holds, merged.
+type stateFields struct{ waiting, running, terminated ContainerState }
+
+// state is the container state the fields describe: of several, the first of waiting, running and
+// terminated, as Pod keeps it.
+func (s *stateFields) state() ContainerState {
+	switch {
+	case s.waiting.kind != StateNone:
+		return s.waiting
+	case s.running.kind != StateNone:
+		return s.running
+	}
+	return s.terminated
+}
+
+// protoState reads a ContainerState into s: waiting (reason, message), running (startedAt) or
+// terminated (exitCode, signal, reason, message, startedAt, finishedAt).
+func (in *Interner) protoState(s *stateFields, b []byte) error {
+	return eachField(b, func(f field) error {
 		if f.typ != protowire.BytesType {
 			return nil
 		}
 		switch f.num {
 		case containerStateWaiting:
-			waiting = f.b
+			st := &s.waiting
+			st.kind = StateWaiting
+			return eachField(f.b, func(f field) error {
+				if f.typ != protowire.BytesType {
+					return nil
+				}
+				switch f.num {
+				case waitingReason:
+					st.reason = in.bytesString(f.b)
+				case waitingMessage:
+					st.message = string(f.b)
+				}
+				return nil
+			})
 		case containerStateRunning:
-			running = f.b
+			st := &s.running
+			st.kind = StateRunning
+			return eachField(f.b, func(f field) error {
+				var err error
+				if f.num == runningStartedAt {
+					st.started, err = protoTime(f.b)
+				}
+				return err
+			})
 		case containerStateTerminated:
-			terminated = f.b
+			st := &s.terminated
+			st.kind = StateTerminated
+			return eachField(f.b, func(f field) error {
+				var err error
+				switch f.num {
+				case terminatedExitCode:
+					st.exitCode = int32(f.u)
+				case terminatedSignal:
+					st.signal = int32(f.u)
+				case terminatedReason:
+					st.reason = in.bytesString(f.b)
+				case terminatedMessage:
+					st.message = string(f.b)
+				case terminatedStartedAt:
+					st.started, err = protoTime(f.b)
+				case terminatedFinishedAt:
+					st.finished, err = protoTime(f.b)
+				}
+				return err
+			})
 		}
 		return nil
 	})
-	if err != nil {
-		return ContainerState{}, err
-	}
-	var st ContainerState
-	switch {
-	case waiting != nil:
-		st.kind = StateWaiting
-		var reason, message []byte
-		err = eachField(waiting, func(f field) error {
-			if f.typ != protowire.BytesType {
-				return nil
-			}
-			switch f.num {
-			case waitingReason:
-				reason = f.b
-			case waitingMessage:
-				message = f.b
-			}
-			return nil
-		})
-		st.reason, st.message = in.bytesString(reason), string(message)
-	case running != nil:
-		st.kind = StateRunning
-		err = eachField(running, func(f field) error {
-			var err error
-			if f.num == runningStartedAt {
-				st.started, err = protoTime(f.b)
-			}
-			return err
-		})
-	case terminated != nil:
-		st.kind = StateTerminated
-		err = eachField(terminated, func(f field) error {
-			var err error
-			switch f.num {
-			case terminatedExitCode:
-				st.exitCode = int32(f.u)
-			case terminatedSignal:
-				st.signal = int32(f.u)
-			case terminatedReason:
-				st.reason = in.bytesString(f.b)
-			case terminatedMessage:
-				st.message = string(f.b)
-			case terminatedStartedAt:
-				st.started, err = protoTime(f.b)
-			case terminatedFinishedAt:
-				st.finished, err = protoTime(f.b)
-			}
-			return err
-		})
-	}
-	return st, err
 }

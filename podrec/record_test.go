@@ -177,3 +177,46 @@ func TestPodFromProtoRejectsGarbage(t *testing.T) {
 		t.Errorf("a length past the end was accepted")
 	}
 }
+
+// TestPodFromProtoMergesAMessageSentTwice: protobuf merges a message whose fields arrive twice (two
+// encoded pods, concatenated, are one pod: the second's metadata, spec and status merged into the
+// first's), and so does the generated code; PodFromProto makes the record the generated code's pod
+// makes. Through one interner, a pod with only the second spec then has only that spec's
+// containers: the first spec's are not shared under the second's key.
+func TestPodFromProtoMergesAMessageSentTwice(t *testing.T) {
+	first := pod("shop", "web-1", crashLoop(), func(p *corev1.Pod) {
+		p.OwnerReferences = []metav1.OwnerReference{controllerRef("ReplicaSet", "web-7d9c")}
+	})
+	second := pod("shop", "web-1", func(p *corev1.Pod) {
+		p.OwnerReferences = []metav1.OwnerReference{controllerRef("Job", "migrate")}
+		p.Spec.Containers[0] = corev1.Container{Name: "sidecar", Image: "registry.example/sidecar:v2"}
+		p.Status.ContainerStatuses[0].Name = "sidecar"
+	})
+	a, err := first.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := second.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := NewInterner()
+	for _, data := range [][]byte{append(a[:len(a):len(a)], b...), b} {
+		var merged corev1.Pod
+		if err := merged.Unmarshal(data); err != nil {
+			t.Fatal(err)
+		}
+		want := RecordOf(&merged)
+		for _, dec := range []*Interner{nil, in} {
+			got, err := dec.PodFromProto(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.SameContent(want) || !equality.Semantic.DeepEqual(got.Pod(), want.Pod()) {
+				gj, _ := json.Marshal(got.Pod())
+				wj, _ := json.Marshal(want.Pod())
+				t.Errorf("%d bytes, interner %v: rebuilds\n%s\nwant\n%s", len(data), dec != nil, gj, wj)
+			}
+		}
+	}
+}
