@@ -1,11 +1,10 @@
 package podrec
 
 import (
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -63,48 +62,6 @@ func (in *Interner) PodFromProto(b []byte) (*Record, error) {
 		return nil, fmt.Errorf("decoding pod %s/%s status: %w", r.namespace, r.name, err)
 	}
 	return r, nil
-}
-
-// field is one field of a protobuf message: its number, and its value as a varint (u) or as bytes
-// (b, for strings and embedded messages; nil for other wire types).
-type field struct {
-	num protowire.Number
-	u   uint64
-	b   []byte
-	typ protowire.Type
-}
-
-var errMalformed = errors.New("malformed protobuf")
-
-// eachField calls fn for every field of message b, in order.
-func eachField(b []byte, fn func(f field) error) error {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return errMalformed
-		}
-		b = b[n:]
-		f := field{num: num, typ: typ}
-		switch typ {
-		case protowire.VarintType:
-			f.u, n = protowire.ConsumeVarint(b)
-		case protowire.BytesType:
-			f.b, n = protowire.ConsumeBytes(b)
-			if f.b == nil {
-				f.b = []byte{}
-			}
-		default:
-			n = protowire.ConsumeFieldValue(num, typ, b)
-		}
-		if n < 0 {
-			return errMalformed
-		}
-		b = b[n:]
-		if err := fn(f); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // bytesString is b as a shared string (no allocation when it is already in the table).
@@ -177,11 +134,17 @@ func (in *Interner) protoMeta(r *Record, m *metaFields, b []byte) error {
 			r.deleted, err = protoTime(f.b)
 			r.deleting = true
 		case objectMetaLabels:
-			err = protoLabel(f.b, &m.hash, &m.generation)
+			var k, v []byte
+			if k, v, err = mapEntry(b, f); err == nil {
+				m.label(k, v)
+			}
 		case objectMetaAnnotations:
-			err = r.protoAnnotation(f.b)
+			var k, v []byte
+			if k, v, err = mapEntry(b, f); err == nil {
+				r.annotation(k, v)
+			}
 		case objectMetaOwnerReferences:
-			m.owners = protowire.AppendBytes(m.owners, f.b)
+			m.owners = appendBytes(m.owners, f.b)
 		}
 		return err
 	})
@@ -204,28 +167,18 @@ func (m *metaFields) finish(in *Interner, r *Record) error {
 	return nil
 }
 
-// protoLabel reads one label map entry into hash or generation if it is one of the revision
-// labels.
-func protoLabel(b []byte, hash, generation *[]byte) error {
-	k, v, err := mapEntry(b)
-	if err != nil {
-		return err
-	}
+// label notes one label if it is one of the revision labels.
+func (m *metaFields) label(k, v []byte) {
 	switch string(k) {
 	case revisionHashLabel:
-		*hash = v
+		m.hash = v
 	case templateGenerationLabel:
-		*generation = v
+		m.generation = v
 	}
-	return nil
 }
 
-// protoAnnotation keeps one annotation map entry if it is one a record keeps.
-func (r *Record) protoAnnotation(b []byte) error {
-	k, v, err := mapEntry(b)
-	if err != nil {
-		return err
-	}
+// annotation keeps one annotation if it is one a record keeps.
+func (r *Record) annotation(k, v []byte) {
 	for _, key := range keptAnnotations {
 		if string(k) == key {
 			if r.annotations == nil {
@@ -234,25 +187,11 @@ func (r *Record) protoAnnotation(b []byte) error {
 			r.annotations[key] = string(v)
 		}
 	}
-	return nil
 }
 
-// mapEntry reads the key and value of a map<string, string> entry (of a repeated key or value,
-// the last).
-func mapEntry(b []byte) (k, v []byte, err error) {
-	err = eachField(b, func(f field) error {
-		if f.typ != protowire.BytesType {
-			return nil
-		}
-		switch f.num {
-		case mapEntryKey:
-			k = f.b
-		case mapEntryValue:
-			v = f.b
-		}
-		return nil
-	})
-	return k, v, err
+// appendBytes appends b to buf, length-prefixed as the wire format writes it.
+func appendBytes(buf, b []byte) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(b))), b...)
 }
 
 // ownersOf returns the owner references encoded in b (each one length-prefixed), shared with every
@@ -265,8 +204,8 @@ func (in *Interner) ownersOf(b []byte) ([]metav1.OwnerReference, error) {
 	}
 	var refs []metav1.OwnerReference
 	for rest := b; len(rest) > 0; {
-		m, n := protowire.ConsumeBytes(rest)
-		if n < 0 {
+		m, n := lengthDelimited(rest)
+		if n == 0 {
 			return nil, errMalformed
 		}
 		rest = rest[n:]
@@ -303,8 +242,7 @@ func (s *specFields) read(in *Interner, r *Record, b []byte) error {
 	err := eachField(b, func(f field) error {
 		switch f.num {
 		case podSpecContainers, podSpecRestartPolicy, podSpecInitContainers, podSpecReadinessGates:
-			s.key = protowire.AppendTag(s.key, f.num, protowire.BytesType)
-			s.key = protowire.AppendBytes(s.key, f.b)
+			s.key = appendBytes(binary.AppendUvarint(s.key, uint64(f.num)), f.b)
 			switch f.num {
 			case podSpecContainers:
 				s.containers = append(s.containers, f.b)
@@ -432,7 +370,7 @@ func (in *Interner) protoCondition(b []byte) (condition, error) {
 	var c condition
 	var typ, status, at, reason, message []byte
 	err := eachField(b, func(f field) error {
-		if f.typ != protowire.BytesType {
+		if f.typ != wireBytes {
 			return nil
 		}
 		switch f.num {
@@ -463,7 +401,7 @@ func (in *Interner) protoCondition(b []byte) (condition, error) {
 	}
 	key := in.key[:0]
 	for _, s := range [...][]byte{typ, status, reason, message} {
-		key = protowire.AppendBytes(key, s)
+		key = appendBytes(key, s)
 	}
 	in.key = key
 	if t, ok := in.conds.lookup(key); ok {
@@ -531,7 +469,7 @@ func (s *stateFields) state() ContainerState {
 // terminated (exitCode, signal, reason, message, startedAt, finishedAt).
 func (in *Interner) protoState(s *stateFields, b []byte) error {
 	return eachField(b, func(f field) error {
-		if f.typ != protowire.BytesType {
+		if f.typ != wireBytes {
 			return nil
 		}
 		switch f.num {
@@ -539,7 +477,7 @@ func (in *Interner) protoState(s *stateFields, b []byte) error {
 			st := &s.waiting
 			st.kind = StateWaiting
 			return eachField(f.b, func(f field) error {
-				if f.typ != protowire.BytesType {
+				if f.typ != wireBytes {
 					return nil
 				}
 				switch f.num {
