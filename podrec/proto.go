@@ -85,25 +85,22 @@ func (in *Interner) bytesString(b []byte) string {
 	return s
 }
 
-// protoTime reads a meta/v1 Time message: seconds and nanos. An empty one is the zero time,
-// as metav1.Time.Unmarshal reads it (the generated code writes the zero time as an empty message);
-// any other is a time, even the epoch.
+// protoTime reads a meta/v1 Time message as metav1.Time.Unmarshal reads it: an empty one is the
+// zero time (the generated code writes the zero time as an empty message), any other the time of
+// its seconds, even the epoch. The nanoseconds are dropped, as Unmarshal drops them and Marshal
+// never writes them (apimachinery pkg/apis/meta/v1/time_proto.go), so the field is not read.
 func protoTime(b []byte) (Stamp, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
 	var sec int64
-	var nsec int32
 	err := eachField(b, func(f field) error {
-		switch f.num {
-		case timeSeconds:
+		if f.num == timeSeconds {
 			sec = int64(f.u)
-		case timeNanos:
-			nsec = int32(f.u)
 		}
 		return nil
 	})
-	return stampOf(time.Unix(sec, int64(nsec))), err
+	return stampOf(time.Unix(sec, 0)), err
 }
 
 // metaFields collects what ObjectMeta's occurrences say of the record's owners and revision.

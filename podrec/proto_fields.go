@@ -33,7 +33,8 @@ const (
 	mapEntryValue = 2
 )
 
-// k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto, message Time.
+// k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto, message Time. protoTime does not read
+// the nanos, which metav1.Time.Unmarshal drops.
 const (
 	timeSeconds = 1
 	timeNanos   = 2

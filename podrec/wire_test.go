@@ -55,10 +55,17 @@ func strField(num uint64, s string) []byte { return bytesField(num, []byte(s)) }
 // decodes pods with.
 func TestPodFromProtoReadsTheWireAsTheGeneratedCodeDoes(t *testing.T) {
 	name := strField(objectMetaName, "web-1")
+	varintField := func(num, v uint64) []byte { return binary.AppendUvarint(tag(num, wireVarint), v) }
 	for _, tc := range []struct {
 		what string
 		data []byte
 	}{{
+		// metav1.Time.Unmarshal drops the nanoseconds, as its Marshal never writes them
+		// (apimachinery pkg/apis/meta/v1/time_proto.go: "our JSON only handled seconds").
+		what: "a time with nanoseconds",
+		data: bytesField(podMetadata, name, bytesField(objectMetaCreationTimestamp,
+			varintField(timeSeconds, uint64(t0.Unix())), varintField(timeNanos, 500))),
+	}, {
 		// A varint's tenth byte may be anything below 0x80: the bits past the 64th are dropped.
 		what: "a ten-byte varint",
 		data: bytesField(podMetadata, name, tag(objectMetaGeneration, wireVarint),
