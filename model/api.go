@@ -14,66 +14,71 @@ import (
 // Model is doomwatch's state. It is not safe for concurrent use: one goroutine (the bubbletea
 // program, or the --once printer) owns it.
 type Model struct {
-	cfg     Config
+	// Configuration, the source's health, the clock and the version.
+	cfg    Config
+	health Health
+	// now is the time of the last Apply or Expire, for reasons that say how long, and the clock
+	// classify judges at.
+	now     time.Time
 	version uint64
-	health  Health
 
+	// Pods, their counts and indexes, and what judging them needs.
 	pods   map[nsName]*Pod
 	counts Counts
-	nodes  map[string]*nodeState
-	// rsPods counts the pods of each ReplicaSet and how many are doomed, for the rollouts'
-	// new-RS pod rule; count and uncount keep it.
-	rsPods map[nsName]*rsPods
-	// rsDeploy and deployRS link ReplicaSets and the Deployments that control them (by name),
-	// so a change to a pod or a ReplicaSet marks only its Deployment's rollout dirty.
-	rsDeploy map[nsName]nsName
-	deployRS map[nsName]map[nsName]struct{}
+	// nextID numbers pods as they are first seen.
+	nextID uint64
 	// podsByJob indexes pods by their controlling Job, re-judged when the Job changes.
 	podsByJob map[nsName]map[*Pod]struct{}
+	// holds maps each pod that a crash loop holds doomed while it runs (RuleCrashLoopRunning) to
+	// when the first such container counts as recovered, to be judged again then (holds.go).
+	holds map[*Pod]time.Time
+	// watched indexes the pods of the controllers a gate asked about (Gate), nil until one does:
+	// the dashboard pays nothing for it.
+	watched map[ownerKey]map[*Pod]struct{}
+	// rebuilt is where records are rebuilt as pods for classify.
+	rebuilt podrec.Scratch
+
+	// Nodes and the evidence against them.
+	nodes map[string]*nodeState
 	// notReady holds the known nodes whose Ready condition is not True; nodeNotReadyPods the pods
 	// whose verdict names such a node and how long (context.go).
 	notReady         map[string]nodeReadiness
 	nodeNotReadyPods map[*Pod]struct{}
-	// now is the time of the last Apply or Expire, for reasons that say how long, and the clock
-	// classify judges at.
-	now time.Time
-	// holds maps each pod that a crash loop holds doomed while it runs (RuleCrashLoopRunning) to
-	// when the first such container counts as recovered, to be judged again then (holds.go).
-	holds map[*Pod]time.Time
+	ledger           ledger
+	esc              escalation
+	// starting holds, per pod with a container waiting in a create error, those containers and
+	// since when (evidence.go); scratch is recordCreateErrors' buffer for classify's verdicts.
+	starting map[*Pod][]startEpisode
+	scratch  []classify.ContainerVerdict
 
+	// Workloads, their pods and owners, for the rollouts.
 	replicaSets  map[nsName]*appsv1.ReplicaSet
 	deployments  map[nsName]*appsv1.Deployment
 	statefulSets map[nsName]*appsv1.StatefulSet
 	daemonSets   map[nsName]*appsv1.DaemonSet
+	jobs         map[nsName]*batchv1.Job
+	// rsPods counts the pods of each ReplicaSet and how many are doomed, for the rollouts'
+	// new-RS pod rule; count and uncount keep it.
+	rsPods map[nsName]*rsPods
 	// setPods counts the pods of each StatefulSet and DaemonSet per revision (their rollouts judge
 	// the pods of the current revision), as rsPods does for ReplicaSets.
 	setPods map[setKey]*rsPods
-	jobs    map[nsName]*batchv1.Job
+	// rsDeploy and deployRS link ReplicaSets and the Deployments that control them (by name),
+	// so a change to a pod or a ReplicaSet marks only its Deployment's rollout dirty.
+	rsDeploy map[nsName]nsName
+	deployRS map[nsName]map[nsName]struct{}
 	// owners caches each controller's top owner and workload strings, shared by all its pods, for as
 	// long as a pod counted by the model has that controller (owner.go).
 	owners    map[ownerKey]*ownerEntry
 	ownerless []ownerKey // entries that lost their last pod during this batch
 
-	ledger ledger
-	esc    escalation
-	// starting holds, per pod with a container waiting in a create error, those containers and
-	// since when (evidence.go); scratch is recordCreateErrors' buffer for classify's verdicts.
-	starting map[*Pod][]startEpisode
-	scratch  []classify.ContainerVerdict
-	// rebuilt is where records are rebuilt as pods for classify.
-	rebuilt podrec.Scratch
-	// evs holds the Warning events of pods and nodes (events.go).
+	// Events: the Warning events of pods and nodes (events.go).
 	evs eventStore
 
-	// idx holds the pod views (view.go); nextID numbers pods as they are first seen.
-	idx    index
-	nextID uint64
-
+	// Caches for the views: the pod views (view.go), the nodes view and the rollouts.
+	idx      index
 	nodeView nodeCache
 	rollouts rolloutCache
-	// watched indexes the pods of the controllers a gate asked about (Gate), nil until one does:
-	// the dashboard pays nothing for it.
-	watched map[ownerKey]map[*Pod]struct{}
 }
 
 // nsName is a namespace and name, the key of every namespaced object the model keeps (pods,
