@@ -454,9 +454,9 @@ type stateFields struct{ waiting, running, terminated ContainerState }
 // terminated, as Pod keeps it.
 func (s *stateFields) state() ContainerState {
 	switch {
-	case s.waiting.kind != StateNone:
+	case s.waiting.kind != stateNone:
 		return s.waiting
-	case s.running.kind != StateNone:
+	case s.running.kind != stateNone:
 		return s.running
 	}
 	return s.terminated

@@ -100,9 +100,9 @@ type ContainerState struct {
 // StateKind is which of the API's container states a ContainerState is.
 type StateKind uint8
 
-// The kinds of container state; StateNone is a status that reports none.
+// The kinds of container state; the zero kind, stateNone, is a status that reports none.
 const (
-	StateNone StateKind = iota
+	stateNone StateKind = iota
 	StateWaiting
 	StateRunning
 	StateTerminated
