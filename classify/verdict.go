@@ -99,8 +99,8 @@ const (
 	RulePodEvicted                // Evicted / Preempting with a controller owner
 	RuleUnschedulable             // PodScheduled=False Unschedulable
 	RuleTerminating               // deletionTimestamp set
-	RuleEscalated                 // set by the model: cross-node exit-128 escalation
-	RuleStickyImageNotFound       // set by the model: ImagePullBackOff after "not found"
+	RuleEscalated                 // over time (Escalate): cross-node exit-128 escalation
+	RuleStickyImageNotFound       // over time (StillNotFound): ImagePullBackOff after "not found"
 	RuleRestarting                // terminated non-zero in a pod that will restart it
 	RulePodUnknown                // phase Unknown: the node stopped reporting
 	RuleImageAccessDenied         // ErrImagePull: access denied / no such repository / 401
@@ -117,7 +117,7 @@ const (
 	RuleVolumeNotReady            // events: any other mount or attach failure
 	RuleStartFailureBackOff       // CrashLoopBackOff at the kubelet's first back-off step after a node-level start failure
 	RuleCrashLoopRunning          // running or exited again inside a crash loop the kubelet backs off
-	RuleStartFailureRepeated      // set by the model: a node-level start failure again after the kubelet's back-off
+	RuleStartFailureRepeated      // over time (StartedAgain): a node-level start failure again after the kubelet's back-off
 )
 
 // lastRule is the highest Rule; ruleNames has one name per rule up to it.

@@ -1,10 +1,6 @@
 package model
 
-import (
-	"strings"
-
-	"doomwatch/classify"
-)
+import "doomwatch/classify"
 
 // applyBackOff remembers a container that classify saw waiting out the kubelet's first back-off
 // after a start failure on its node (RuleStartFailureBackOff, transient: the flake's back-off),
@@ -20,7 +16,7 @@ import (
 func (m *Model) applyBackOff(p *Pod, c *classify.ContainerVerdict) bool {
 	s := p.findMemory(memoryBackOff, c.Name, c.Init)
 	if c.Rule != classify.RuleStartFailureBackOff {
-		if s != nil && !startFailing(c.Rule) {
+		if s != nil && !classify.StartFailing(c.Rule) {
 			p.dropMemory(memoryBackOff, c.Name, c.Init)
 		}
 		return false
@@ -33,25 +29,7 @@ func (m *Model) applyBackOff(p *Pod, c *classify.ContainerVerdict) bool {
 		p.sticky = append(p.sticky, stickyDoom{kind: memoryBackOff, container: c.Name, init: c.Init, restarts: st.RestartCount()})
 		return false
 	}
-	if st.RestartCount() <= s.restarts {
-		return false
-	}
-	c.Kind, c.Rule = classify.Doomed, classify.RuleStartFailureRepeated
-	c.Reason = "Failed to start again after the kubelet's back-off" + strings.TrimPrefix(c.Reason, startBackOffHead)
-	return true
-}
-
-// startBackOffHead is how classify's RuleStartFailureBackOff reason begins; the rest is the exit
-// code and the runtime's message.
-const startBackOffHead = "Failed to start on node, retrying after the kubelet's back-off"
-
-// startFailing reports the rules a container passes through between two start attempts: the
-// failure itself and the moments before the back-off is written.
-func startFailing(r classify.Rule) bool {
-	switch r {
-	case classify.RuleStartFailure128, classify.RuleCreateErrorTransient, classify.RuleStartFailureBackOff,
-		classify.RuleStartFailureRepeated, classify.RuleStarting:
-		return true
-	}
-	return false
+	var promoted bool
+	*c, promoted = classify.StartedAgain(*c, s.restarts, st.RestartCount())
+	return promoted
 }

@@ -1,11 +1,5 @@
 package model
 
-import (
-	"strconv"
-
-	"doomwatch/classify"
-)
-
 // escalation indexes the ledger by workload and node, for cross-node escalation: a workload whose
 // containers failed to start (a transient exit 128, or CRI-O's transient create error) on at least
 // EscalateNodes distinct nodes within the window is not suffering node-local trouble (the premise
@@ -75,22 +69,6 @@ func (m *Model) escalatedNodes(w string) int {
 		return n
 	}
 	return 0
-}
-
-// escalates reports whether a container verdict with rule r is a start failure that escalation
-// dooms.
-func escalates(r classify.Rule) bool {
-	return r == classify.RuleStartFailure128 || r == classify.RuleCreateErrorTransient
-}
-
-// escalatedReason is the doom reason of an escalated container whose own failure is v: it names
-// the exit code when the failure had one (128 from containerd; cri-dockerd's 126 and 127 are the
-// same runtime trouble, classify.RuleStartFailure128), none for a create error.
-func escalatedReason(nodes int, v classify.Verdict) string {
-	if v.Rule == classify.RuleStartFailure128 && v.HasExitCode {
-		return "failed to start with exit " + strconv.Itoa(int(v.ExitCode)) + " on " + strconv.Itoa(nodes) + " nodes: not node-local"
-	}
-	return "failed to start on " + strconv.Itoa(nodes) + " nodes: not node-local"
 }
 
 // reconcileEscalation re-judges the pods of workloads whose escalation changed (escalated,

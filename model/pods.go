@@ -128,10 +128,10 @@ func (m *Model) judge(p *Pod) {
 		if c.Rule == classify.RuleCrashLoopRunning {
 			m.hold(p, pod, c)
 		}
-		if c.Kind == classify.Transient && escalates(c.Rule) {
+		if c.Kind == classify.Transient && classify.Escalates(c.Rule) {
 			starting = true
 			if escalated > 0 {
-				c.Kind, c.Rule, c.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, c.Verdict)
+				c.Verdict = classify.Escalate(c.Verdict, escalated)
 				promoted = true
 			}
 		}
@@ -143,7 +143,7 @@ func (m *Model) judge(p *Pod) {
 		// A sandbox failure is a start failure of the pod's own (recordSandboxFailure).
 		starting = true
 		if escalated > 0 {
-			v.Kind, v.Rule, v.Reason = classify.Doomed, classify.RuleEscalated, escalatedReason(escalated, v)
+			v = classify.Escalate(v, escalated)
 		}
 	}
 	p.Verdict = m.withContext(p, pod, v)

@@ -184,15 +184,11 @@ type rsPods struct {
 // countRS adds (d = 1) or removes (d = -1) pod p in its ReplicaSet's counts and marks the rollout
 // of the ReplicaSet's Deployment dirty.
 //
-// A pod the kubelet failed for a node reason (evicted, preempted, rejected at admission, shut
-// down with its node) is left out: its ReplicaSet has replaced it, and such pods stay in the API
-// until they are garbage-collected, often for days. Counted, one of them would keep a new
-// ReplicaSet whose live pods are all doomed from ever being doomed. Krane counts them (its
-// all-doomed rule sees a transient pod); doomwatch counts the pods that will run.
+// A pod its controller replaces (classify.Replaced) is left out.
 //
 // StatefulSets' and DaemonSets' pods are counted the same way, per revision (setPods).
 func (m *Model) countRS(p *Pod, d int) {
-	if replaced(p.Verdict.Rule) {
+	if classify.Replaced(p.Verdict.Rule) {
 		return
 	}
 	switch Kind(p.ctrl.kind) {
@@ -246,11 +242,6 @@ func (s *rsPods) add(p *Pod, d int) {
 			delete(s.reasons, p.Verdict.Reason)
 		}
 	}
-}
-
-// replaced reports a pod its controller replaces: failed by the kubelet for a node reason.
-func replaced(r classify.Rule) bool {
-	return r == classify.RulePodEvicted || r == classify.RulePodRejected
 }
 
 // newRollout is a rollout's identity and counts; desired is spec.replicas (nil: the API server's

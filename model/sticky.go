@@ -74,19 +74,9 @@ func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
 		p.dropMemory(memoryPull, c.Name, c.Init)
 		return false
 	}
-	if c.Rule != classify.RuleImagePullBackOff && c.Rule != classify.RuleImagePull {
-		return false
-	}
-	c.Verdict = classify.Verdict{
-		Kind:      classify.Doomed,
-		Rule:      classify.RuleStickyImageNotFound,
-		Reason:    s.verdict.Reason,
-		Message:   s.verdict.Message,
-		Source:    classify.FromState,
-		Container: c.Name,
-		Init:      c.Init,
-	}
-	return true
+	var promoted bool
+	*c, promoted = classify.StillNotFound(*c, s.verdict)
+	return promoted
 }
 
 // pulling reports whether the container waits in one of the kubelet's pull states.
