@@ -5,16 +5,19 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
+
+	"doomwatch/model/podtest"
 )
 
-// t0 is the tests' clock origin.
-var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+// The shared builders (model/podtest), under the names these tests use.
+var (
+	t0            = podtest.T0
+	pod           = podtest.Pod
+	controllerRef = podtest.ControllerRef
+)
 
 // classifyFixtures reads every pod in classify/testdata, the corpus of real statuses.
 func classifyFixtures(t testing.TB) map[string]*corev1.Pod {
@@ -38,28 +41,6 @@ func classifyFixtures(t testing.TB) map[string]*corev1.Pod {
 	return out
 }
 
-// pod builds a running, ready pod with one container "app" on no node, as model's fixtures do.
-func pod(ns, name string, opts ...func(*corev1.Pod)) *corev1.Pod {
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{
-			Namespace: ns, Name: name, UID: types.UID(ns + "-" + name + "-uid"),
-			CreationTimestamp: metav1.NewTime(t0.Add(-time.Hour)),
-		},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:v1"}}},
-		Status: corev1.PodStatus{
-			Phase: corev1.PodRunning,
-			ContainerStatuses: []corev1.ContainerStatus{{
-				Name: "app", Ready: true, Image: "registry.example/app:v1",
-				State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(t0.Add(-time.Hour))}},
-			}},
-		},
-	}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
-}
-
 // crashLoop makes container "app" wait out a crash loop's back-off after an OOM kill.
 func crashLoop() func(*corev1.Pod) {
 	return func(p *corev1.Pod) {
@@ -70,9 +51,4 @@ func crashLoop() func(*corev1.Pod) {
 			Message: fmt.Sprintf("back-off 5m0s restarting failed container=%s pod=%s_%s(%s)", cs.Name, p.Name, p.Namespace, p.UID)}}
 		cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{Reason: "OOMKilled", ExitCode: 137}
 	}
-}
-
-func controllerRef(kind, name string) metav1.OwnerReference {
-	yes := true
-	return metav1.OwnerReference{Kind: kind, Name: name, Controller: &yes, UID: types.UID(kind + "-" + name)}
 }
