@@ -20,7 +20,6 @@ var (
 	pod               = podtest.Pod
 	onNode            = podtest.OnNode
 	ownedBy           = podtest.OwnedBy
-	controllerRef     = podtest.ControllerRef
 	app               = podtest.App
 	terminated128     = podtest.Terminated128
 	startFailed128    = podtest.StartFailed128
@@ -38,10 +37,7 @@ const (
 	crioRuntimeMsg = podtest.CrioRuntimeMsg
 )
 
-type (
-	podOpt    = podtest.PodOpt
-	deployOpt = podtest.DeployOpt
-)
+type podOpt = podtest.PodOpt
 
 // The labels a record keeps the pod's revision from (podrec.Record.Revision): the StatefulSet and
 // DaemonSet controllers' revision hash and the DaemonSet controller's template generation.

@@ -16,12 +16,9 @@ var (
 	pod               = podtest.Pod
 	onNode            = podtest.OnNode
 	ownedBy           = podtest.OwnedBy
-	controllerRef     = podtest.ControllerRef
 	app               = podtest.App
-	terminated128     = podtest.Terminated128
 	startFailed128    = podtest.StartFailed128
 	recoveredAfter128 = podtest.RecoveredAfter128
-	waiting           = podtest.Waiting
 	node              = podtest.Node
 	replicaSet        = podtest.ReplicaSet
 	deployment        = podtest.Deployment
@@ -34,10 +31,7 @@ const (
 	crioRuntimeMsg = podtest.CrioRuntimeMsg
 )
 
-type (
-	podOpt    = podtest.PodOpt
-	deployOpt = podtest.DeployOpt
-)
+type podOpt = podtest.PodOpt
 
 func apply(m *model.Model, now time.Time, pods ...*corev1.Pod) {
 	recs := make([]*podrec.Record, len(pods))
