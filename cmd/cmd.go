@@ -124,7 +124,7 @@ func parse(args []string) (command, *pflag.FlagSet, *common, []string, error) {
 	all := pflag.NewFlagSet("", pflag.ContinueOnError)
 	all.SetOutput(io.Discard)
 	for _, newCmd := range commands {
-		fs, _, _ := flagSet(newCmd())
+		fs, _ := flagSet(newCmd())
 		all.AddFlagSet(fs)
 	}
 	c := commands[0]()
@@ -135,7 +135,7 @@ func parse(args []string) (command, *pflag.FlagSet, *common, []string, error) {
 			}
 		}
 	}
-	fs, o, c := flagSet(c)
+	fs, o := flagSet(c)
 	err := fs.Parse(args)
 	rest := fs.Args()
 	if c.name() != "" && len(rest) > 0 {
@@ -145,11 +145,11 @@ func parse(args []string) (command, *pflag.FlagSet, *common, []string, error) {
 }
 
 // flagSet is command c's flag set.
-func flagSet(c command) (*pflag.FlagSet, *common, command) {
+func flagSet(c command) (*pflag.FlagSet, *common) {
 	fs := pflag.NewFlagSet("doomwatch", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported by main, once, on one line
 	fs.SortFlags = false
-	return fs, c.addFlags(fs), c
+	return fs, c.addFlags(fs)
 }
 
 // UsageError is a bad flag, value or argument.

@@ -236,9 +236,8 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		// The error is the line on stderr; -o json still gets its document.
 		if w.output == "json" {
 			rep := g.document(ctx, statuses, report.Failed, "")
-			rep.ExitCode = e.ExitCode(err)
-			if err := report.GatePrinters.Print(e.Stdout, w.output, &rep); err != nil {
-				return fmt.Errorf("writing the verdict: %w", err)
+			if err := w.print(e, &rep, err); err != nil {
+				return err
 			}
 		}
 		return err
@@ -260,9 +259,8 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		if rep.Verdict != report.Complete {
 			result = &GateError{Verdict: rep.Verdict}
 		}
-		rep.ExitCode = e.ExitCode(result)
-		if err := report.GatePrinters.Print(e.Stdout, w.output, &rep); err != nil {
-			return fmt.Errorf("writing the verdict: %w", err)
+		if err := w.print(e, &rep, result); err != nil {
+			return err
 		}
 		return result
 	}
@@ -305,6 +303,15 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			m.Apply(&b, src.Now())
 		}
 	}
+}
+
+// print prints the verdict rep of a wait that returns result, with result's exit code.
+func (w *wait) print(e *env, rep *report.Gate, result error) error {
+	rep.ExitCode = e.ExitCode(result)
+	if err := report.GatePrinters.Print(e.Stdout, w.output, rep); err != nil {
+		return fmt.Errorf("writing the verdict: %w", err)
+	}
+	return nil
 }
 
 func earliest(a, b time.Time) time.Time {

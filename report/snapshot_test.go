@@ -11,23 +11,25 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/model"
+	"doomwatch/model/podtest"
+	"doomwatch/podrec"
 )
 
 func snapshotModel() *model.Model {
 	m := model.New(model.DefaultConfig())
 	m.Apply(&model.Batch{
-		Nodes:       []*corev1.Node{node("node-3", true, false), node("node-1", true, false)},
-		Deployments: []*appsv1.Deployment{deployment("shop", "web", 3, "1")},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "1")},
-	}, t0)
-	web := func(name string, opts ...podOpt) *corev1.Pod {
-		return pod("shop", name, append([]podOpt{onNode("node-3"), ownedBy("ReplicaSet", "web-7d9f")}, opts...)...)
+		Nodes:       []*corev1.Node{podtest.Node("node-3", true, false), podtest.Node("node-1", true, false)},
+		Deployments: []*appsv1.Deployment{podtest.Deployment("shop", "web", 3, "1")},
+		ReplicaSets: []*appsv1.ReplicaSet{podtest.ReplicaSet("shop", "web-7d9f", "web", "1")},
+	}, podtest.T0)
+	web := func(name string, opts ...podtest.PodOpt) *corev1.Pod {
+		return podtest.Pod("shop", name, append([]podtest.PodOpt{podtest.OnNode("node-3"), podtest.OwnedBy("ReplicaSet", "web-7d9f")}, opts...)...)
 	}
-	apply(m, t0,
-		web("web-b", recoveredAfter128(t0.Add(-time.Minute), 1)),
-		web("web-a", startFailed128(t0.Add(-2*time.Minute), 2)),
-		pod("shop", "sts-0", onNode("node-3"), ownedBy("StatefulSet", "sts"), startFailed128(t0.Add(-30*time.Second), 1)),
-		pod("infra", "evil", onNode("node-1"), app(func(cs *corev1.ContainerStatus) {
+	apply(m, podtest.T0,
+		web("web-b", podtest.RecoveredAfter128(podtest.T0.Add(-time.Minute), 1)),
+		web("web-a", podtest.StartFailed128(podtest.T0.Add(-2*time.Minute), 2)),
+		podtest.Pod("shop", "sts-0", podtest.OnNode("node-3"), podtest.OwnedBy("StatefulSet", "sts"), podtest.StartFailed128(podtest.T0.Add(-30*time.Second), 1)),
+		podtest.Pod("infra", "evil", podtest.OnNode("node-1"), podtest.App(func(cs *corev1.ContainerStatus) {
 			cs.State.Waiting = &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}
 			// An exit message is what the container wrote to its terminationMessagePath: the
 			// workload's own text, here a hostile one (not a runtime message).
@@ -38,7 +40,7 @@ func snapshotModel() *model.Model {
 }
 
 func TestSnapshotJSONSchema(t *testing.T) {
-	s := NewSnapshot(snapshotModel(), "demo", t0)
+	s := NewSnapshot(snapshotModel(), "demo", podtest.T0)
 	var buf bytes.Buffer
 	if err := writeJSON(&s, &buf); err != nil {
 		t.Fatal(err)
@@ -100,7 +102,8 @@ func TestSnapshotJSONSchema(t *testing.T) {
 
 func TestSnapshotTable(t *testing.T) {
 	var buf bytes.Buffer
-	if err := writeTable(NewSnapshot(snapshotModel(), "demo", t0), &buf); err != nil {
+	snap := NewSnapshot(snapshotModel(), "demo", podtest.T0)
+	if err := snap.WriteTable(&buf); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -150,21 +153,21 @@ func TestSnapshotHealth(t *testing.T) {
 	}
 
 	m := snapshotModel()
-	m.Apply(&model.Batch{Health: &model.Health{Synced: true}}, t0)
-	h := decode(t, NewSnapshot(m, "demo", t0))
+	m.Apply(&model.Batch{Health: &model.Health{Synced: true}}, podtest.T0)
+	h := decode(t, NewSnapshot(m, "demo", podtest.T0))
 	if h["synced"] != true || h["watchError"] != "" {
 		t.Errorf("healthy: health = %v", h)
 	}
 	if f, ok := h["forbidden"].([]any); !ok || len(f) != 0 {
 		t.Errorf("healthy: forbidden = %#v, want []", h["forbidden"])
 	}
-	if out := table(t, NewSnapshot(m, "demo", t0)); strings.Contains(out, "HEALTH") {
+	if out := table(t, NewSnapshot(m, "demo", podtest.T0)); strings.Contains(out, "HEALTH") {
 		t.Errorf("healthy table shows a HEALTH section:\n%s", out)
 	}
 
 	m.Apply(&model.Batch{Health: &model.Health{Synced: true, Forbidden: []model.Kind{model.KindNode, model.KindDeployment, model.KindNode},
-		WatchError: "pods: connection refused\x1b[2J"}}, t0)
-	s := NewSnapshot(m, "demo", t0)
+		WatchError: "pods: connection refused\x1b[2J"}}, podtest.T0)
+	s := NewSnapshot(m, "demo", podtest.T0)
 	h = decode(t, s)
 	if f, _ := h["forbidden"].([]any); len(f) != 2 || f[0] != "Deployment" || f[1] != "Node" {
 		t.Errorf("forbidden = %v, want [Deployment Node] (sorted, once each)", h["forbidden"])
@@ -184,13 +187,14 @@ func TestSnapshotHealth(t *testing.T) {
 // unchanged; uid tells a node registered again under its old name from the old one.
 func TestSnapshotStartFailuresByRuntime(t *testing.T) {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Nodes: []*corev1.Node{withUID(node("crio-1", true, false), "c1"), withUID(node("containerd-1", true, false), "d1")}}, t0)
-	apply(m, t0,
-		pod("shop", "a", onNode("crio-1"), createError(crioRuntimeMsg)),
-		pod("shop", "b", onNode("crio-1"), createError(crioRuntimeMsg)),
-		pod("shop", "c", onNode("containerd-1"), startFailed128(t0.Add(-time.Minute), 1)))
+	m.Apply(&model.Batch{Nodes: []*corev1.Node{podtest.WithUID(podtest.Node("crio-1", true, false), "c1"), podtest.WithUID(podtest.Node("containerd-1", true, false), "d1")}}, podtest.T0)
+	apply(m, podtest.T0,
+		podtest.Pod("shop", "a", podtest.OnNode("crio-1"), podtest.CreateError(podtest.CrioRuntimeMsg)),
+		podtest.Pod("shop", "b", podtest.OnNode("crio-1"), podtest.CreateError(podtest.CrioRuntimeMsg)),
+		podtest.Pod("shop", "c", podtest.OnNode("containerd-1"), podtest.StartFailed128(podtest.T0.Add(-time.Minute), 1)))
 	var buf bytes.Buffer
-	if err := writeJSON(ptr(NewSnapshot(m, "demo", t0)), &buf); err != nil {
+	snap := NewSnapshot(m, "demo", podtest.T0)
+	if err := writeJSON(&snap, &buf); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -217,6 +221,11 @@ func TestSnapshotStartFailuresByRuntime(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
-func writeTable(s Snapshot, w *bytes.Buffer) error { return s.WriteTable(w) }
+// apply applies the pods' records, as kube's transform makes them.
+func apply(m *model.Model, now time.Time, pods ...*corev1.Pod) {
+	recs := make([]*podrec.Record, len(pods))
+	for i, p := range pods {
+		recs[i] = podrec.RecordOf(p)
+	}
+	m.Apply(&model.Batch{Pods: recs}, now)
+}
