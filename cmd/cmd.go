@@ -37,6 +37,8 @@ type command interface {
 	// validate checks the parsed flags (its own, then common's validate and validateValues) and
 	// args (after its name).
 	validate(fs *pflag.FlagSet, args []string) error
+	// validateFleet checks that the command can watch several clusters at once.
+	validateFleet() error
 	// source is what the source watches for the command.
 	source() sourceOptions
 	// run runs the command on a started source.
@@ -66,8 +68,8 @@ type Program struct {
 // env is what a command runs with: the program, the started source and the model it feeds.
 type env struct {
 	*Program
-	src *kube.Source
-	m   *model.Model
+	src *kube.Fleet
+	m   *model.Fleet
 	// deadline bounds all that --request-timeout covers: the connection check and the first
 	// sync share it, so the worst case is the timeout, not twice it. The informers have none.
 	deadline time.Time
@@ -108,11 +110,23 @@ func Execute(p *Program, args []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	e := &env{Program: p, deadline: time.Now().Add(timeout)}
-	if e.src, err = o.start(ctx, c.source(), e.deadline); err != nil {
+	contexts, err := o.contexts()
+	if err != nil {
 		return o.cluster(err)
 	}
-	e.m = model.New(o.model)
+	if len(contexts) > 1 {
+		if err := c.validateFleet(); err != nil {
+			return usageErr(err)
+		}
+	}
+	e := &env{Program: p, deadline: time.Now().Add(timeout)}
+	if e.src, err = o.start(ctx, c.source(), contexts, e.deadline); err != nil {
+		return o.cluster(err)
+	}
+	e.m = model.NewFleet(o.model, e.src.Contexts())
+	for i, c := range e.m.Clusters() {
+		c.Server = e.src.Servers()[i]
+	}
 	return c.run(ctx, e)
 }
 

@@ -18,6 +18,7 @@ import (
 // flags and the groups in the order its help shows them.
 type common struct {
 	demo     bool
+	fleet    bool
 	at       time.Duration
 	seed     int64
 	speed    float64
@@ -36,6 +37,7 @@ func newCommon() *common { return &common{model: model.DefaultConfig()} }
 // time (wait's verdict needs the story to go on).
 func (o *common) demoFlags(fs *pflag.FlagSet, at bool) {
 	fs.BoolVar(&o.demo, "demo", false, "Run against the embedded demo cluster instead of a real one.")
+	fs.BoolVar(&o.fleet, "fleet", false, "With --demo: three demo clusters (demo-eu, demo-us, demo-ap) in one view, as --context a,b,c shows real ones.")
 	if at {
 		fs.DurationVar(&o.at, "at", 0, "With --demo: show the scenario at this simulated time (e.g. 90s) and hold it there.")
 	}
@@ -70,7 +72,7 @@ func (o *common) programFlags(fs *pflag.FlagSet) {
 // validate rejects shared flags and values that cannot be what the user meant.
 func (o *common) validate(fs *pflag.FlagSet) error {
 	if !o.demo {
-		for _, name := range []string{"at", "seed", "speed"} {
+		for _, name := range []string{"at", "seed", "speed", "fleet"} {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s needs --demo", name)
 			}
@@ -102,20 +104,45 @@ func (o *common) validateValues() error {
 	return nil
 }
 
-// start starts the source: the demo cluster, or informers on the real one.
-func (o *common) start(ctx context.Context, src sourceOptions, deadline time.Time) (*kube.Source, error) {
+// contexts are the kubeconfig contexts the command watches (kube.Flags.Contexts): one, "" for
+// the current one, unless --context names several or --all-contexts is given. The demo's are its
+// own.
+func (o *common) contexts() ([]string, error) {
+	if o.demo {
+		if o.fleet {
+			names := make([]string, len(demo.Fleet))
+			for i, v := range demo.Fleet {
+				names[i] = v.Name()
+			}
+			return names, nil
+		}
+		return []string{demo.Classic.Name()}, nil
+	}
+	return o.kube.Contexts()
+}
+
+// start starts the sources: the demo cluster (or its fleet), or informers on each real one.
+func (o *common) start(ctx context.Context, src sourceOptions, contexts []string, deadline time.Time) (*kube.Fleet, error) {
 	selector, allNamespaces := src.selector, src.allNamespaces
 	if o.demo {
 		ns := ""
 		if !allNamespaces {
 			ns = o.kube.Namespace()
 		}
-		return demo.Start(ctx, demo.Options{
+		opts := demo.Options{
 			Seed: o.seed, Speed: o.speed, At: o.at, From: src.demoFrom, Interval: o.interval,
 			Namespace: ns, Selector: selector,
-		})
+		}
+		if o.fleet {
+			return demo.StartFleet(ctx, opts)
+		}
+		s, err := demo.Start(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return kube.Join(ctx, []*kube.Source{s}, []string{""}), nil
 	}
-	return kube.Connect(ctx, o.kube, deadline, kube.Options{
+	return kube.ConnectFleet(ctx, o.kube, contexts, deadline, kube.Options{
 		AllNamespaces: allNamespaces,
 		Selector:      selector,
 		Interval:      o.interval,
@@ -130,9 +157,24 @@ func (o *common) cluster(err error) error {
 	return &ClusterError{err}
 }
 
-// settle waits for the source's first sync, applying its batches, until ctx's deadline.
-func (e *env) settle(ctx context.Context) error {
+// settle waits for the first sync of every cluster, applying their batches, until ctx's
+// deadline: one error per cluster, nil for those that synced.
+func (e *env) settle(ctx context.Context) []error {
 	return e.src.Settle(ctx, func(b model.Batch) { e.m.Apply(&b, e.src.Now()) })
+}
+
+// settleAll is settle for the commands that need every cluster: the first error, named by its
+// context when there are several.
+func (e *env) settleAll(ctx context.Context) error {
+	for i, err := range e.settle(ctx) {
+		if err != nil {
+			if e.m.Multi() {
+				return fmt.Errorf("context %s: %w", e.m.Clusters()[i].Context, err)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // quietLogs sends klog and API server warnings to path, or nowhere, never to the terminal the

@@ -22,7 +22,6 @@ func (r *root) runDashboard(ctx context.Context, e *env) error {
 		Model:   e.m,
 		Batches: e.src.Batches(),
 		Now:     e.src.Now,
-		Context: e.src.Context(),
 		Scope:   e.src.Scope(),
 		NoColor: r.noColor,
 		Logs:    e.src,

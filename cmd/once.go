@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"doomwatch/report"
 )
@@ -11,14 +12,34 @@ import (
 // print one snapshot as a table or JSON, and exit.
 func (r *root) runOnce(ctx context.Context, e *env) error {
 	syncCtx, cancelSync := context.WithDeadline(ctx, e.deadline)
-	err := e.settle(syncCtx)
+	errs := e.settle(syncCtx)
 	cancelSync()
-	if err != nil {
-		return r.cluster(err)
+	if !e.m.Multi() {
+		if errs[0] != nil {
+			return r.cluster(errs[0])
+		}
+	} else if ctx.Err() != nil {
+		return ErrInterrupted
 	}
-	snap := report.NewSnapshot(e.m, e.src.Context(), e.src.Now())
+	snap := report.NewFleetSnapshot(e.m, e.src.Servers(), errs, e.src.Now())
 	if err := report.SnapshotPrinters.Print(e.Stdout, r.output, &snap); err != nil {
 		return fmt.Errorf("writing snapshot: %w", err)
+	}
+	// With several clusters, those that answered are printed, and one that did not fails the
+	// run, as kubectl-foreach fails when a context's command does: a script must not take a
+	// partial snapshot for a whole one. Every cluster that did not answer is named in clusters[].
+	var failed []string
+	var first error
+	for i, err := range errs {
+		if err != nil {
+			failed = append(failed, e.m.Clusters()[i].Context)
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	if len(failed) > 0 {
+		return r.cluster(fmt.Errorf("%d of %d clusters did not sync (%s): %w", len(failed), len(errs), strings.Join(failed, ", "), first))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"doomwatch/kube"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/report"
@@ -171,19 +172,23 @@ func (w *wait) validate(fs *pflag.FlagSet, args []string) error {
 	return w.validateValues()
 }
 
+// validateFleet: wait judges each context's rollouts with a gate of its own.
+func (w *wait) validateFleet() error { return nil }
+
 // source: wait's -l selects Deployments, not pods, so every pod of the namespace is watched; on
 // the demo, the story starts once its rollouts have begun, as a gate runs after the deploy.
 func (w *wait) source() sourceOptions { return sourceOptions{demoFrom: demo.Deployed} }
 
 // run syncs (within the request timeout and --timeout), resolves the workloads, then applies
 // batches until every rollout is complete, one is doomed or --timeout passes. Progress goes to
-// stderr; the verdict to stdout.
+// stderr; the verdict to stdout. Across several contexts, each context has a gate of its own
+// over its own model, and the wait ends as soon as one is doomed or missing, when all are
+// complete, or at the timeout.
 func (w *wait) run(ctx context.Context, e *env) error {
-	src, m := e.src, e.m
 	start := time.Now()
 	timeoutAt := start.Add(w.timeout)
 	syncCtx, cancelSync := context.WithDeadline(ctx, earliest(e.deadline, timeoutAt))
-	err := e.settle(syncCtx)
+	err := e.settleAll(syncCtx)
 	cancelSync()
 	if err != nil {
 		switch {
@@ -194,6 +199,107 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		}
 		return w.cluster(err)
 	}
+	clusters := e.m.Clusters()
+	gates := make([]*gate, len(clusters))
+	statuses := make([][]model.GateStatus, len(clusters))
+	for i, c := range clusters {
+		g, err := w.newGate(e.src.Sources()[i], c.Model)
+		if err == nil {
+			statuses[i] = c.Gate(g.targets, e.src.Now())
+			err = g.check(statuses[i])
+		}
+		if err != nil {
+			if e.m.Multi() {
+				err = contextError(c.Context, err)
+			}
+			// The error is the line on stderr; -o json still gets its document.
+			if w.output == "json" && statuses[i] != nil {
+				rep := w.document(ctx, e, gates[:i+1], statuses, report.Failed, "", g)
+				if perr := w.print(e, &rep, err); perr != nil {
+					return perr
+				}
+			}
+			return err
+		}
+		g.started = true
+		gates[i] = g
+	}
+
+	var prog progress = &plainProgress{w: e.Stderr}
+	if f, ok := e.Stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		prog = tui.StartProgress(ctx, f, w.noColor)
+	}
+	// end stops the progress while the verdict (and the doomed containers' logs) is made, then
+	// prints it.
+	end := func(how report.End, message string) error {
+		rc := make(chan report.Gate, 1)
+		go func() { rc <- w.document(ctx, e, gates, statuses, how, message, nil) }()
+		prog.Stop()
+		rep := <-rc
+		var result error
+		if rep.Verdict != report.Complete {
+			result = &GateError{Verdict: rep.Verdict}
+		}
+		if err := w.print(e, &rep, result); err != nil {
+			return err
+		}
+		return result
+	}
+	timeout := time.NewTimer(time.Until(timeoutAt))
+	defer timeout.Stop()
+	poll := time.NewTicker(waitPoll)
+	defer poll.Stop()
+	batches := e.src.Batches()
+	// The gates are looked at again only when a model changed (a batch, or evidence expiring);
+	// the progress is shown again on every poll too, for a plain status line that has come due.
+	versions := make([]uint64, len(clusters))
+	looked := false
+	for {
+		ended := 0
+		for i, c := range clusters {
+			if v := c.Version(); !looked || v != versions[i] {
+				versions[i] = v
+				statuses[i] = c.Gate(gates[i].targets, e.src.Now())
+				gates[i].note(statuses[i])
+			}
+			switch how, done := gates[i].decide(statuses[i]); {
+			case done && how == report.Failed:
+				prog.Update(w.shown(e, statuses), time.Now())
+				return end(report.Failed, "")
+			case done:
+				ended++
+			}
+		}
+		looked = true
+		if ended == len(clusters) {
+			prog.Update(w.shown(e, statuses), time.Now())
+			return end(report.Ended, "")
+		}
+		prog.Update(w.shown(e, statuses), time.Now())
+		select {
+		case <-ctx.Done():
+			prog.Stop()
+			return ErrInterrupted
+		case <-timeout.C:
+			return end(report.TimedOut, fmt.Sprintf("timed out after %s", w.timeout))
+		case <-poll.C:
+			e.m.Expire(e.src.Now())
+		case b, ok := <-batches:
+			if !ok {
+				prog.Stop()
+				if err := e.src.Err(); err != nil {
+					return err
+				}
+				return ErrInterrupted
+			}
+			e.m.Apply(&b, e.src.Now())
+		}
+	}
+}
+
+// newGate resolves the workloads in one cluster: in its namespace (-n, else its context's), the
+// named ones or the Deployments -l selects.
+func (w *wait) newGate(src *kube.Source, m *model.Model) (*gate, error) {
 	ns := src.Namespace()
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
@@ -214,13 +320,19 @@ func (w *wait) run(ctx context.Context, e *env) error {
 	// A kind RBAC refuses would read as "not found", or, for ReplicaSets, as a gate that never
 	// sees the new pods: say so instead.
 	if err := g.forbidden(m.Health().Forbidden, w.selector != ""); err != nil {
-		return w.cluster(err)
+		return g, w.cluster(err)
 	}
 	if len(g.targets) == 0 {
-		return fmt.Errorf("no deployments in namespace %s match -l %s", model.Sanitize(ns), model.Sanitize(w.selector))
+		return g, fmt.Errorf("no deployments in namespace %s match -l %s", model.Sanitize(ns), model.Sanitize(w.selector))
 	}
-	statuses := m.Gate(g.targets, src.Now())
+	return g, nil
+}
+
+// check is the error of statuses the gate cannot wait on: workloads not found, or without a
+// rollout status.
+func (g *gate) check(statuses []model.GateStatus) error {
 	var missing []string
+	var err error
 	for _, st := range statuses {
 		switch {
 		case !st.Found:
@@ -230,79 +342,48 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		}
 	}
 	if len(missing) > 0 {
-		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), model.Sanitize(ns))
+		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), model.Sanitize(g.ns))
 	}
-	if err != nil {
-		// The error is the line on stderr; -o json still gets its document.
-		if w.output == "json" {
-			rep := g.document(ctx, statuses, report.Failed, "")
-			if err := w.print(e, &rep, err); err != nil {
-				return err
-			}
-		}
-		return err
-	}
-	g.started = true
+	return err
+}
 
-	var prog progress = &plainProgress{w: e.Stderr}
-	if f, ok := e.Stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		prog = tui.StartProgress(ctx, f, w.noColor)
+// document is the verdict of the gates (one per context) of a wait that ended as how says;
+// failing, when set, is the gate of a context that could not wait, the last of gates.
+func (w *wait) document(ctx context.Context, e *env, gates []*gate, statuses [][]model.GateStatus, how report.End, message string, failing *gate) report.Gate {
+	if failing != nil {
+		gates[len(gates)-1] = failing
 	}
-	// end stops the progress while the verdict (and the doomed containers' logs) is made, then
-	// prints it.
-	end := func(how report.End, message string) error {
-		rc := make(chan report.Gate, 1)
-		go func() { rc <- g.document(ctx, statuses, how, message) }()
-		prog.Stop()
-		rep := <-rc
-		var result error
-		if rep.Verdict != report.Complete {
-			result = &GateError{Verdict: rep.Verdict}
-		}
-		if err := w.print(e, &rep, result); err != nil {
-			return err
-		}
-		return result
+	if len(e.m.Clusters()) == 1 {
+		return gates[0].document(ctx, statuses[0], how, message)
 	}
-	timeout := time.NewTimer(time.Until(timeoutAt))
-	defer timeout.Stop()
-	poll := time.NewTicker(waitPoll)
-	defer poll.Stop()
-	batches := src.Batches()
-	// The gate is looked at again only when the model changed (a batch, or evidence expiring); the
-	// progress is shown again on every poll too, for a plain status line that has come due.
-	var version uint64
-	looked := false
-	for {
-		if v := m.Version(); !looked || v != version {
-			looked, version = true, v
-			statuses = m.Gate(g.targets, src.Now())
-			g.note(statuses)
-			if how, done := g.decide(statuses); done {
-				prog.Update(statuses, time.Now())
-				return end(how, "")
-			}
-		}
-		prog.Update(statuses, time.Now())
-		select {
-		case <-ctx.Done():
-			prog.Stop()
-			return ErrInterrupted
-		case <-timeout.C:
-			return end(report.TimedOut, fmt.Sprintf("timed out after %s", w.timeout))
-		case <-poll.C:
-			m.Expire(src.Now())
-		case b, ok := <-batches:
-			if !ok {
-				prog.Stop()
-				if err := src.Err(); err != nil {
-					return err
-				}
-				return ErrInterrupted
-			}
-			m.Apply(&b, src.Now())
+	docs := make([]report.Gate, len(gates))
+	contexts := make([]string, len(gates))
+	for i, g := range gates {
+		docs[i] = g.document(ctx, statuses[i], how, message)
+		contexts[i] = e.m.Clusters()[i].Context
+	}
+	return report.FleetGate(contexts, docs)
+}
+
+// shown are the statuses the progress shows: one context's, or every context's with its
+// workloads named "deployment/web@eu".
+func (w *wait) shown(e *env, statuses [][]model.GateStatus) []model.GateStatus {
+	if len(statuses) == 1 {
+		return statuses[0]
+	}
+	var out []model.GateStatus
+	for i, sts := range statuses {
+		for _, st := range sts {
+			st.Target.Name += "@" + e.m.Clusters()[i].Context
+			out = append(out, st)
 		}
 	}
+	return out
+}
+
+// contextError names the context an error is from, keeping its kind for main's hint.
+func contextError(context string, err error) error {
+	return fmt.Errorf("context %s: %w", context, err)
 }
 
 // print prints the verdict rep of a wait that returns result, with result's exit code.

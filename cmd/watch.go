@@ -20,7 +20,7 @@ func (r *root) runWatch(ctx context.Context, e *env) error {
 	// The first sync is bounded as --once's is: a cluster that never syncs is an error, not a
 	// silent stream.
 	syncCtx, cancelSync := context.WithDeadline(ctx, e.deadline)
-	err := e.settle(syncCtx)
+	err := e.settleAll(syncCtx)
 	cancelSync()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -38,7 +38,7 @@ func (r *root) runWatch(ctx context.Context, e *env) error {
 		if v := e.m.Version(); !looked || v != version {
 			looked, version = true, v
 			now := e.src.Now()
-			snap := report.NewSnapshot(e.m, e.src.Context(), now)
+			snap := report.NewFleetSnapshot(e.m, nil, nil, now)
 			if err := report.WatchPrinters.Print(e.Stdout, r.output, state.Diff(&snap, now)); err != nil {
 				return fmt.Errorf("writing the watch stream: %w", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/kube"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/report"
@@ -29,7 +30,8 @@ func TestWatchStreamsTheDemo(t *testing.T) {
 	go func() {
 		r := &root{common: newCommon(), output: "json"}
 		r.demo = true
-		e := &env{Program: &Program{Stdout: w, Stderr: io.Discard}, src: src, m: model.New(model.DefaultConfig()),
+		e := &env{Program: &Program{Stdout: w, Stderr: io.Discard}, src: kube.Join(ctx, []*kube.Source{src}, []string{""}),
+			m: model.NewFleet(model.DefaultConfig(), []string{src.Context()}),
 			deadline: time.Now().Add(30 * time.Second)}
 		done <- r.runWatch(watchCtx, e)
 		w.Close()

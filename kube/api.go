@@ -34,6 +34,13 @@ type Options struct {
 	// restConfig, set by Connect, is the real cluster's connection: the pod informer then decodes
 	// pods straight into records with a client of its own (podcodec.go).
 	restConfig *rest.Config
+	// trim, when set, is the trimmer shared by a fleet's sources, so strings are interned across
+	// clusters (ConnectFleet).
+	trim *trimmer
+	// probe starts the reachability probe (probe.go); keepGoing starts the informers without
+	// Connect's check, whose failure would otherwise be the source's: set for a fleet's clusters,
+	// where one that does not answer must not hold up the others.
+	probe, keepGoing bool
 }
 
 // Source runs informers and hands the model coalesced batches.
@@ -53,6 +60,8 @@ type Source struct {
 	interval time.Duration
 	// synced is closed once every informer that is not forbidden has synced.
 	synced chan struct{}
+	// server is the API server's address ("" for the demo).
+	server string
 }
 
 // Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.

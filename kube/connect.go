@@ -63,10 +63,12 @@ func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*
 
 	// The check runs with the deadline on the HTTP client as well as the context, so dialing, TLS
 	// and an exec credential plugin are all bounded. (A zero client timeout would mean none.)
-	checkCfg := rest.CopyConfig(cfg)
-	checkCfg.Timeout = max(time.Until(deadline), time.Nanosecond)
-	if err := check(ctx, checkCfg, opts, deadline, timeout); err != nil {
-		return nil, err
+	if !opts.keepGoing {
+		checkCfg := rest.CopyConfig(cfg)
+		checkCfg.Timeout = max(time.Until(deadline), time.Nanosecond)
+		if err := check(ctx, checkCfg, opts, deadline, timeout); err != nil {
+			return nil, err
+		}
 	}
 
 	// Informers hold watches open for minutes; an HTTP client timeout would cut them off.
@@ -76,7 +78,12 @@ func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*
 		return nil, lineErrorf(err, "creating client: %v", err)
 	}
 	opts.restConfig = cfg
-	return Start(ctx, client, opts)
+	s, err := Start(ctx, client, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.server = cfg.Host
+	return s, nil
 }
 
 // tune asks for protobuf, which the API server encodes and we decode several times faster than

@@ -23,6 +23,8 @@ import (
 type Flags struct {
 	kubeconfig string
 	overrides  clientcmd.ConfigOverrides
+	// allContexts is --all-contexts: every context of the kubeconfig (Contexts).
+	allContexts bool
 }
 
 // AddFlags adds kubectl's connection flags to fs. The one difference from kubectl is that
@@ -36,6 +38,11 @@ func AddFlags(fs *pflag.FlagSet) *Flags {
 	names.Timeout.Default = DefaultRequestTimeout.String()
 	names.Timeout.Description = "How long to wait for the API server to answer and for the first sync of --once and wait (e.g. 5s). Zero means the default."
 	clientcmd.BindOverrideFlags(&f.overrides, fs, names)
+	// --context is kubectl's, and more: a comma list or a glob watches several clusters at once.
+	if c := fs.Lookup(clientcmd.FlagContext); c != nil {
+		c.Usage = "The name of the kubeconfig context to use; a comma list (eu,us) or a glob (prod-*) watches each of those contexts."
+	}
+	fs.BoolVar(&f.allContexts, "all-contexts", false, "Watch every context of the kubeconfig.")
 	return f
 }
 

@@ -45,6 +45,29 @@ type healthTracker struct {
 	// and to the estimate, outside the lock: the coalescer polls health on its own only until the
 	// informers have synced.
 	changed func()
+	// unreachable is the probe's last failure while the API server does not answer (probe.go),
+	// and since when.
+	unreachable      string
+	unreachableSince time.Time
+}
+
+// probed records the probe's answer: nil when the API server answered.
+func (h *healthTracker) probed(err error) {
+	h.mu.Lock()
+	was := h.unreachable
+	if err == nil {
+		h.unreachable, h.unreachableSince = "", time.Time{}
+	} else {
+		if h.unreachable == "" {
+			h.unreachableSince = h.now()
+		}
+		h.unreachable = model.Sanitize(err.Error())
+	}
+	changed := was != h.unreachable
+	h.mu.Unlock()
+	if changed {
+		h.notify()
+	}
 }
 
 func (h *healthTracker) notify() {
@@ -137,7 +160,8 @@ func isRoutineWatchEnd(err error) bool {
 func (h *healthTracker) poll() (model.Health, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	hl := model.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent}
+	hl := model.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent,
+		Unreachable: h.unreachable, UnreachableSince: h.unreachableSince}
 	if h.podsTotal > 0 {
 		// The estimate is the list's size when it began; pods created since count too.
 		hl.PodsTotal = max(h.podsTotal, h.podsSeen)
@@ -165,7 +189,8 @@ func (h *healthTracker) poll() (model.Health, bool) {
 
 func healthEqual(a, b model.Health) bool {
 	return a.Synced == b.Synced && a.PodsSeen == b.PodsSeen && a.PodsTotal == b.PodsTotal && a.LastEvent.Equal(b.LastEvent) &&
-		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden)
+		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden) &&
+		a.Unreachable == b.Unreachable && a.UnreachableSince.Equal(b.UnreachableSince)
 }
 
 // resourceName is the API resource a kind is listed as, for messages ("watch pods: …").

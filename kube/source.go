@@ -53,7 +53,10 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 
 	health := &healthTracker{now: now}
-	trim := newTrimmer()
+	trim := opts.trim
+	if trim == nil {
+		trim = newTrimmer()
+	}
 	co := newCoalescer()
 	co.onEvent = health.event
 	health.changed = co.signal
@@ -202,6 +205,9 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 			pods.reg = reg
 			ks.hasSynced = pods.hasSynced
 		}
+	}
+	if opts.probe && opts.restConfig != nil {
+		go probe(ctx, opts.restConfig, health)
 	}
 	if streamsLists(client) {
 		go pods.probe(ctx, podPage, opts.Selector)

@@ -21,6 +21,8 @@ type Model struct {
 	// classify judges at.
 	now     time.Time
 	version uint64
+	// context names the model's cluster in a fleet of more than one, for Pod.Context.
+	context string
 
 	// Pods, their counts and indexes, and what judging them needs.
 	pods   map[nsName]*Pod
@@ -298,5 +300,6 @@ func cutKey(key string) (ns, name string, ok bool) {
 
 func sanitizeHealth(h Health) Health {
 	h.WatchError = Sanitize(h.WatchError)
+	h.Unreachable = Sanitize(h.Unreachable)
 	return h
 }

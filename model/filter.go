@@ -12,13 +12,16 @@ type FilterJob struct {
 	v    *view
 	rows []*row
 	seq  uint64
+	// parts are the jobs of a fleet's clusters (Fleet.StartFilter), each run in turn.
+	parts []*FilterJob
 }
 
 // FilterResult is a FilterJob's answer, for AdoptFilter.
 type FilterResult struct {
-	v    *view
-	rows []*row
-	seq  uint64
+	v     *view
+	rows  []*row
+	seq   uint64
+	parts []*FilterResult
 }
 
 // Query is the query the result answers.
@@ -36,6 +39,13 @@ func (m *Model) StartFilter(q Query) *FilterJob {
 
 // Run matches the snapshot. It is safe on any goroutine.
 func (j *FilterJob) Run() *FilterResult {
+	if len(j.parts) > 0 {
+		res := &FilterResult{v: j.v}
+		for _, p := range j.parts {
+			res.parts = append(res.parts, p.Run())
+		}
+		return res
+	}
 	kept := j.rows[:0]
 	for _, r := range j.rows {
 		if j.v.match(r) {

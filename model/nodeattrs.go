@@ -193,7 +193,11 @@ const zoneAttr, regionAttr = 6, 7 // indexes in sharedAttributes
 // Nothing is said when there are no suspects or nothing to compare them with. The most
 // distinguishing values come first, those the smallest share of the others has; ties in the order
 // of sharedAttributes. The region is not said with the zone: the zone lies in it.
-func Shared(suspect, others []Node) []string {
+func Shared(suspect, others []Node) []string { return sharedAs(suspect, others, "") }
+
+// sharedAs is Shared with the suspects named by subject ("the 2 suspect nodes of 2 clusters"),
+// or as Shared names them when subject is "".
+func sharedAs(suspect, others []Node, subject string) []string {
 	if len(suspect) == 0 {
 		return nil
 	}
@@ -243,12 +247,12 @@ func Shared(suspect, others []Node) []string {
 	}
 	s := make([]string, len(out))
 	for i, f := range out {
-		s[i] = sharedSentence(&sharedAttributes[f.attr], suspect, f.value, f.have, f.of)
+		s[i] = sharedSentence(&sharedAttributes[f.attr], suspect, f.value, f.have, f.of, subject)
 	}
 	return s
 }
 
-func sharedSentence(a *attribute, suspect []Node, v string, have, of int) string {
+func sharedSentence(a *attribute, suspect []Node, v string, have, of int, subject string) string {
 	verb, did, didOne := "run", "do", "does"
 	if a.be {
 		verb, did, didOne = "are", "are", "is"
@@ -267,6 +271,9 @@ func sharedSentence(a *attribute, suspect []Node, v string, have, of int) string
 			all = "both"
 		}
 		s = "the " + strconv.Itoa(len(suspect)) + " suspect nodes "
+		if subject != "" {
+			s = subject + " "
+		}
 		if a.be {
 			s += verb + " " + all + " "
 		} else {

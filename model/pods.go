@@ -18,7 +18,7 @@ func (m *Model) upsertPod(r *podrec.Record, now time.Time) {
 	var prev *podrec.Record // the pod's previous record; nil when it is seen for the first time
 	if p == nil {
 		m.nextID++
-		p = &Pod{Key: Sanitize(r.GetNamespace() + "/" + r.GetName()), id: m.nextID}
+		p = &Pod{Key: Sanitize(r.GetNamespace() + "/" + r.GetName()), Context: m.context, id: m.nextID}
 		m.pods[k] = p
 	} else {
 		m.uncount(p)

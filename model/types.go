@@ -56,6 +56,8 @@ type Batch struct {
 	Deletes []Ref
 	// Health is non-nil when the connection health changed since the previous batch.
 	Health *Health
+	// Cluster is the index of the fleet's cluster the batch is from (Fleet.Apply), 0 for one.
+	Cluster int
 }
 
 // Len is the number of changes in the batch (health excluded).
@@ -79,6 +81,10 @@ type Health struct {
 	WatchError string
 	// Forbidden lists the kinds RBAC forbids us to list or watch; the rest works.
 	Forbidden []Kind
+	// Unreachable is why the API server does not answer, "" while it does; UnreachableSince is
+	// when it stopped (kube's probe, probe.go). The informers retry on their own.
+	Unreachable      string
+	UnreachableSince time.Time
 }
 
 // Config holds the evidence thresholds. The zero value is not useful; start from DefaultConfig.
@@ -104,7 +110,9 @@ func DefaultConfig() Config {
 
 // Pod is the model's view of one pod. Every string field is sanitised for the terminal.
 type Pod struct {
-	Key       string // namespace/name
+	Key string // namespace/name
+	// Context is the pod's cluster in a fleet of more than one (Fleet), else "".
+	Context   string
 	UID       string
 	Namespace string
 	Name      string
@@ -164,6 +172,8 @@ type Query struct {
 	Node string
 	// Text is a fuzzy filter over namespace, name, node and reason.
 	Text string
+	// Context keeps only one cluster's pods in a fleet (Fleet.PodView) when non-empty.
+	Context string
 	// Owner keeps only the pods of one workload when non-empty, matched exactly: the pod's
 	// namespace and top owner, Namespace + "/" + Pod.Owner, as in "shop/Deployment/checkout"
 	// (the form of Failure.Workload; Rollout.Workload gives it for a rollout). Unmanaged pods
@@ -202,6 +212,8 @@ type Failure struct {
 // registered again under the same name is another Node, with the same Name.
 type Node struct {
 	Name string
+	// Context is the node's cluster in a fleet of more than one (Fleet.Nodes), else "".
+	Context string
 	// UID is the Node object's UID, "" when none is known (nodes forbidden by RBAC).
 	UID      string
 	Known    bool // a Node object was seen (false when nodes are forbidden or the node is gone)
@@ -250,6 +262,8 @@ const (
 // Rollout is one workload's rollout: a Deployment, or a StatefulSet or DaemonSet with the
 // RollingUpdate strategy. NewReplicaSet and OldReplicaSets are a Deployment's only.
 type Rollout struct {
+	// Context is the rollout's cluster in a fleet of more than one (Fleet.Rollouts), else "".
+	Context               string
 	Namespace, Kind, Name string
 	Verdict               RolloutVerdict
 	Desired, Updated      int32

@@ -233,10 +233,15 @@ func (m *Model) flush() {
 type PodView struct {
 	m    *Model
 	rows *order
+	// merged is a fleet's view over several clusters' (fleetview.go); m and rows are then nil.
+	merged *merged
 }
 
 // Len is the number of pods in the view.
 func (v PodView) Len() int {
+	if v.merged != nil {
+		return v.merged.n
+	}
 	if v.rows == nil {
 		return 0
 	}
@@ -244,13 +249,21 @@ func (v PodView) Len() int {
 }
 
 // At returns the i'th pod, 0 <= i < Len().
-func (v PodView) At(i int) *Pod { return v.rows.at(i).pod }
+func (v PodView) At(i int) *Pod {
+	if v.merged != nil {
+		return v.merged.at(i)
+	}
+	return v.rows.at(i).pod
+}
 
 // Append appends the pods at positions [from, to) to dst; the range is clamped to the view.
 func (v PodView) Append(dst []*Pod, from, to int) []*Pod {
 	from, to = max(from, 0), min(to, v.Len())
 	if from >= to {
 		return dst
+	}
+	if v.merged != nil {
+		return v.merged.append(dst, from, to)
 	}
 	bi, j := v.rows.locate(from)
 	for n := to - from; n > 0; bi, j = bi+1, 0 {
@@ -267,6 +280,9 @@ func (v PodView) Append(dst []*Pod, from, to int) []*Pod {
 // Index returns the position of the pod with key namespace/name, or -1 when the view does not
 // hold it: O(log n), so a selection can follow its pod across re-sorts.
 func (v PodView) Index(key string) int {
+	if v.merged != nil {
+		return v.merged.index(key)
+	}
 	if v.rows == nil {
 		return -1
 	}
@@ -420,6 +436,11 @@ func (v *view) match(r *row) bool {
 // The text filter is split on spaces and every word must match. Both tests are linear and
 // allocation-free; results keep the view's sort order rather than a match score.
 func fuzzyMatch(token string, r *row) bool {
+	if ctx, ok := strings.CutPrefix(token, "@"); ok {
+		// "@eu": the pod's cluster, by a part of its context's name. Context is written once,
+		// before the pod's first row is published.
+		return classify.ContainsFold(r.pod.Context, ctx)
+	}
 	return subsequence2(token, r.ns, "/", r.name) || subsequence2(token, r.node, "", "") ||
 		classify.ContainsFold(r.reason, token)
 }

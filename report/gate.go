@@ -41,10 +41,21 @@ type Gate struct {
 	MoreWarnings int         `json:"moreWarnings"`
 	// SuspectNodes are the suspect nodes the workloads' failures hit.
 	SuspectNodes []SuspectNode `json:"suspectNodes"`
+	// Clusters are the verdicts per context of a wait across several (FleetGate); absent with one.
+	Clusters []GateCluster `json:"clusters,omitempty"`
+}
+
+// GateCluster is one context's verdict in a wait across several.
+type GateCluster struct {
+	Context string  `json:"context"`
+	Verdict Verdict `json:"verdict"`
+	Message string  `json:"message"`
 }
 
 // Workload is one workload's rollout at the end.
 type Workload struct {
+	// Context is the workload's cluster in a wait across several contexts; absent with one.
+	Context   string `json:"context,omitempty"`
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
@@ -76,6 +87,8 @@ type StartFailures struct {
 // Container is one failing container ("" container when the pod's own status decided): a
 // doomed one, or a transient one as a warning.
 type Container struct {
+	// Context is the container's cluster in a wait across several contexts; absent with one.
+	Context   string `json:"context,omitempty"`
 	Namespace string `json:"namespace"`
 	Pod       string `json:"pod"`
 	Container string `json:"container"`
@@ -101,7 +114,9 @@ type Pending struct {
 
 // SuspectNode is a suspect node and the outlier rule's sentence for it.
 type SuspectNode struct {
-	Name string `json:"name"`
+	// Context is the node's cluster in a wait across several contexts; absent with one.
+	Context string `json:"context,omitempty"`
+	Name    string `json:"name"`
 	Why  string `json:"why"`
 }
 
@@ -218,13 +233,56 @@ func containerOf(p *model.GateProblem) Container {
 	return c
 }
 
-// Ref is the workload as kubectl names it: "deployment/web".
-func (w *Workload) Ref() string { return strings.ToLower(w.Kind) + "/" + w.Name }
+// Ref is the workload as kubectl names it: "deployment/web", and "deployment/web in eu" in a
+// wait across several contexts.
+func (w *Workload) Ref() string { return strings.ToLower(w.Kind) + "/" + w.Name + in(w.Context) }
 
-// Ref is "pod/container", or the pod when the pod itself decided.
+// Ref is "pod/container", or the pod when the pod itself decided; " in eu" follows in a wait
+// across several contexts.
 func (c *Container) Ref() string {
 	if c.Container == "" {
-		return c.Pod
+		return c.Pod + in(c.Context)
 	}
-	return c.Pod + "/" + c.Container
+	return c.Pod + "/" + c.Container + in(c.Context)
+}
+
+func in(context string) string {
+	if context == "" {
+		return ""
+	}
+	return " in " + context
+}
+
+// FleetGate is the verdict of a wait across several contexts, made of each context's (NewGate,
+// in the fleet's order): doomed, missing or unsupported when any context's is (the first such,
+// in that order of severity), timeout when any timed out, complete when all are. Every workload,
+// warning and suspect node names its context; Clusters gives each context's verdict.
+func FleetGate(contexts []string, gates []Gate) Gate {
+	rep := Gate{Verdict: Complete, Workloads: []Workload{}, Warnings: []Container{}, SuspectNodes: []SuspectNode{}}
+	rank := map[Verdict]int{Complete: 0, Timeout: 1, Unsupported: 2, Missing: 3, Doomed: 4}
+	for i, g := range gates {
+		ctx := contexts[i]
+		if rank[g.Verdict] > rank[rep.Verdict] {
+			rep.Verdict, rep.Message = g.Verdict, g.Message
+		}
+		rep.Window = g.Window
+		rep.Clusters = append(rep.Clusters, GateCluster{Context: ctx, Verdict: g.Verdict, Message: g.Message})
+		for _, w := range g.Workloads {
+			w.Context = ctx
+			for j := range w.Doomed {
+				w.Doomed[j].Context = ctx
+			}
+			rep.Workloads = append(rep.Workloads, w)
+		}
+		for _, c := range g.Warnings {
+			c.Context = ctx
+			rep.Warnings = append(rep.Warnings, c)
+		}
+		rep.MoreWarnings += g.MoreWarnings
+		for _, n := range g.SuspectNodes {
+			n.Context = ctx
+			rep.SuspectNodes = append(rep.SuspectNodes, n)
+		}
+	}
+	return rep
 }

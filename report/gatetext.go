@@ -68,7 +68,7 @@ func (rep *Gate) WriteText(out io.Writer) error {
 		if rep.Verdict == Complete {
 			prefix = "warning: "
 		}
-		fmt.Fprintf(&b, "%s%s is suspect: %s\n", prefix, n.Name, n.Why)
+		fmt.Fprintf(&b, "%s%s%s is suspect: %s\n", prefix, n.Name, in(n.Context), n.Why)
 	}
 	for i := range rep.Workloads {
 		w := &rep.Workloads[i]

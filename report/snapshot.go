@@ -8,6 +8,7 @@ package report
 import (
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -29,8 +30,31 @@ type Snapshot struct {
 	Nodes       []SnapshotNode    `json:"nodes"`
 	Rollouts    []SnapshotRollout `json:"rollouts"`
 	// SuspectsShare says what the suspect nodes have in common that the healthy ones do not
-	// (model.Model.SuspectsShare), one sentence each; [] when nothing stands out or no node is suspect.
+	// (model.Fleet.SuspectsShare), one sentence each; [] when nothing stands out or no node is
+	// suspect. With several contexts, each cluster's sentences start with its context, and what
+	// the suspects of several clusters share comes first.
 	SuspectsShare []string `json:"suspectsShare"`
+	// Clusters is how each cluster answered, with more than one context; absent with one.
+	Clusters []Cluster `json:"clusters,omitempty"`
+	// Spreads are the workloads in more than one cluster with their verdict in each, the worst
+	// first, with more than one context; absent with one.
+	Spreads []SnapshotSpread `json:"spreads,omitempty"`
+}
+
+// SnapshotSpread is one workload that has a rollout in several clusters (model.Spread).
+type SnapshotSpread struct {
+	// Workload is "namespace/Kind/name", the same in each cluster.
+	Workload string `json:"workload"`
+	// Verdicts are the rollout's verdict in each cluster that has it, in the fleet's order.
+	Verdicts []SpreadVerdict `json:"verdicts"`
+	// Line says it as the dashboard does: "shop/Deployment/payments: doomed in eu, ap; complete in us".
+	Line string `json:"line"`
+}
+
+// SpreadVerdict is one cluster's verdict of a SnapshotSpread.
+type SpreadVerdict struct {
+	Context string `json:"context"`
+	Verdict string `json:"verdict"`
 }
 
 // SnapshotHealth is the connection's health when the snapshot was taken, so scripts see what the
@@ -55,6 +79,8 @@ type Summary struct {
 
 // SnapshotPod is one pod. Status, Ready and Restarts are exactly kubectl's columns.
 type SnapshotPod struct {
+	// Context is the pod's cluster, with more than one context; absent with one.
+	Context   string `json:"context,omitempty"`
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	UID       string `json:"uid"`
@@ -107,6 +133,8 @@ type SnapshotState struct {
 // SnapshotNode is one node's cluster of evidence. A node deleted and registered again under the
 // same name is two entries with the same name and different UIDs.
 type SnapshotNode struct {
+	// Context is the node's cluster, with more than one context; absent with one.
+	Context     string `json:"context,omitempty"`
 	Name        string `json:"name"`
 	UID         string `json:"uid"` // "" when no Node object is known (nodes forbidden by RBAC)
 	Known       bool   `json:"known"`
@@ -157,6 +185,8 @@ type SnapshotNodeInfo struct {
 
 // SnapshotRollout is one workload's rollout (Deployment, StatefulSet or DaemonSet).
 type SnapshotRollout struct {
+	// Context is the rollout's cluster, with more than one context; absent with one.
+	Context        string   `json:"context,omitempty"`
 	Namespace      string   `json:"namespace"`
 	Kind           string   `json:"kind"`
 	Name           string   `json:"name"`
@@ -170,32 +200,97 @@ type SnapshotRollout struct {
 	OldReplicaSets []string `json:"oldReplicaSets"`
 }
 
-// NewSnapshot captures model m at now, in a deterministic order: pods by namespace/name, nodes
-// by name (the current node before an old one of the same name), rollouts by namespace/name.
+// NewSnapshot captures model m, of the cluster named context, at now: a fleet of one
+// (NewFleetSnapshot).
 func NewSnapshot(m *model.Model, context string, now time.Time) Snapshot {
-	c := m.Counts()
+	return NewFleetSnapshot(model.FleetOf(context, m), nil, nil, now)
+}
+
+// Cluster is what a snapshot says of one cluster of a fleet: its context, its API server, and
+// whether it answered (clusters[] of --once -o json with more than one context).
+type Cluster struct {
+	Context string `json:"context"`
+	Server  string `json:"server"`
+	Synced  bool   `json:"synced"`
+	// Error says why the cluster's part is missing or incomplete: it did not answer within
+	// --request-timeout, or a watch is broken; "" when it synced and answers.
+	Error string `json:"error"`
+	// Forbidden lists the kinds RBAC forbids in this cluster, sorted; [] when none.
+	Forbidden []string `json:"forbidden"`
+}
+
+// NewFleetSnapshot captures fleet f at now, in a deterministic order: cluster by cluster in the
+// fleet's order, and within each pods by namespace/name, nodes by name (the current node before an
+// old one of the same name), rollouts by namespace/name. In a fleet of one the document is what
+// it has always been; with more, every pod, node and rollout names its context, Clusters says how
+// each cluster answered, and Spreads the workloads that are in several clusters. errs are the
+// clusters' sync errors (nil for those that synced), in the fleet's order.
+func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.Time) Snapshot {
+	clusters := f.Clusters()
+	names := make([]string, len(clusters))
+	for i, c := range clusters {
+		names[i] = c.Context
+	}
 	s := Snapshot{
-		Context:       model.Sanitize(context),
+		Context:       strings.Join(names, ","),
 		GeneratedAt:   now.UTC().Format(time.RFC3339),
-		Health:        snapshotHealth(m.Health()),
-		Summary:       Summary(c),
+		Health:        snapshotHealth(f.Health()),
+		Summary:       Summary(f.Counts()),
 		Pods:          []SnapshotPod{},
 		Nodes:         []SnapshotNode{},
 		Rollouts:      []SnapshotRollout{},
-		SuspectsShare: append([]string{}, m.SuspectsShare(now)...),
+		SuspectsShare: append([]string{}, f.SuspectsShare(now)...),
 	}
+	multi := f.Multi()
+	for i, c := range clusters {
+		ctx := ""
+		if multi {
+			ctx = c.Context
+			cl := Cluster{Context: c.Context, Synced: c.Health().Synced, Forbidden: snapshotHealth(c.Health()).Forbidden}
+			if i < len(servers) {
+				cl.Server = model.Sanitize(servers[i])
+			}
+			switch h := c.Health(); {
+			case i < len(errs) && errs[i] != nil:
+				cl.Error = model.Sanitize(errs[i].Error())
+			case h.Unreachable != "":
+				cl.Error = h.Unreachable
+			case h.WatchError != "":
+				cl.Error = h.WatchError
+			}
+			s.Clusters = append(s.Clusters, cl)
+		}
+		s.addCluster(c.Model, ctx, now)
+	}
+	for _, sp := range f.Spreads() {
+		ss := SnapshotSpread{Workload: sp.Workload, Line: sp.String()}
+		for _, v := range sp.Verdicts {
+			ss.Verdicts = append(ss.Verdicts, SpreadVerdict{Context: v.Context, Verdict: string(v.Verdict)})
+		}
+		s.Spreads = append(s.Spreads, ss)
+	}
+	return s
+}
+
+// addCluster adds model m's pods, nodes and rollouts, each named by ctx ("" in a fleet of one).
+func (s *Snapshot) addCluster(m *model.Model, ctx string, now time.Time) {
 	var scratch podrec.Scratch
 	for _, p := range m.View(model.Query{Sort: model.ByName}) {
 		sp := snapshotPod(p, now, &scratch)
+		sp.Context = ctx
 		sp.Events = snapshotEvents(m.PodEvents(p.Key))
 		s.Pods = append(s.Pods, sp)
 	}
+	from := len(s.Nodes)
 	nodes := m.Nodes(now)
 	for i := range nodes {
-		s.Nodes = append(s.Nodes, snapshotNode(&nodes[i]))
+		sn := snapshotNode(&nodes[i])
+		sn.Context = ctx
+		s.Nodes = append(s.Nodes, sn)
 	}
-	sort.Slice(s.Nodes, func(i, j int) bool {
-		a, b := &s.Nodes[i], &s.Nodes[j]
+	mine := s.Nodes[from:]
+	sort.Slice(mine, func(i, j int) bool {
+		a, b := &mine[i], &mine[j]
 		if a.Name != b.Name {
 			return a.Name < b.Name
 		}
@@ -204,32 +299,34 @@ func NewSnapshot(m *model.Model, context string, now time.Time) Snapshot {
 		}
 		return a.UID < b.UID
 	})
-	for i := range s.Nodes {
+	for i := range mine {
 		var events []model.Event
-		if i == 0 || s.Nodes[i-1].Name != s.Nodes[i].Name {
-			events = m.NodeEvents(s.Nodes[i].Name)
+		if i == 0 || mine[i-1].Name != mine[i].Name {
+			events = m.NodeEvents(mine[i].Name)
 		}
-		s.Nodes[i].Events = snapshotEvents(events)
+		mine[i].Events = snapshotEvents(events)
 	}
+	from = len(s.Rollouts)
 	for _, r := range m.Rollouts() {
 		old := r.OldReplicaSets
 		if old == nil {
 			old = []string{}
 		}
 		s.Rollouts = append(s.Rollouts, SnapshotRollout{
+			Context:   ctx,
 			Namespace: r.Namespace, Kind: r.Kind, Name: r.Name, Verdict: string(r.Verdict),
 			Desired: r.Desired, Updated: r.Updated, Ready: r.Ready, Available: r.Available,
 			Reason: r.Reason, NewReplicaSet: r.NewReplicaSet, OldReplicaSets: old,
 		})
 	}
-	sort.Slice(s.Rollouts, func(i, j int) bool {
-		a, b := &s.Rollouts[i], &s.Rollouts[j]
+	rs := s.Rollouts[from:]
+	sort.Slice(rs, func(i, j int) bool {
+		a, b := &rs[i], &rs[j]
 		if a.Namespace != b.Namespace {
 			return a.Namespace < b.Namespace
 		}
 		return a.Name < b.Name
 	})
-	return s
 }
 
 func snapshotNode(n *model.Node) SnapshotNode {

@@ -12,28 +12,54 @@ import (
 // and a ROLLOUTS section.
 func (s *Snapshot) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(tw, "NAMESPACE\tNAME\tREADY\tSTATUS\tRESTARTS\tNODE\tVERDICT\tREASON")
+	// With more than one context, each line starts with its cluster's.
+	multi := len(s.Clusters) > 0
+	ctx := func(c string) string {
+		if !multi {
+			return ""
+		}
+		return c + "\t"
+	}
+	fmt.Fprintln(tw, ctx("CONTEXT")+"NAMESPACE\tNAME\tREADY\tSTATUS\tRESTARTS\tNODE\tVERDICT\tREASON")
 	for _, p := range s.Pods {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			p.Namespace, p.Name, p.Ready, p.Status, p.Restarts, orNone(p.Node), p.Verdict, p.Reason)
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			ctx(p.Context), p.Namespace, p.Name, p.Ready, p.Status, p.Restarts, orNone(p.Node), p.Verdict, p.Reason)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "NODES")
-	fmt.Fprintln(tw, "NAME\tREADY\tCORDONED\tPODS\tFAILING\tSTART-FAILURES\tWORKLOADS\tSUSPECT\tWHY")
+	fmt.Fprintln(tw, ctx("CONTEXT")+"NAME\tREADY\tCORDONED\tPODS\tFAILING\tSTART-FAILURES\tWORKLOADS\tSUSPECT\tWHY")
 	for _, n := range s.Nodes {
 		ready := "unknown"
 		if n.Known {
 			ready = strconv.FormatBool(n.Ready)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%t\t%d\t%d\t%d\t%d\t%t\t%s\n",
-			n.Name, ready, n.Cordoned, n.Pods, n.FailingPods, n.StartFailures, n.Workloads, n.Suspect, n.Why)
+		fmt.Fprintf(tw, "%s%s\t%s\t%t\t%d\t%d\t%d\t%d\t%t\t%s\n",
+			ctx(n.Context), n.Name, ready, n.Cordoned, n.Pods, n.FailingPods, n.StartFailures, n.Workloads, n.Suspect, n.Why)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "ROLLOUTS")
-	fmt.Fprintln(tw, "NAMESPACE\tNAME\tVERDICT\tREADY\tUP-TO-DATE\tAVAILABLE\tREASON")
+	fmt.Fprintln(tw, ctx("CONTEXT")+"NAMESPACE\tNAME\tVERDICT\tREADY\tUP-TO-DATE\tAVAILABLE\tREASON")
 	for _, r := range s.Rollouts {
-		fmt.Fprintf(tw, "%s\t%s/%s\t%s\t%d/%d\t%d\t%d\t%s\n",
-			r.Namespace, r.Kind, r.Name, r.Verdict, r.Ready, r.Desired, r.Updated, r.Available, r.Reason)
+		fmt.Fprintf(tw, "%s%s\t%s/%s\t%s\t%d/%d\t%d\t%d\t%s\n",
+			ctx(r.Context), r.Namespace, r.Kind, r.Name, r.Verdict, r.Ready, r.Desired, r.Updated, r.Available, r.Reason)
+	}
+	if multi {
+		fmt.Fprintln(tw)
+		fmt.Fprintln(tw, "CLUSTERS")
+		fmt.Fprintln(tw, "CONTEXT\tSERVER\tSYNCED\tFORBIDDEN\tERROR")
+		for _, c := range s.Clusters {
+			fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\n", c.Context, orNone(c.Server), c.Synced, orNone(strings.Join(c.Forbidden, ",")), orNone(c.Error))
+		}
+		if len(s.Spreads)+len(s.SuspectsShare) > 0 {
+			fmt.Fprintln(tw)
+			fmt.Fprintln(tw, "ACROSS CLUSTERS")
+			for _, line := range s.SuspectsShare {
+				fmt.Fprintln(tw, line)
+			}
+			for _, sp := range s.Spreads {
+				fmt.Fprintln(tw, sp.Line)
+			}
+		}
 	}
 	if len(s.Health.Forbidden) > 0 || s.Health.WatchError != "" || !s.Health.Synced {
 		fmt.Fprintln(tw)

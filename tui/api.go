@@ -19,15 +19,15 @@ import (
 
 // Options wire the dashboard to a source of batches.
 type Options struct {
-	// Model is the state the dashboard owns from now on; batches are applied to it in Update.
-	Model *model.Model
+	// Model is the state the dashboard owns from now on, one cluster's or several's; batches are
+	// applied to it in Update.
+	Model *model.Fleet
 	// Batches delivers coalesced batches from kube/; the dashboard re-arms a Cmd on it after each.
 	Batches <-chan model.Batch
 	// Now is the source's clock (simulated for the demo).
 	Now func() time.Time
-	// Context and Scope are shown in the header.
-	Context string
-	Scope   string
+	// Scope is shown in the header, with the context (or, with several, a line per cluster).
+	Scope string
 	// NoColor disables colour (also implied by the NO_COLOR environment variable).
 	NoColor bool
 	// Logs serves the log pane (`l`); nil shows "no log source here" in it.

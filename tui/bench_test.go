@@ -39,7 +39,7 @@ func benchModel(n int) *model.Model {
 func BenchmarkFrame(b *testing.B) {
 	for _, n := range []int{1000, 100000} {
 		b.Run(fmt.Sprintf("pods=%d", n), func(b *testing.B) {
-			d := newDashboard(Options{Model: benchModel(n), Now: func() time.Time { return t0 }}, false)
+			d := newDashboard(Options{Model: model.FleetOf("", benchModel(n)), Now: func() time.Time { return t0 }}, false)
 			d.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -56,7 +56,7 @@ func scaleDashboard(n int, now *time.Time) *dashboard {
 	m := model.New(model.DefaultConfig())
 	scaletest.Load(m, n)
 	*now = scaletest.T0
-	d := newDashboard(Options{Model: m, Now: func() time.Time { return *now }}, false)
+	d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return *now }}, false)
 	d.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 	return d
 }

@@ -44,7 +44,7 @@ func hasHelp(s, key, desc string) bool {
 
 func eventsDashboard(t *testing.T, w, h int) *dashboard {
 	t.Helper()
-	d := newDashboard(Options{Model: eventsModel(), Now: func() time.Time { return t0 }}, true)
+	d := newDashboard(Options{Model: model.FleetOf("", eventsModel()), Now: func() time.Time { return t0 }}, true)
 	d.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
 }

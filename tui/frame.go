@@ -29,19 +29,24 @@ type FrameOptions struct {
 	Filtering bool
 	// FullHelp shows the full key help as `?` does.
 	FullHelp bool
-	// Context and Scope are shown in the header.
+	// Context and Scope are shown in the header (Context: RenderFrame's one cluster's).
 	Context, Scope string
 }
 
 // RenderFrame renders one frame of the dashboard over m, with the colour profile pinned: true
 // colour when coloured, none at all with NoColor. It reads no clock and does no I/O.
-func RenderFrame(m *model.Model, o FrameOptions) string { return frameDashboard(m, o).frame(o) }
+func RenderFrame(m *model.Model, o FrameOptions) string {
+	return RenderFleetFrame(model.FleetOf(o.Context, m), o)
+}
+
+// RenderFleetFrame is RenderFrame over a fleet: several clusters in one dashboard.
+func RenderFleetFrame(f *model.Fleet, o FrameOptions) string { return frameDashboard(f, o).frame(o) }
 
 // frameDashboard is the dashboard RenderFrame draws, set up as o asks; a test may press keys on
 // it before drawing it with frame.
-func frameDashboard(m *model.Model, o FrameOptions) *dashboard {
+func frameDashboard(m *model.Fleet, o FrameOptions) *dashboard {
 	now := o.Now
-	d := newDashboard(Options{Model: m, Now: func() time.Time { return now }, Context: o.Context,
+	d := newDashboard(Options{Model: m, Now: func() time.Time { return now },
 		Scope: o.Scope, NoColor: o.NoColor}, o.NoColor)
 	d.query = o.Query
 	d.asyncPods = math.MaxInt // a frame shows its query's rows, however many pods

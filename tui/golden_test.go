@@ -101,7 +101,7 @@ func TestGoldenFrames(t *testing.T) {
 					m = fixture
 				}
 				t.Run(name, func(t *testing.T) {
-					d := frameDashboard(m, o)
+					d := frameDashboard(model.FleetOf(o.Context, m), o)
 					press(d, c.keys...)
 					frame := d.frame(o)
 					checkFrame(t, frame, sz.w, sz.h)

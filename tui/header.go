@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/spinner"
@@ -24,7 +25,11 @@ type header struct {
 	nodes          []model.Node
 	suspect        *model.Node // the first suspect in nodes
 	share          []string    // what the suspects have in common (snapshot.share)
-	stopped        bool
+	// clusters and spreads are the fleet's (snapshot.clusters, snapshot.spreads), nil with one
+	// cluster.
+	clusters []clusterState
+	spreads  []model.Spread
+	stopped  bool
 	width          int
 	// rolloutsLine is the rollouts line, made when the rollouts or the width change rather than
 	// on every frame: a cluster can have thousands of Deployments and the line shows a few.
@@ -47,6 +52,7 @@ func (h *header) SetSize(w int) {
 // when the rollouts or the nodes changed.
 func (h *header) Refresh(s *snapshot) {
 	h.health, h.counts, h.share = s.health, s.counts, s.share
+	h.clusters, h.spreads = s.clusters, s.spreads
 	if !sameSlice(s.rollouts, h.rollouts) || len(s.rollouts) == 0 {
 		h.setRollouts(s.rollouts)
 	}
@@ -91,10 +97,14 @@ func (h *header) buildRolloutsLine() {
 
 // lines is the header's height.
 func (h *header) lines() int {
+	n := 3 + len(h.clusters)
 	if h.suspect != nil {
-		return 4
+		n++
 	}
-	return 3
+	if len(h.spreads) > 0 {
+		n++
+	}
+	return n
 }
 
 // Update advances the spinner while the informers sync.
@@ -121,34 +131,72 @@ func (h *header) startSpinner() tea.Cmd {
 }
 
 func (h *header) syncState() string {
+	if len(h.clusters) > 0 {
+		// Each cluster's state has a line of its own (clusterLine); this one sums them up.
+		live := 0
+		for _, c := range h.clusters {
+			if c.health.Synced && c.health.Unreachable == "" && c.health.WatchError == "" {
+				live++
+			}
+		}
+		if h.stopped {
+			return h.c.st.warn.Render("source stopped")
+		}
+		s := fmt.Sprintf("%d of %d clusters live", live, len(h.clusters))
+		if live == len(h.clusters) {
+			return h.c.st.ok.Render(s)
+		}
+		return h.c.st.warn.Render(s)
+	}
+	return h.stateOf(h.health)
+}
+
+// stateOf says what a cluster's health is: live, syncing (N of ~M), unreachable (since when,
+// retrying), reconnecting, and the kinds RBAC forbids.
+func (h *header) stateOf(hl model.Health) string {
 	st := h.c.st
 	var s string
 	switch {
 	case h.stopped:
 		s = st.warn.Render("source stopped")
-	case h.health.WatchError != "":
+	case hl.Unreachable != "":
+		s = st.danger.Render("unreachable for " + age(hl.UnreachableSince, h.c.now) + ", retrying: " + hl.Unreachable)
+	case hl.WatchError != "":
 		last := "never"
-		if !h.health.LastEvent.IsZero() {
-			last = age(h.health.LastEvent, h.c.now) + " ago"
+		if !hl.LastEvent.IsZero() {
+			last = age(hl.LastEvent, h.c.now) + " ago"
 		}
-		s = st.warn.Render("reconnecting: " + h.health.WatchError + " · last update " + last)
-	case !h.health.Synced:
-		s = h.spin.View() + " syncing pods: " + thousands(h.health.PodsSeen)
-		if h.health.PodsTotal > 0 {
-			s += " of ~" + thousands(h.health.PodsTotal)
+		s = st.warn.Render("reconnecting: " + hl.WatchError + " · last update " + last)
+	case !hl.Synced:
+		s = h.spin.View() + " syncing pods: " + thousands(hl.PodsSeen)
+		if hl.PodsTotal > 0 {
+			s += " of ~" + thousands(hl.PodsTotal)
 		}
 		s += " …"
 	default:
 		s = st.ok.Render("live")
 	}
-	if len(h.health.Forbidden) > 0 {
-		kinds := make([]string, len(h.health.Forbidden))
-		for i, k := range h.health.Forbidden {
+	if len(hl.Forbidden) > 0 {
+		kinds := make([]string, len(hl.Forbidden))
+		for i, k := range hl.Forbidden {
 			kinds[i] = strings.ToLower(string(k)) + "s"
 		}
 		s += " · " + st.warn.Render("forbidden: "+strings.Join(kinds, ", "))
 	}
 	return s
+}
+
+// clusterLine is one cluster's line in a fleet's header: its context, its state and its pods.
+func (h *header) clusterLine(c *clusterState) string {
+	st := h.c.st
+	line := "  " + st.title.Render(c.context) + "  " + h.stateOf(c.health) + "  " + st.dim.Render("pods ") + thousands(c.counts.Pods)
+	if c.counts.Doomed > 0 {
+		line += "  " + st.badgeFor(classify.Doomed, fmt.Sprintf("%s %s doomed", badgeIcons[classify.Doomed], thousands(c.counts.Doomed)))
+	}
+	if c.counts.Transient > 0 {
+		line += "  " + st.badgeFor(classify.Transient, fmt.Sprintf("%s %s transient", badgeIcons[classify.Transient], thousands(c.counts.Transient)))
+	}
+	return clip(line, h.width)
 }
 
 // View renders the header's lines.
@@ -163,9 +211,17 @@ func (h *header) View() string {
 	if scope == "" {
 		scope = "all namespaces"
 	}
-	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render("context ")+model.Sanitize(ctx)+
+	label := "context "
+	if len(h.clusters) > 0 {
+		label, ctx = "contexts ", strconv.Itoa(len(h.clusters))
+	}
+	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+model.Sanitize(ctx)+
 		"  "+st.dim.Render("scope ")+model.Sanitize(scope)+"  "+h.syncState(), h.width))
 	b.WriteByte('\n')
+	for i := range h.clusters {
+		b.WriteString(h.clusterLine(&h.clusters[i]))
+		b.WriteByte('\n')
+	}
 
 	c := h.counts
 	kinds := [...]struct {
@@ -190,6 +246,15 @@ func (h *header) View() string {
 			line += " · " + h.share[0]
 		}
 		b.WriteString(st.danger.Render(clip(line, h.width)))
+	}
+	if len(h.spreads) > 0 {
+		// The worst workload that is in several clusters, and how it fares in each.
+		b.WriteByte('\n')
+		line := "across clusters: " + h.spreads[0].String()
+		if len(h.spreads) > 1 {
+			line += fmt.Sprintf(" (+%d more)", len(h.spreads)-1)
+		}
+		b.WriteString(clip(line, h.width))
 	}
 	return b.String()
 }

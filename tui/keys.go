@@ -15,6 +15,8 @@ type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Enter, Back, Tab                        key.Binding
 	Filter, Verdict, Node, Sort             key.Binding
+	// Context focuses the next cluster's pods, then all of them again (with several contexts).
+	Context key.Binding
 	// Logs opens the log pane of the pod in view.
 	Logs       key.Binding
 	Help, Quit key.Binding
@@ -42,6 +44,7 @@ func DefaultKeyMap() KeyMap {
 		Verdict:   key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "verdict filter")),
 		Node:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "this node only")),
 		Sort:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Context:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "next context/all")),
 		Logs:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "logs")),
 		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy kubectl")),
 		Cordon:    key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy cordon")),
@@ -90,7 +93,7 @@ func (h listKeys) shortRanked() []rankedBinding {
 	out = append(out, rankedBinding{k.Up, 7}, rankedBinding{k.Down, 7}, rankedBinding{h.enter, 2})
 	out = append(out, h.own...)
 	return append(out, rankedBinding{k.Tab, 3}, rankedBinding{k.Filter, 1}, rankedBinding{k.Verdict, 4},
-		rankedBinding{k.Node, 5}, rankedBinding{k.Sort, 6}, rankedBinding{k.Help, 0}, rankedBinding{k.Quit, 0})
+		rankedBinding{k.Node, 5}, rankedBinding{k.Sort, 6}, rankedBinding{k.Context, 5}, rankedBinding{k.Help, 0}, rankedBinding{k.Quit, 0})
 }
 
 func (h listKeys) FullHelp() [][]key.Binding {
@@ -99,7 +102,7 @@ func (h listKeys) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		own,
-		{k.Filter, k.Verdict, k.Node, k.Sort},
+		{k.Filter, k.Verdict, k.Node, k.Sort, k.Context},
 		{k.Help, k.Quit, k.ForceQuit},
 	}
 }

@@ -17,7 +17,7 @@ import (
 // is set. main wires kube.Source's TailLog (the API server's pods/log, or the demo's logs), so the
 // dashboard itself never imports client-go. The lines are untrusted: the pane sanitises them.
 type LogSource interface {
-	TailLog(ctx context.Context, namespace, pod, container string, previous bool, lines int) ([]string, error)
+	TailLog(ctx context.Context, context, namespace, pod, container string, previous bool, lines int) ([]string, error)
 }
 
 // Log pane bounds: how many lines it asks for, how long it waits, and how wide a line may be
@@ -31,6 +31,8 @@ const (
 // openLogsMsg asks for the log pane of one container: its previous instance when it has one, the
 // current one otherwise.
 type openLogsMsg struct {
+	// context is the pod's cluster with several contexts, else "".
+	context                   string
 	namespace, pod, container string
 	previous                  bool
 }
@@ -161,7 +163,7 @@ func fetchLog(src LogSource, t openLogsMsg, seq int) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), logPaneTimeout)
 		defer cancel()
-		lines, err := src.TailLog(ctx, t.namespace, t.pod, t.container, t.previous, logPaneLines)
+		lines, err := src.TailLog(ctx, t.context, t.namespace, t.pod, t.container, t.previous, logPaneLines)
 		return logsMsg{seq: seq, lines: lines, err: err}
 	}
 }
@@ -183,5 +185,5 @@ func logsFor(p *model.Pod) (openLogsMsg, bool) {
 		}
 		name, init = c.Name, c.Init
 	}
-	return openLogsMsg{namespace: p.Namespace, pod: p.Name, container: name, previous: p.HasPrevious(name, init)}, true
+	return openLogsMsg{context: p.Context, namespace: p.Namespace, pod: p.Name, container: name, previous: p.HasPrevious(name, init)}, true
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"doomwatch/model"
 	"errors"
 	"strconv"
 	"strings"
@@ -21,7 +22,7 @@ type fakeLogs struct {
 	err   error
 }
 
-func (f *fakeLogs) TailLog(_ context.Context, ns, pod, container string, previous bool, lines int) ([]string, error) {
+func (f *fakeLogs) TailLog(_ context.Context, _, ns, pod, container string, previous bool, lines int) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	p := ""
@@ -45,7 +46,7 @@ var crashLog = []string{
 
 func logsDashboard(t *testing.T, w, h int, src LogSource) *dashboard {
 	t.Helper()
-	d := newDashboard(Options{Model: fixtureModel(), Now: func() time.Time { return t0 }, Logs: src}, true)
+	d := newDashboard(Options{Model: model.FleetOf("", fixtureModel()), Now: func() time.Time { return t0 }, Logs: src}, true)
 	d.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return d
 }

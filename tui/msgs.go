@@ -25,7 +25,7 @@ type filterDoneMsg struct{ res *model.FilterResult }
 
 // showPodsMsg asks for the pod table, narrowed to one node's pods (node) or exactly one
 // workload's (owner, a Rollout.Workload); with neither it only brings the table back.
-type showPodsMsg struct{ node, owner string }
+type showPodsMsg struct{ context, node, owner string }
 
 // openDetailMsg asks for the detail pane of the pod with key.
 type openDetailMsg struct{ key string }

@@ -178,11 +178,11 @@ func (n *nodesPanel) Refresh(s *snapshot) {
 
 // readEvents reads the latest Warning event of each of nodes and reports whether any differs from
 // what the panel shows.
-func (n *nodesPanel) readEvents(m *model.Model, nodes []model.Node) bool {
+func (n *nodesPanel) readEvents(m *model.Fleet, nodes []model.Node) bool {
 	buf := n.evBuf[:0]
 	for i := range nodes {
 		var e nodeEvent
-		if evs := m.NodeEvents(nodes[i].Name); len(evs) > 0 {
+		if evs := m.NodeEvents(nodes[i].Context, nodes[i].Name); len(evs) > 0 {
 			e = nodeEvent{ev: evs[0], more: len(evs) - 1, ok: true}
 		}
 		buf = append(buf, e)
@@ -224,7 +224,7 @@ func (n *nodesPanel) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, n.c.keys.Enter, n.c.keys.Node):
-		return showPodsMsg{node: nd.Name}, nil
+		return showPodsMsg{context: nd.Context, node: nd.Name}, nil
 	case key.Matches(k, n.c.keys.Copy):
 		return copyMsg{text: describeNode(nd.Name)}, nil
 	case key.Matches(k, n.c.keys.Cordon):
@@ -370,6 +370,8 @@ var nodeColumns = []column[*shownNode]{
 		}
 		return ""
 	}},
+	// With several contexts, each cluster's nodes come together (model.Fleet.Nodes), named here.
+	{title: "CONTEXT", max: 16, priority: 2, optional: true, cell: func(r *shownNode, _ *common) string { return r.Context }},
 	{title: "NODE", max: 40, priority: 1, cell: func(r *shownNode, _ *common) string { return r.Name }},
 	{title: "STATE", priority: 5, cell: func(r *shownNode, _ *common) string { return nodeState(r.Node) }},
 	{title: "PODS", right: true, priority: 10, cell: func(r *shownNode, _ *common) string { return strconv.Itoa(r.Pods) }},

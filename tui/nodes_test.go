@@ -39,7 +39,7 @@ func manySuspects(t *testing.T, width int) *dashboard {
 			rs: fmt.Sprintf("app%d-rs", i), created: 5 * time.Minute, status: []corev1.ContainerStatus{cs}}))
 	}
 	m.Apply(&b, t0)
-	d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
+	d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return t0 }}, true)
 	d.Update(tea.WindowSizeMsg{Width: width, Height: 18})
 	press(d, "tab")
 	suspects := 0
@@ -164,7 +164,7 @@ func TestNodesTitleSaysTheWindow(t *testing.T) {
 		m := model.New(model.Config{Window: c.window})
 		b := fixtureBatch()
 		m.Apply(&b, t0)
-		d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
+		d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return t0 }}, true)
 		d.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 		press(d, "tab")
 		if !strings.Contains(screen(d), c.want) {
@@ -342,7 +342,7 @@ func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}})
 	}
 	m.Apply(&b, t0)
-	d := newDashboard(Options{Model: m, Now: func() time.Time { return t0 }}, true)
+	d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return t0 }}, true)
 	d.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	if got := d.nodes.selected(); got == nil || got.Name != "node-1" {
 		t.Fatalf("before any failure the first node should be selected, got %v", got)

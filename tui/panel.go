@@ -43,7 +43,7 @@ type pane interface {
 // tell cheaply whether it has anything to remake.
 type snapshot struct {
 	// m answers look-ups by key (the detail's pod). Only the root changes it, in Update.
-	m        *model.Model
+	m        *model.Fleet
 	health   model.Health
 	counts   model.Counts
 	nodes    []model.Node
@@ -53,10 +53,21 @@ type snapshot struct {
 	share []string
 	// nodesForbidden is set when RBAC forbids listing nodes.
 	nodesForbidden bool
+	// clusters are each cluster's state with several contexts (nil with one), and spreads the
+	// workloads in several clusters with each one's verdict (model.Fleet.Spreads).
+	clusters []clusterState
+	spreads  []model.Spread
 	// pods are the pod table's rows: the view of the query shown (queryBar.shown); podsStatus
 	// says what they are ("12 of 5,000 · sort: severity …").
 	pods       model.PodView
 	podsStatus string
+}
+
+// clusterState is one cluster's line in the header of a fleet.
+type clusterState struct {
+	context string
+	health  model.Health
+	counts  model.Counts
 }
 
 // sameSlice reports whether a and b are the same slice: the model returns the very same one while

@@ -29,7 +29,7 @@ type podTable struct {
 func newPodTable(c *common) *podTable {
 	t := &podTable{c: c, tab: newTable(podColumns)}
 	// The title (status line) and the column header are above the rows.
-	t.list = newList(2, func(i int) *model.Pod { return t.rows.At(i) }, func(p *model.Pod) string { return p.Key })
+	t.list = newList(2, func(i int) *model.Pod { return t.rows.At(i) }, func(p *model.Pod) string { return p.ID() })
 	// The model finds a pod's position in O(log n).
 	t.index = func(key string) int { return t.rows.Index(key) }
 	return t
@@ -63,9 +63,9 @@ func (t *podTable) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 	switch {
 	case p == nil:
 	case key.Matches(k, t.c.keys.Enter):
-		return openDetailMsg{key: p.Key}, nil
+		return openDetailMsg{key: p.ID()}, nil
 	case key.Matches(k, t.c.keys.Node) && p.Node != "":
-		return showPodsMsg{node: p.Node}, nil
+		return showPodsMsg{context: p.Context, node: p.Node}, nil
 	case key.Matches(k, t.c.keys.Copy):
 		return copyMsg{text: describePod(p)}, nil
 	}
@@ -139,6 +139,8 @@ const (
 // the raw container states repeat the reason too, and go first. The reason is the point of the
 // table: it takes what the others leave.
 var podColumns = []column[*podRow]{
+	// CONTEXT is the pod's cluster, with several contexts only (empty otherwise, so left out).
+	{title: "CONTEXT", max: 16, priority: 2, optional: true, cell: func(r *podRow, _ *common) string { return r.Context }},
 	{title: "NAMESPACE", max: 16, priority: 9, cell: func(r *podRow, _ *common) string { return r.Namespace }},
 	{title: "NAME", max: 40, priority: 1, cell: func(r *podRow, _ *common) string { return r.Name }},
 	{title: "READY", max: 5, priority: 6, cell: func(r *podRow, _ *common) string { return r.ready }},

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
@@ -22,12 +23,14 @@ type queryBar struct {
 	// query's text filter runs off the UI goroutine (textFilter).
 	shown model.Query
 	text  textFilter
+	// contexts are the fleet's clusters the context key cycles through (none with one).
+	contexts []string
 }
 
 func newQueryBar(noColor bool) queryBar {
 	b := queryBar{input: textinput.New()}
 	b.input.Prompt = "/"
-	b.input.Placeholder = "namespace, name, node or reason"
+	b.input.Placeholder = "namespace, name, node or reason; @context"
 	if noColor {
 		var fs textinput.Styles
 		fs.Cursor.Blink = false
@@ -97,6 +100,8 @@ func (b *queryBar) edit(msg tea.KeyPressMsg, k KeyMap) bool {
 			q.Owner = ""
 		case q.Node != "":
 			q.Node = ""
+		case q.Context != "":
+			q.Context = ""
 		case q.Filter != model.All:
 			q.Filter = model.All
 		}
@@ -104,6 +109,16 @@ func (b *queryBar) edit(msg tea.KeyPressMsg, k KeyMap) bool {
 		q.Filter = (q.Filter + 1) % 4
 	case key.Matches(msg, k.Sort):
 		q.Sort = (q.Sort + 1) % 4
+	case key.Matches(msg, k.Context) && len(b.contexts) > 1:
+		// The next cluster, and after the last all of them again.
+		i := slices.Index(b.contexts, q.Context) + 1
+		if q.Context == "" {
+			i = 0
+		}
+		q.Context = ""
+		if i < len(b.contexts) {
+			q.Context = b.contexts[i]
+		}
 	default:
 		return false
 	}
@@ -114,6 +129,9 @@ func (b *queryBar) edit(msg tea.KeyPressMsg, k KeyMap) bool {
 // filter on the workload's name would also catch "checkout-db" for "checkout"; the text and node
 // filters go, as either could hide the workload's pods.
 func (b *queryBar) narrow(msg showPodsMsg) {
+	if msg.context != "" {
+		b.query.Context = msg.context // a node's or a workload's name means one cluster's
+	}
 	if msg.owner != "" {
 		b.query.Owner = msg.owner
 		b.query.Text, b.query.Node = "", ""
@@ -137,6 +155,9 @@ func (b *queryBar) status(rows, total int) string {
 	}
 	if q.Node != "" {
 		s += " · node: " + q.Node
+	}
+	if q.Context != "" {
+		s += " · context: " + q.Context
 	}
 	if q.Text != "" && !b.filtering {
 		s += " · filter: " + model.Sanitize(q.Text)

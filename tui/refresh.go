@@ -21,6 +21,13 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	s.nodesForbidden = slices.Contains(s.health.Forbidden, model.KindNode)
 	s.nodes = d.m.Nodes(d.c.now)
 	s.share = d.m.SuspectsShare(d.c.now)
+	if d.m.Multi() {
+		s.clusters = s.clusters[:0]
+		for _, c := range d.m.Clusters() {
+			s.clusters = append(s.clusters, clusterState{context: c.Context, health: c.Health(), counts: c.Counts()})
+		}
+		s.spreads = d.m.Spreads()
+	}
 	cmd := d.readPods()
 	d.header.Refresh(s)
 	for _, p := range d.panels {

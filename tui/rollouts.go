@@ -54,7 +54,7 @@ func (r *rolloutList) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 	}
 	if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, r.c.keys.Enter) {
 		if ro := r.selected(); ro != nil {
-			return showPodsMsg{owner: ro.Workload()}, nil
+			return showPodsMsg{context: ro.Context, owner: ro.Workload()}, nil
 		}
 	}
 	return nil, nil
@@ -107,6 +107,8 @@ func (r *rolloutList) View(focused bool) string {
 // shown (a narrow panel cuts the line), the counts aligned right, and the reason, two blanks off
 // them, the rest of the line.
 var rolloutColumns = []column[*model.Rollout]{
+	// With several contexts, each cluster's rollouts come together (model.Fleet.Rollouts).
+	{title: "CONTEXT", max: 16, optional: true, cell: func(ro *model.Rollout, _ *common) string { return ro.Context }},
 	{title: "NAMESPACE", min: 16, max: 16, cell: func(ro *model.Rollout, _ *common) string { return ro.Namespace }},
 	{title: "NAME", min: 28, max: 28, cell: func(ro *model.Rollout, _ *common) string { return rolloutName(ro) }},
 	{title: "VERDICT", min: 13, max: 13, cell: func(ro *model.Rollout, _ *common) string { return rolloutIcon(ro.Verdict) + " " + string(ro.Verdict) },

@@ -26,7 +26,7 @@ const (
 // panel, the open pane, the query bar, the header.
 type dashboard struct {
 	opts Options
-	m    *model.Model
+	m    *model.Fleet
 	c    *common
 	// queryBar is the pod table's query (d.query) and the `/` input.
 	queryBar
@@ -68,12 +68,13 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		opts.Now = time.Now
 	}
 	c := &common{st: newStyles(noColor), keys: DefaultKeyMap(), now: opts.Now()}
+	c.keys.Context.SetEnabled(opts.Model.Multi())
 	d := &dashboard{
 		opts:     opts,
 		m:        opts.Model,
 		c:        c,
 		queryBar: newQueryBar(noColor),
-		header:   newHeader(c, opts.Context, opts.Scope),
+		header:   newHeader(c, opts.Model.Clusters()[0].Context, opts.Scope),
 		pods:     newPodTable(c),
 		nodes:    newNodesPanel(c, opts.Model.Config().Window),
 		rollouts: newRolloutList(c),
@@ -88,6 +89,11 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		debounce:  80 * time.Millisecond,
 	}
 	d.panels = []panel{FocusPods: d.pods, FocusNodes: d.nodes, FocusRollouts: d.rollouts}
+	if opts.Model.Multi() {
+		for _, c := range opts.Model.Clusters() {
+			d.contexts = append(d.contexts, c.Context)
+		}
+	}
 	d.logs = newLogsPane(c, opts.Logs)
 	d.panes = []pane{d.detail, d.logs}
 	if noColor {
@@ -271,7 +277,7 @@ func (d *dashboard) openLogs() (tea.Cmd, bool) {
 		key = d.detail.key
 	case !d.showDetail && d.focus == FocusPods:
 		if p := d.pods.selected(); p != nil {
-			key = p.Key
+			key = p.ID()
 		}
 	}
 	msg, ok := logsFor(d.m.Pod(key))

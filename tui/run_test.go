@@ -37,7 +37,7 @@ func (b *syncBuffer) String() string {
 // channel shows up on screen, and a closed channel says so.
 func TestProgramAppliesBatches(t *testing.T) {
 	ch := make(chan model.Batch, 1)
-	d := newDashboard(Options{Model: model.New(model.DefaultConfig()), Batches: ch,
+	d := newDashboard(Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch,
 		Now: func() time.Time { return t0 }}, true)
 	tm := teatest.NewTestModel(t, d, teatest.WithInitialTermSize(120, 30))
 	ch <- fixtureBatch()
@@ -75,7 +75,7 @@ func runDashboard(t *testing.T, opts Options, input string) (string, error) {
 func TestRunQuitRestoresTerminal(t *testing.T) {
 	ch := make(chan model.Batch, 1)
 	ch <- fixtureBatch()
-	out, err := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch,
+	out, err := runDashboard(t, Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch,
 		Now: func() time.Time { return t0 }, NoColor: true}, "q")
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -103,7 +103,7 @@ func TestRunPanicRestoresTerminal(t *testing.T) {
 		ch <- fixtureBatch()
 		armed.Store(true)
 	}()
-	out, err := runDashboard(t, Options{Model: model.New(model.DefaultConfig()), Batches: ch, Now: now}, "")
+	out, err := runDashboard(t, Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch, Now: now}, "")
 	if !armed.Load() {
 		t.Fatalf("Run returned (%v) before the program took the batch", err)
 	}

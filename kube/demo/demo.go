@@ -38,7 +38,55 @@ type Options struct {
 	// Namespace and Selector scope the source as -n and -l do for a real cluster ("" for all).
 	Namespace string
 	Selector  string
+	// Variant is which cluster of the fleet this is (StartFleet); Classic is the lone demo.
+	Variant Variant
+
+	// origin is the real time live mode begins at, shared by a fleet's clusters; zero is now.
+	origin time.Time
 }
+
+// Variant is one demo cluster of --demo --fleet: the same shop in three regions, where a
+// container runtime upgrade (containerd 2.2.0 on node-3) has reached eu and us, whose node-3s
+// flake as the lone demo's does, but not ap, whose nodes all run 2.1.4. The payments tag typo
+// went out in eu and ap; us deployed the tag that was pushed.
+type Variant int
+
+// The demo clusters.
+const (
+	Classic Variant = iota // --demo: the one cluster, in eu-west-1
+	EU
+	US
+	AP
+)
+
+// Fleet are the clusters of --demo --fleet, in their order.
+var Fleet = []Variant{EU, US, AP}
+
+// Name is the cluster's context name.
+func (v Variant) Name() string {
+	switch v {
+	case EU:
+		return "demo-eu"
+	case US:
+		return "demo-us"
+	case AP:
+		return "demo-ap"
+	}
+	return "demo"
+}
+
+func (v Variant) region() string {
+	switch v {
+	case US:
+		return "us-east-1"
+	case AP:
+		return "ap-southeast-1"
+	}
+	return "eu-west-1"
+}
+
+// calm: node-3's runtime was not upgraded, and nothing flakes.
+func (v Variant) calm() bool { return v == AP }
 
 // Start builds the demo cluster: a client-go fake clientset, a simulated clock and the
 // scenario engine that writes objects into the clientset as a control plane and kubelets would
@@ -55,11 +103,14 @@ func Start(ctx context.Context, opts Options) (*kube.Source, error) {
 		opts.Speed = 1
 	}
 	cs := fake.NewClientset()
-	eng := newEngine(opts.Seed, cs)
+	eng := newEngine(opts.Seed, opts.Variant, cs)
 	if opts.At == 0 && opts.From < 0 {
 		return nil, fmt.Errorf("demo: the starting time must not be negative, got %s", opts.From)
 	}
-	clk := &clock{epoch: Epoch, speed: opts.Speed, fixed: opts.At > 0, at: max(opts.At, opts.From), start: time.Now()}
+	clk := &clock{epoch: Epoch, speed: opts.Speed, fixed: opts.At > 0, at: max(opts.At, opts.From), start: opts.origin}
+	if clk.start.IsZero() {
+		clk.start = time.Now()
+	}
 
 	// Everything up to the starting point is in the clientset before the informers list, so the
 	// first sync already shows it (in snapshot mode, that is the whole answer).
@@ -75,9 +126,26 @@ func Start(ctx context.Context, opts Options) (*kube.Source, error) {
 		Selector:      opts.Selector,
 		Interval:      opts.Interval,
 		Now:           clk.Now,
-		Context:       "demo",
+		Context:       opts.Variant.Name(),
 		Logs:          logsOf(cs),
 	})
+}
+
+// StartFleet starts the clusters of --demo --fleet (Fleet), each as Start would with opts and a
+// seed of its own, on one simulated clock, fanned into one kube.Fleet.
+func StartFleet(ctx context.Context, opts Options) (*kube.Fleet, error) {
+	var sources []*kube.Source
+	origin := time.Now()
+	for i, v := range Fleet {
+		o := opts
+		o.Variant, o.Seed, o.origin = v, opts.Seed+int64(i), origin
+		s, err := Start(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		sources = append(sources, s)
+	}
+	return kube.Join(ctx, sources, make([]string, len(sources))), nil
 }
 
 // startSource starts the Source on the engine's clientset and, in live mode, the engine. Should the

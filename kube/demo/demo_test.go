@@ -435,7 +435,7 @@ func TestStoryHolds(t *testing.T) {
 // a live demo runs.
 func TestSyncForgetsActions(t *testing.T) {
 	cs := fake.NewClientset()
-	e := newEngine(1, cs)
+	e := newEngine(1, Classic, cs)
 	e.advance(90 * time.Second)
 	if err := e.sync(context.Background()); err != nil {
 		t.Fatal(err)

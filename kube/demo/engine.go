@@ -66,8 +66,8 @@ type engine struct {
 	watches *watches
 }
 
-func newEngine(seed int64, client kubernetes.Interface) *engine {
-	w, events := buildScenario(seed)
+func newEngine(seed int64, v Variant, client kubernetes.Interface) *engine {
+	w, events := buildScenario(seed, v)
 	sort.SliceStable(events, func(i, j int) bool {
 		if events[i].at != events[j].at {
 			return events[i].at < events[j].at

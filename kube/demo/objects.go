@@ -82,12 +82,16 @@ func ownerRef(kind string, obj metav1.Object) metav1.OwnerReference {
 // the flaky node-3 shares its zone with node-4. node-3 is the one node the runtime upgrade reached
 // so far: containerd 2.2.0, where the others run 2.1.4 (both released versions), and that is
 // what the suspect node-3 has that no other node has.
-func newNode(g *ids, i int, created time.Duration) *corev1.Node {
+//
+// In a fleet (Variant), each cluster's nodes are in its own region, and node-3 runs containerd
+// 2.2.0 only where the upgrade has reached (Variant.calm is false).
+func newNode(g *ids, i int, created time.Duration, v Variant) *corev1.Node {
 	name := fmt.Sprintf("node-%d", i)
 	ip := fmt.Sprintf("10.0.1.%d", 10+i)
-	zone := fmt.Sprintf("eu-west-1%c", 'a'+rune((i-1)/2))
+	region := v.region()
+	zone := fmt.Sprintf("%s%c", region, 'a'+rune((i-1)/2))
 	runtime := "containerd://2.1.4"
-	if i == 3 {
+	if i == 3 && !v.calm() {
 		runtime = "containerd://2.2.0"
 	}
 	cond := func(t corev1.NodeConditionType, s corev1.ConditionStatus, reason, msg string) corev1.NodeCondition {
@@ -100,8 +104,8 @@ func newNode(g *ids, i int, created time.Duration) *corev1.Node {
 			Labels: map[string]string{
 				"kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
 				"node.kubernetes.io/instance-type": "m6i.2xlarge", "beta.kubernetes.io/instance-type": "m6i.2xlarge",
-				"topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": "eu-west-1",
-				"failure-domain.beta.kubernetes.io/zone": zone, "failure-domain.beta.kubernetes.io/region": "eu-west-1",
+				"topology.kubernetes.io/zone": zone, "topology.kubernetes.io/region": region,
+				"failure-domain.beta.kubernetes.io/zone": zone, "failure-domain.beta.kubernetes.io/region": region,
 				"eks.amazonaws.com/nodegroup": "general", "eks.amazonaws.com/capacityType": "ON_DEMAND",
 			},
 			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0"},

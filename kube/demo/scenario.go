@@ -135,6 +135,7 @@ func (b *builder) nextStartFailure() startFailure {
 }
 
 type builder struct {
+	v      Variant
 	g      *ids
 	events []event
 	nodes  []string
@@ -156,12 +157,12 @@ func objectKey(ns, name string) string {
 	return ns + "/" + name
 }
 
-func buildScenario(seed int64) (*world, []event) {
-	b := &builder{g: newIDs(seed), eventNames: map[string]string{}}
+func buildScenario(seed int64, v Variant) (*world, []event) {
+	b := &builder{v: v, g: newIDs(seed), eventNames: map[string]string{}}
 	const day = 24 * time.Hour
 
 	for i := 1; i <= 5; i++ {
-		n := newNode(b.g, i, -40*day)
+		n := newNode(b.g, i, -40*day, v)
 		b.nodes = append(b.nodes, n.Name)
 		b.at(-40*day, func(w *world, _ time.Duration) { w.nodes[n.Name] = n })
 	}
@@ -218,24 +219,34 @@ func buildScenario(seed int64) (*world, []event) {
 
 	// 15s: payments v2.4.1-typo: the tag was never pushed.
 	paymentsNodes := []string{"node-4", "node-1"}
-	b.rollout(payments, Deployed, "registry.example.com/payments:v2.4.1-typo", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
-		return b.imageNotFoundPod(p, paymentsNodes[i%2], at)
-	})
+	if v == US {
+		// us deployed the tag that was pushed.
+		b.rollout(payments, Deployed, "registry.example.com/payments:v2.4.1", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
+			return b.healthyPod(p, paymentsNodes[i%2], at)
+		})
+	} else {
+		b.rollout(payments, Deployed, "registry.example.com/payments:v2.4.1-typo", func(p *corev1.Pod, i int, at time.Duration) time.Duration {
+			return b.imageNotFoundPod(p, paymentsNodes[i%2], at)
+		})
+	}
 
 	// 24s: node-2 under memory pressure evicts an inventory pod, which is replaced on node-3.
 	b.eviction(inventory, "node-2", 24*time.Second)
 
 	// From 3m on, in live mode: a CronJob's runs keep landing on node-3 and keep flaking there,
 	// so node-3 stays suspect after checkout's failures age out of the 15m window.
-	b.cronTail(3*time.Minute, 5*time.Minute)
+	// Where the upgrade has not reached node-3 (ap's), none of this happens.
+	if !v.calm() {
+		b.cronTail(3*time.Minute, 5*time.Minute)
 
-	// node-3's runtime is slow to answer the kubelet's garbage collection too.
-	b.containerGCFailures("node-3", 40*time.Second, time.Minute)
+		// node-3's runtime is slow to answer the kubelet's garbage collection too.
+		b.containerGCFailures("node-3", 40*time.Second, time.Minute)
 
-	// 80s: Deployment shop/notifier's one pod lands on node-3, where the CNI cannot set up its
-	// network: it waits in ContainerCreating, the cause only in its events, until 2m. Last, so
-	// that its IDs are drawn after everyone else's and the rest of the cluster stays as it was.
-	b.sandboxFailure(80*time.Second, "node-3", 2*time.Minute)
+		// 80s: Deployment shop/notifier's one pod lands on node-3, where the CNI cannot set up its
+		// network: it waits in ContainerCreating, the cause only in its events, until 2m. Last, so
+		// that its IDs are drawn after everyone else's and the rest of the cluster stays as it was.
+		b.sandboxFailure(80*time.Second, "node-3", 2*time.Minute)
+	}
 
 	return newWorld(), b.events
 }
@@ -325,6 +336,9 @@ func (b *builder) ready(k string, p *corev1.Pod, running time.Duration) time.Dur
 // Every state but the running one is transient: a start failure on the node, and one back-off
 // after it, is the flake's.
 func (b *builder) flakyPod(p *corev1.Pod, node string, at time.Duration, f startFailure) time.Duration {
+	if b.v.calm() {
+		return b.healthyPod(p, node, at) // node-3's runtime was not upgraded here
+	}
 	k := b.addPod(p, node, at)
 	firstID, secondID, cid := b.g.containerID(), b.g.containerID(), b.g.containerID()
 	img := imageDigest(b.g, p.Spec.Containers[0].Image)

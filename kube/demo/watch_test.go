@@ -197,7 +197,7 @@ func TestEnginePanicStopsTheSource(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs := fake.NewClientset()
-	eng := newEngine(1, cs)
+	eng := newEngine(1, Classic, cs)
 	eng.advance(0)
 	if err := eng.sync(ctx); err != nil {
 		t.Fatal(err)

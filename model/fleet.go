@@ -1,0 +1,462 @@
+package model
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A Fleet is the state of several clusters, one kubeconfig context each, side by side: each
+// cluster has a Model of its own, so its evidence, suspect nodes, rollouts and health are judged
+// within it (node names and failure baselines repeat across clusters), and the Fleet says what
+// is true across them: which workloads exist in several clusters and how each fares, and what the
+// suspect nodes of several clusters have in common. One context is a Fleet of one, which reads
+// exactly as its Model does.
+type Fleet struct {
+	clusters []*Cluster
+	byName   map[string]int
+	cfg      Config
+
+	// Caches of the concatenated views, valid while every cluster hands back the same slice.
+	nodes    fleetCache[Node]
+	rollouts fleetCache[Rollout]
+}
+
+// Cluster is one context of a fleet.
+type Cluster struct {
+	// Context is the kubeconfig context's name; Server the API server's address ("" for the demo).
+	Context string
+	Server  string
+	*Model
+}
+
+// NewFleet returns a fleet of empty models, one per context, in the order given.
+func NewFleet(cfg Config, contexts []string) *Fleet {
+	f := &Fleet{byName: make(map[string]int, len(contexts)), cfg: cfg}
+	for i, c := range contexts {
+		m := New(cfg)
+		if len(contexts) > 1 {
+			m.context = Sanitize(c)
+		}
+		f.clusters = append(f.clusters, &Cluster{Context: Sanitize(c), Model: m})
+		f.byName[Sanitize(c)] = i
+	}
+	f.cfg = f.clusters[0].Config()
+	return f
+}
+
+// FleetOf is the fleet of one cluster, named context, whose model is m.
+func FleetOf(context string, m *Model) *Fleet {
+	c := Sanitize(context)
+	return &Fleet{clusters: []*Cluster{{Context: c, Model: m}}, byName: map[string]int{c: 0}, cfg: m.Config()}
+}
+
+// Len is the number of clusters.
+func (f *Fleet) Len() int { return len(f.clusters) }
+
+// Clusters are the fleet's clusters, in the order of NewFleet's contexts.
+func (f *Fleet) Clusters() []*Cluster { return f.clusters }
+
+// Multi reports whether the fleet has more than one cluster: the views then name each row's.
+func (f *Fleet) Multi() bool { return len(f.clusters) > 1 }
+
+// Config is the configuration every cluster's model shares.
+func (f *Fleet) Config() Config { return f.cfg }
+
+// Apply applies b to the model of its cluster (Batch.Cluster).
+func (f *Fleet) Apply(b *Batch, now time.Time) {
+	if b == nil || b.Cluster < 0 || b.Cluster >= len(f.clusters) {
+		return
+	}
+	f.clusters[b.Cluster].Apply(b, now)
+}
+
+// Expire ages every cluster's evidence to now.
+func (f *Fleet) Expire(now time.Time) {
+	for _, c := range f.clusters {
+		c.Expire(now)
+	}
+}
+
+// Version changes whenever any cluster's model does.
+func (f *Fleet) Version() uint64 {
+	var v uint64
+	for _, c := range f.clusters {
+		v += c.Version()
+	}
+	return v
+}
+
+// Counts are the pods per verdict of every cluster.
+func (f *Fleet) Counts() Counts {
+	if len(f.clusters) == 1 {
+		return f.clusters[0].Counts()
+	}
+	var n Counts
+	for _, c := range f.clusters {
+		k := c.Counts()
+		n.Pods += k.Pods
+		n.Healthy += k.Healthy
+		n.Progressing += k.Progressing
+		n.Transient += k.Transient
+		n.Doomed += k.Doomed
+		n.Completed += k.Completed
+	}
+	return n
+}
+
+// Health is one cluster's health, or what the fleet's add up to: synced when every cluster is,
+// the pods seen so far, the first broken watch (named by its context) and every forbidden kind.
+func (f *Fleet) Health() Health {
+	if len(f.clusters) == 1 {
+		return f.clusters[0].Health()
+	}
+	h := Health{Synced: true}
+	for _, c := range f.clusters {
+		ch := c.Health()
+		h.Synced = h.Synced && ch.Synced
+		h.PodsSeen += ch.PodsSeen
+		h.PodsTotal += ch.PodsTotal
+		if ch.LastEvent.After(h.LastEvent) {
+			h.LastEvent = ch.LastEvent
+		}
+		if h.WatchError == "" && ch.WatchError != "" {
+			h.WatchError = c.Context + ": " + ch.WatchError
+		}
+		if h.Unreachable == "" && ch.Unreachable != "" {
+			h.Unreachable, h.UnreachableSince = c.Context+": "+ch.Unreachable, ch.UnreachableSince
+		}
+		for _, k := range ch.Forbidden {
+			if !slices.Contains(h.Forbidden, k) {
+				h.Forbidden = append(h.Forbidden, k)
+			}
+		}
+	}
+	return h
+}
+
+// cluster returns the cluster named context, or nil.
+func (f *Fleet) cluster(context string) *Cluster {
+	if i, ok := f.byName[context]; ok {
+		return f.clusters[i]
+	}
+	return nil
+}
+
+// Cluster returns the cluster named context, or nil.
+func (f *Fleet) Cluster(context string) *Cluster { return f.cluster(context) }
+
+// keySep joins a context and a pod key in a fleet's pod keys: Sanitize leaves no control
+// character in either, so the key splits back exactly.
+const keySep = "\x00"
+
+// PodKey is the key Pod answers p by: its namespace/name in a fleet of one, else its context and
+// namespace/name.
+func (f *Fleet) PodKey(p *Pod) string { return p.ID() }
+
+// ID is the pod's key in its fleet (Fleet.Pod): its namespace/name, prefixed by its context in a
+// fleet of more than one.
+func (p *Pod) ID() string {
+	if p.Context == "" {
+		return p.Key
+	}
+	return p.Context + keySep + p.Key
+}
+
+// split returns the cluster and the pod key within it of a fleet key (PodKey).
+func (f *Fleet) split(key string) (*Cluster, string) {
+	if len(f.clusters) == 1 {
+		return f.clusters[0], key
+	}
+	ctx, k, ok := strings.Cut(key, keySep)
+	if !ok {
+		return nil, ""
+	}
+	return f.cluster(ctx), k
+}
+
+// Pod returns the pod of a key PodKey gave, or nil.
+func (f *Fleet) Pod(key string) *Pod {
+	c, k := f.split(key)
+	if c == nil {
+		return nil
+	}
+	return c.Pod(k)
+}
+
+// PodEvents are the Warning events of the pod of a key PodKey gave.
+func (f *Fleet) PodEvents(key string) []Event {
+	c, k := f.split(key)
+	if c == nil {
+		return nil
+	}
+	return c.PodEvents(k)
+}
+
+// NodeEvents are the Warning events of a node of one cluster ("" in a fleet of one).
+func (f *Fleet) NodeEvents(context, name string) []Event {
+	c := f.clusters[0]
+	if len(f.clusters) > 1 {
+		if c = f.cluster(context); c == nil {
+			return nil
+		}
+	}
+	return c.NodeEvents(name)
+}
+
+// fleetCache is a concatenation of the clusters' views, remade when a cluster's changes.
+type fleetCache[T any] struct {
+	parts [][]T
+	all   []T
+}
+
+// get returns the concatenation of parts, each item stamped with its cluster's context by
+// stamp: the same slice while every part is.
+func (c *fleetCache[T]) get(f *Fleet, parts [][]T, stamp func(*T, string)) []T {
+	if len(parts) == len(c.parts) {
+		same := true
+		for i := range parts {
+			same = same && sameSlice(parts[i], c.parts[i])
+		}
+		if same && c.all != nil {
+			return c.all
+		}
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	all := make([]T, 0, n)
+	for i, p := range parts {
+		from := len(all)
+		all = append(all, p...)
+		for j := from; j < len(all); j++ {
+			stamp(&all[j], f.clusters[i].Context)
+		}
+	}
+	c.parts, c.all = parts, all
+	return all
+}
+
+func sameSlice[T any](a, b []T) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+
+// Nodes are every cluster's nodes, cluster by cluster in the fleet's order, each in its model's
+// order (suspect first), with Context set in a fleet of more than one.
+func (f *Fleet) Nodes(now time.Time) []Node {
+	if len(f.clusters) == 1 {
+		return f.clusters[0].Nodes(now)
+	}
+	parts := make([][]Node, len(f.clusters))
+	for i, c := range f.clusters {
+		parts[i] = c.Nodes(now)
+	}
+	return f.nodes.get(f, parts, func(n *Node, ctx string) { n.Context = ctx })
+}
+
+// Rollouts are every cluster's rollouts, cluster by cluster, with Context set in a fleet of more
+// than one.
+func (f *Fleet) Rollouts() []Rollout {
+	if len(f.clusters) == 1 {
+		return f.clusters[0].Rollouts()
+	}
+	parts := make([][]Rollout, len(f.clusters))
+	for i, c := range f.clusters {
+		parts[i] = c.Rollouts()
+	}
+	return f.rollouts.get(f, parts, func(r *Rollout, ctx string) { r.Context = ctx })
+}
+
+// SuspectsShare says what suspect nodes have in common that the others do not. In a fleet of one
+// it is the cluster's own (Model.SuspectsShare). In a fleet, each cluster's sentences come named
+// by its context, and when the suspects of two clusters or more share an attribute that the
+// fleet's other nodes mostly lack, a sentence says so first: "the suspect nodes of 2 clusters
+// (eu, us) both run containerd://2.2.0 (0 of 13 others do)". Suspects are judged in their own
+// cluster; only what they share is compared across the fleet.
+func (f *Fleet) SuspectsShare(now time.Time) []string {
+	if len(f.clusters) == 1 {
+		return f.clusters[0].SuspectsShare(now)
+	}
+	var suspect, others []Node
+	var in []string
+	var own []string
+	for _, c := range f.clusters {
+		had := false
+		for _, n := range c.Nodes(now) {
+			switch {
+			case n.Suspect:
+				suspect = append(suspect, n)
+				had = true
+			case n.Known:
+				others = append(others, n)
+			}
+		}
+		if had {
+			in = append(in, c.Context)
+		}
+		for _, s := range c.SuspectsShare(now) {
+			own = append(own, c.Context+": "+s)
+		}
+	}
+	var out []string
+	if len(in) > 1 {
+		subject := "the " + strconv.Itoa(len(suspect)) + " suspect nodes of " + strconv.Itoa(len(in)) + " clusters (" + strings.Join(in, ", ") + ")"
+		out = sharedAs(suspect, others, subject)
+	}
+	return append(out, own...)
+}
+
+// Spread is one workload that exists in more than one cluster, with its rollout's verdict in each.
+type Spread struct {
+	// Workload is the rollout's workload as Rollout.Workload names it, the same in each cluster.
+	Workload string
+	// Verdicts are per cluster, in the fleet's order.
+	Verdicts []ClusterVerdict
+}
+
+// ClusterVerdict is one cluster's verdict on a workload of a Spread.
+type ClusterVerdict struct {
+	Context string
+	Verdict RolloutVerdict
+}
+
+// Spreads are the workloads that have a rollout in more than one cluster, the worst first
+// (doomed anywhere, then still progressing anywhere), then by workload.
+func (f *Fleet) Spreads() []Spread {
+	if len(f.clusters) == 1 {
+		return nil
+	}
+	idx := map[string]int{}
+	var out []Spread
+	for _, c := range f.clusters {
+		for _, r := range c.Rollouts() {
+			w := r.Workload()
+			i, ok := idx[w]
+			if !ok {
+				i = len(out)
+				idx[w] = i
+				out = append(out, Spread{Workload: w})
+			}
+			out[i].Verdicts = append(out[i].Verdicts, ClusterVerdict{Context: c.Context, Verdict: r.Verdict})
+		}
+	}
+	out = slices.DeleteFunc(out, func(s Spread) bool { return len(s.Verdicts) < 2 })
+	rank := func(s Spread) int {
+		worst := 0
+		for _, v := range s.Verdicts {
+			switch v.Verdict {
+			case RolloutDoomed:
+				worst = max(worst, 2)
+			case RolloutProgressing:
+				worst = max(worst, 1)
+			}
+		}
+		return worst
+	}
+	slices.SortStableFunc(out, func(a, b Spread) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return rb - ra
+		}
+		return strings.Compare(a.Workload, b.Workload)
+	})
+	return out
+}
+
+// String says a spread in one line: "shop/Deployment/payments: doomed in eu, ap; complete in us".
+func (s Spread) String() string {
+	var order []RolloutVerdict
+	by := map[RolloutVerdict][]string{}
+	for _, v := range s.Verdicts {
+		if _, ok := by[v.Verdict]; !ok {
+			order = append(order, v.Verdict)
+		}
+		by[v.Verdict] = append(by[v.Verdict], v.Context)
+	}
+	rank := map[RolloutVerdict]int{RolloutDoomed: 0, RolloutProgressing: 1, RolloutComplete: 2}
+	slices.SortStableFunc(order, func(a, b RolloutVerdict) int { return rank[a] - rank[b] })
+	parts := make([]string, len(order))
+	for i, v := range order {
+		parts[i] = string(v) + " in " + strings.Join(by[v], ", ")
+	}
+	return s.Workload + ": " + strings.Join(parts, "; ")
+}
+
+// PodView is the pod view of q over the fleet: the cluster q.Context names, or every cluster's
+// view merged in q's order.
+func (f *Fleet) PodView(q Query) PodView {
+	if len(f.clusters) == 1 {
+		return f.clusters[0].PodView(q)
+	}
+	if q.Context != "" {
+		c := f.cluster(q.Context)
+		if c == nil {
+			return PodView{}
+		}
+		return c.PodView(q)
+	}
+	parts := make([]PodView, len(f.clusters))
+	for i, c := range f.clusters {
+		parts[i] = c.PodView(q)
+	}
+	return mergeViews(parts, q.Sort)
+}
+
+// View returns the pods q selects over the fleet, as a new slice (PodView, read whole).
+func (f *Fleet) View(q Query) []*Pod {
+	v := f.PodView(q)
+	return v.Append(make([]*Pod, 0, v.Len()), 0, v.Len())
+}
+
+// ViewCost is how many rows PodView(q) would match to build q's view (Model.ViewCost), over
+// the clusters it reads.
+func (f *Fleet) ViewCost(q Query) int {
+	n := 0
+	for _, c := range f.viewed(q) {
+		n += c.ViewCost(q)
+	}
+	return n
+}
+
+// viewed are the clusters q's view reads.
+func (f *Fleet) viewed(q Query) []*Cluster {
+	if len(f.clusters) > 1 && q.Context != "" {
+		if c := f.cluster(q.Context); c != nil {
+			return []*Cluster{c}
+		}
+		return nil
+	}
+	return f.clusters
+}
+
+// StartFilter snapshots the pods of every cluster q reads for q's text filter (Model.StartFilter).
+func (f *Fleet) StartFilter(q Query) *FilterJob {
+	cs := f.viewed(q)
+	if len(cs) == 1 {
+		return cs[0].StartFilter(q)
+	}
+	j := &FilterJob{v: newView(q)}
+	for _, c := range cs {
+		j.parts = append(j.parts, c.StartFilter(q))
+	}
+	return j
+}
+
+// AdoptFilter adopts a result of StartFilter in every cluster it covers (Model.AdoptFilter); a
+// refusal of any makes the caller start again.
+func (f *Fleet) AdoptFilter(res *FilterResult) bool {
+	if res == nil {
+		return false
+	}
+	cs := f.viewed(res.v.q)
+	if len(res.parts) == 0 {
+		return len(cs) == 1 && cs[0].AdoptFilter(res)
+	}
+	if len(res.parts) != len(cs) {
+		return false
+	}
+	ok := true
+	for i, c := range cs {
+		ok = c.AdoptFilter(res.parts[i]) && ok
+	}
+	return ok
+}
