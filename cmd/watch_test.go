@@ -31,7 +31,7 @@ func TestWatchStreamsTheDemo(t *testing.T) {
 		r := &root{common: newCommon(), output: "json"}
 		r.demo = true
 		e := &env{Program: &Program{Stdout: w, Stderr: io.Discard}, src: kube.Join(ctx, []*kube.Source{src}, []string{""}),
-			m: model.NewFleet(model.DefaultConfig(), []string{src.Context()}),
+			m:        model.NewFleet(model.DefaultConfig(), []string{src.Context()}),
 			deadline: time.Now().Add(30 * time.Second)}
 		done <- r.runWatch(watchCtx, e)
 		w.Close()

@@ -127,7 +127,7 @@ func (h *mergeHeap) Less(a, b int) bool {
 	return h.m.less(h.m.heads[pa].r, pa, h.m.heads[pb].r, pb)
 }
 func (h *mergeHeap) Swap(a, b int) { h.items[a], h.items[b] = h.items[b], h.items[a] }
-func (h *mergeHeap) Push(x any)   { h.items = append(h.items, x.(int)) }
+func (h *mergeHeap) Push(x any)    { h.items = append(h.items, x.(int)) }
 func (h *mergeHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]

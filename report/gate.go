@@ -117,7 +117,7 @@ type SuspectNode struct {
 	// Context is the node's cluster in a wait across several contexts; absent with one.
 	Context string `json:"context,omitempty"`
 	Name    string `json:"name"`
-	Why  string `json:"why"`
+	Why     string `json:"why"`
 }
 
 // End is how a gate's wait ended.

@@ -30,7 +30,7 @@ type header struct {
 	clusters []clusterState
 	spreads  []model.Spread
 	stopped  bool
-	width          int
+	width    int
 	// rolloutsLine is the rollouts line, made when the rollouts or the width change rather than
 	// on every frame: a cluster can have thousands of Deployments and the line shows a few.
 	rolloutsLine string
