@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,87 @@ func TestDemoFrames(t *testing.T) {
 							t.Errorf("at 90s the frame does not show %q:\n%s", want, frame)
 						}
 					}
+				}
+				golden := filepath.Join("testdata", "demo-frames", name+".txt")
+				if *updateFrames {
+					if err := os.WriteFile(golden, []byte(frame), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatalf("%v (run with -update-frames to create it)", err)
+				}
+				if string(want) != frame {
+					t.Errorf("frame differs from %s (-update-frames rewrites it)\n--- got:\n%s\n--- want:\n%s", golden, frame, want)
+				}
+			})
+		}
+	}
+}
+
+// demoFleet runs the three demo clusters of --demo --fleet up to at, as demoModel does one.
+func demoFleet(t *testing.T, at time.Duration) (*model.Fleet, *kube.Fleet) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	src, err := demo.StartFleet(ctx, demo.Options{Seed: 1, At: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := model.NewFleet(model.DefaultConfig(), src.Contexts())
+	for i, err := range src.Settle(ctx, func(b model.Batch) { f.Apply(&b, src.Now()) }) {
+		if err != nil {
+			t.Fatalf("%s: %v", src.Contexts()[i], err)
+		}
+	}
+	f.Expire(src.Now())
+	return f, src
+}
+
+// otherRow is a pod row of demo-eu or demo-ap: a context column, one blank, a namespace (the
+// header's cluster lines have two blanks after the context).
+var otherRow = regexp.MustCompile(`(?m)^[ ▶] demo-(eu|ap) \S`)
+
+// TestDemoFleetFrames pins the dashboard over the three demo clusters at 90s: the pods of every
+// cluster with their context, the nodes and rollouts grouped by context, one cluster focused, at
+// both terminal sizes; and checks the story of the fleet is on screen.
+func TestDemoFleetFrames(t *testing.T) {
+	f, src := demoFleet(t, 90*time.Second)
+	views := []struct {
+		name string
+		set  func(*tui.FrameOptions)
+		want []string
+	}{
+		{"pods", func(*tui.FrameOptions) {}, []string{"demo-eu", "demo-us", "demo-ap", "CONTEXT", "3 of 3 clusters live"}},
+		{"nodes", func(o *tui.FrameOptions) { o.Focus = tui.FocusNodes }, []string{"the 2 suspect nodes of 2 clusters (demo-eu, demo-us)"}},
+		{"rollouts", func(o *tui.FrameOptions) { o.Focus = tui.FocusRollouts }, []string{"payments: doomed in demo-eu, demo-ap; complete in demo-us"}},
+		{"focus-us", func(o *tui.FrameOptions) { o.Query.Context = "demo-us" }, []string{"demo-us"}},
+	}
+	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+		for _, v := range views {
+			name := fmt.Sprintf("fleet-%s-%dx%d", v.name, size[0], size[1])
+			t.Run(name, func(t *testing.T) {
+				o := tui.FrameOptions{Width: size[0], Height: size[1], Now: src.Now(), NoColor: true, Scope: src.Scope()}
+				v.set(&o)
+				frame := tui.RenderFleetFrame(f, o)
+				if got := strings.Count(frame, "\n") + 1; got != size[1] {
+					t.Errorf("frame has %d lines, want %d", got, size[1])
+				}
+				for i, line := range strings.Split(frame, "\n") {
+					if w := len([]rune(line)); w > size[0] {
+						t.Errorf("line %d is %d runes wide, more than the terminal's %d", i+1, w, size[0])
+					}
+				}
+				if size[0] == 200 {
+					for _, want := range v.want {
+						if !strings.Contains(frame, want) {
+							t.Errorf("the frame does not show %q:\n%s", want, frame)
+						}
+					}
+				}
+				if v.name == "focus-us" && otherRow.MatchString(frame) {
+					t.Errorf("focused on demo-us, the frame shows rows of another cluster:\n%s", frame)
 				}
 				golden := filepath.Join("testdata", "demo-frames", name+".txt")
 				if *updateFrames {

@@ -115,3 +115,25 @@ func TestOnceRequestTimeoutIsOneBound(t *testing.T) {
 		})
 	}
 }
+
+// TestDemoFleetOnceTable: with several contexts the table has a CONTEXT column, how each cluster
+// answered, and what is true across clusters.
+func TestDemoFleetOnceTable(t *testing.T) {
+	code, stdout, stderr := runCLI("--demo", "--fleet", "--once", "--at", "90s")
+	if code != exitOK {
+		t.Fatalf("exit code %d, stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"CONTEXT   NAMESPACE     NAME ",
+		"\nCLUSTERS\nCONTEXT   SERVER   SYNCED   FORBIDDEN   ERROR\ndemo-eu   <none>   true     <none>      <none>\n",
+		"\nACROSS CLUSTERS\nthe 2 suspect nodes of 2 clusters (demo-eu, demo-us) both run containerd://2.2.0 (0 of 13 others do)\n",
+		"\nshop/Deployment/payments: doomed in demo-eu, demo-ap; complete in demo-us\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code, _, stderr := runCLI("--fleet", "--once"); code != exitUsage || !strings.Contains(stderr, "--fleet") {
+		t.Errorf("--fleet without --demo: exit %d, stderr %q", code, stderr)
+	}
+}

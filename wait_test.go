@@ -176,3 +176,48 @@ func TestWaitOnTheDemo(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitAcrossTheDemoFleet is the multi-cluster gate on the three demo clusters: payments' bad
+// image is rolled out in demo-eu and demo-ap, not in demo-us; cart completes in all three.
+func TestWaitAcrossTheDemoFleet(t *testing.T) {
+	t.Run("doomed in some", func(t *testing.T) {
+		code, stdout, stderr := runCLI("wait", "--demo", "--fleet", "--speed", "100", "-n", "shop", "deployment/payments", "--timeout", "60s")
+		if code != exitError {
+			t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "deployment/payments in demo-eu is doomed: 2/2 new pods doomed: Image not found: registry.example.com/payments:v2.4.1-typo\n") &&
+			!strings.Contains(stdout, "deployment/payments in demo-ap is doomed: 2/2 new pods doomed: Image not found: registry.example.com/payments:v2.4.1-typo\n") {
+			t.Errorf("stdout does not name a doomed context:\n%s", stdout)
+		}
+		if strings.Contains(stdout, "deployment/payments in demo-us is doomed") {
+			t.Errorf("demo-us's payments is called doomed:\n%s", stdout)
+		}
+	})
+	t.Run("complete everywhere, json", func(t *testing.T) {
+		code, stdout, stderr := runCLI("wait", "--demo", "--fleet", "--speed", "100", "-n", "shop", "deployment/cart", "--timeout", "60s", "-o", "json")
+		if code != exitOK {
+			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		var rep report.Gate
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rep); err != nil {
+			t.Fatalf("decoding %s: %v", stdout, err)
+		}
+		var contexts []string
+		for _, c := range rep.Clusters {
+			if c.Verdict != "complete" {
+				t.Errorf("cluster %+v", c)
+			}
+			contexts = append(contexts, c.Context)
+		}
+		if strings.Join(contexts, ",") != "demo-eu,demo-us,demo-ap" || len(rep.Workloads) != 3 {
+			t.Fatalf("clusters %v, %d workloads; want the three demo clusters, one cart each", contexts, len(rep.Workloads))
+		}
+		for i, w := range rep.Workloads {
+			if w.Context != contexts[i] || w.Name != "cart" || w.Verdict != "complete" {
+				t.Errorf("workload %d: %+v", i, w)
+			}
+		}
+	})
+}

@@ -362,6 +362,16 @@ func (f *Fleet) Spreads() []Spread {
 	return out
 }
 
+// Differs reports whether the workload's verdict is not the same in every cluster that has it.
+func (s Spread) Differs() bool {
+	for _, v := range s.Verdicts[1:] {
+		if v.Verdict != s.Verdicts[0].Verdict {
+			return true
+		}
+	}
+	return false
+}
+
 // String says a spread in one line: "shop/Deployment/payments: doomed in eu, ap; complete in us".
 func (s Spread) String() string {
 	var order []RolloutVerdict

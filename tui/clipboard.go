@@ -43,9 +43,19 @@ func (d *dashboard) footer() string {
 	return d.c.st.ok.Render(line)
 }
 
+// kubectl is the start of a kubectl command against the cluster of context: with several
+// contexts on screen, the command names its own, so it runs where the row came from whatever
+// kubectl's current context is; with one ("") it has none, as the context is kubectl's own.
+func kubectl(context string) string {
+	if context == "" {
+		return "kubectl "
+	}
+	return "kubectl --context " + shellWord(context) + " "
+}
+
 // describePod is `kubectl describe pod` for the pod p.
 func describePod(p *model.Pod) string {
-	return "kubectl describe pod -n " + shellWord(p.Namespace) + " " + shellWord(p.Name)
+	return kubectl(p.Context) + "describe pod -n " + shellWord(p.Namespace) + " " + shellWord(p.Name)
 }
 
 // podLogs is `kubectl logs` for the container that decided p's verdict, of its previous instance
@@ -59,19 +69,21 @@ func podLogs(p *model.Pod) (cmd string, ok bool) {
 	if name == "" {
 		return "", false
 	}
-	cmd = "kubectl logs "
+	cmd = kubectl(p.Context) + "logs "
 	if p.HasPrevious(name, p.Verdict.Init) {
 		cmd += "-p "
 	}
 	return cmd + "-n " + shellWord(p.Namespace) + " " + shellWord(p.Name) + " -c " + shellWord(name), true
 }
 
-// describeNode is `kubectl describe node`.
-func describeNode(name string) string { return "kubectl describe node " + shellWord(name) }
+// describeNode is `kubectl describe node` for the node of a cluster ("" with one).
+func describeNode(context, name string) string {
+	return kubectl(context) + "describe node " + shellWord(name)
+}
 
 // cordonNode is `kubectl cordon`, a write: it is copied alone, by its own key, never pasted
 // along with a read.
-func cordonNode(name string) string { return "kubectl cordon " + shellWord(name) }
+func cordonNode(context, name string) string { return kubectl(context) + "cordon " + shellWord(name) }
 
 // shellWord is s as one word of a POSIX shell command. Names of pods, namespaces, nodes and
 // containers are DNS labels or subdomains ([a-z0-9.-]) and are written as they are; anything else

@@ -181,3 +181,18 @@ func TestShellWord(t *testing.T) {
 		t.Errorf("describePod = %q", got)
 	}
 }
+
+// TestCopyNamesTheContextInAFleet: with several contexts a copied command names the row's own,
+// so it runs against the cluster the row came from; with one it names none.
+func TestCopyNamesTheContextInAFleet(t *testing.T) {
+	p := &model.Pod{Key: "shop/web-1", Namespace: "shop", Name: "web-1", Context: "prod-eu"}
+	if got, want := describePod(p), "kubectl --context prod-eu describe pod -n shop web-1"; got != want {
+		t.Errorf("describe: %q, want %q", got, want)
+	}
+	if got, want := cordonNode("prod eu", "node-3"), "kubectl --context 'prod eu' cordon node-3"; got != want {
+		t.Errorf("cordon: %q, want %q", got, want)
+	}
+	if got, want := describeNode("", "node-3"), "kubectl describe node node-3"; got != want {
+		t.Errorf("describe node of one cluster: %q, want %q", got, want)
+	}
+}

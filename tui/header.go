@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,9 @@ type header struct {
 	// rolloutsLine is the rollouts line, made when the rollouts or the width change rather than
 	// on every frame: a cluster can have thousands of Deployments and the line shows a few.
 	rolloutsLine string
+	// ranked are the rollouts in the line's order: the model's with one cluster, the fleet's
+	// worst first with several.
+	ranked []model.Rollout
 }
 
 func newHeader(c *common, ctx, scope string) *header {
@@ -69,7 +73,24 @@ func (h *header) Refresh(s *snapshot) {
 
 // setRollouts replaces the rollouts after a model update.
 func (h *header) setRollouts(rs []model.Rollout) {
-	h.rollouts = rs
+	h.rollouts, h.ranked = rs, rs
+	if len(h.clusters) > 1 {
+		// The fleet's rollouts come cluster by cluster, each cluster's worst first: the line
+		// shows the fleet's worst first, whichever cluster they are in.
+		rank := map[model.RolloutVerdict]int{model.RolloutDoomed: 0, model.RolloutProgressing: 1}
+		h.ranked = slices.Clone(rs)
+		slices.SortStableFunc(h.ranked, func(a, b model.Rollout) int {
+			ra, ok := rank[a.Verdict]
+			if !ok {
+				ra = 2
+			}
+			rb, ok := rank[b.Verdict]
+			if !ok {
+				rb = 2
+			}
+			return ra - rb
+		})
+	}
 	h.buildRolloutsLine()
 }
 
@@ -80,12 +101,15 @@ func (h *header) buildRolloutsLine() {
 	var b strings.Builder
 	b.WriteString(st.dim.Render("rollouts"))
 	used := len("rollouts")
-	if len(h.rollouts) == 0 {
+	if len(h.ranked) == 0 {
 		b.WriteString(st.dim.Render(" none in scope"))
 	}
-	for i := 0; i < len(h.rollouts) && used <= h.width; i++ {
-		r := &h.rollouts[i]
+	for i := 0; i < len(h.ranked) && used <= h.width; i++ {
+		r := &h.ranked[i]
 		name := rolloutIcon(r.Verdict) + " " + rolloutName(r)
+		if r.Context != "" {
+			name += "@" + r.Context
+		}
 		counts := fmt.Sprintf(" %d/%d/%d", r.Updated, r.Ready, r.Desired)
 		b.WriteString("  ")
 		b.WriteString(st.rollout[r.Verdict].Render(name))
@@ -240,6 +264,9 @@ func (h *header) View() string {
 	if h.suspect != nil {
 		b.WriteByte('\n')
 		line := "⚠ suspect node " + h.suspect.Name + ": " + h.suspect.Why
+		if h.suspect.Context != "" {
+			line = "⚠ suspect node " + h.suspect.Name + " in " + h.suspect.Context + ": " + h.suspect.Why
+		}
 		// What the suspects share comes after the why when the line has room for it whole: the
 		// nodes panel has it on a line of its own.
 		if len(h.share) > 0 && width(line)+3+width(h.share[0]) <= h.width {

@@ -226,9 +226,9 @@ func (n *nodesPanel) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 	case key.Matches(k, n.c.keys.Enter, n.c.keys.Node):
 		return showPodsMsg{context: nd.Context, node: nd.Name}, nil
 	case key.Matches(k, n.c.keys.Copy):
-		return copyMsg{text: describeNode(nd.Name)}, nil
+		return copyMsg{text: describeNode(nd.Context, nd.Name)}, nil
 	case key.Matches(k, n.c.keys.Cordon):
-		return copyMsg{text: cordonNode(nd.Name)}, nil
+		return copyMsg{text: cordonNode(nd.Context, nd.Name)}, nil
 	}
 	return nil, nil
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,9 +21,16 @@ type rolloutList struct {
 	list[model.Rollout]
 	c        *common
 	rollouts []model.Rollout
-	width    int
-	tab      *table[*model.Rollout]
+	// across says, for the workloads in several clusters whose verdicts differ between them, the
+	// verdict in each (model.Spread), at most maxAcrossLines of them, the worst first.
+	across []string
+	h      int
+	width  int
+	tab    *table[*model.Rollout]
 }
+
+// maxAcrossLines bounds the across-clusters lines above the rollouts' rows.
+const maxAcrossLines = 3
 
 func newRolloutList(c *common) *rolloutList {
 	r := &rolloutList{c: c, tab: newTable(rolloutColumns)}
@@ -33,13 +41,25 @@ func newRolloutList(c *common) *rolloutList {
 
 // SetSize sets the list's size including title and header.
 func (r *rolloutList) SetSize(w, h int) {
-	r.width = w
+	r.width, r.h = w, h
 	r.setHeight(h)
 }
 
 // Refresh shows the model's rollouts when they changed, keeping the selection on the same
 // workload while it exists.
 func (r *rolloutList) Refresh(s *snapshot) {
+	var across []string
+	for _, sp := range s.spreads {
+		if len(across) < maxAcrossLines && sp.Differs() {
+			across = append(across, sp.String())
+		}
+	}
+	if !slices.Equal(across, r.across) {
+		r.across = across
+		// The lines sit above the column header: the rows start lower and have less room.
+		r.above = 2 + len(across)
+		r.setHeight(r.h)
+	}
 	if sameSlice(s.rollouts, r.rollouts) && len(s.rollouts) > 0 {
 		return
 	}
@@ -77,6 +97,10 @@ func (r *rolloutList) View(focused bool) string {
 	}
 	b.WriteString(clip(title+" "+st.dim.Render(fmt.Sprintf("%d rollouts", len(r.rollouts))), r.width))
 	b.WriteByte('\n')
+	for _, line := range r.across {
+		b.WriteString(st.warn.Render(clip("  ⚠ across clusters: "+line, r.width)))
+		b.WriteByte('\n')
+	}
 	from, to := r.cur.visible()
 	r.tab.reset()
 	for i := from; i < to; i++ {

@@ -91,7 +91,29 @@ func run(dir string, at time.Duration) error {
 			return err
 		}
 	}
-	return nil
+	return fleet(ctx, dir, at)
+}
+
+// fleet renders `--demo --fleet`: the three demo clusters in one dashboard, the rollouts panel
+// focused, where the workloads of several clusters and the suspects' shared runtime show.
+func fleet(ctx context.Context, dir string, at time.Duration) error {
+	src, err := demo.StartFleet(ctx, demo.Options{At: at})
+	if err != nil {
+		return err
+	}
+	f := model.NewFleet(model.DefaultConfig(), src.Contexts())
+	for i, err := range src.Settle(ctx, func(b model.Batch) { f.Apply(&b, src.Now()) }) {
+		if err != nil {
+			return fmt.Errorf("%s: %w", src.Contexts()[i], err)
+		}
+	}
+	f.Expire(src.Now())
+	o := tui.FrameOptions{Width: 160, Height: 45, Now: src.Now(), Scope: src.Scope()}
+	if err := os.WriteFile(filepath.Join(dir, "fleet.ansi"), []byte(tui.RenderFleetFrame(f, o)+"\n"), 0o644); err != nil {
+		return err
+	}
+	o.Focus = tui.FocusNodes
+	return os.WriteFile(filepath.Join(dir, "fleet-nodes.ansi"), []byte(tui.RenderFleetFrame(f, o)+"\n"), 0o644)
 }
 
 func with(o tui.FrameOptions, f func(*tui.FrameOptions)) tui.FrameOptions {

@@ -1,0 +1,150 @@
+package model
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// fleetOf3 is three clusters whose pods share names across clusters (node names and workloads
+// repeat across real clusters too) and differ in verdict, node and age, so every sort interleaves
+// the clusters.
+func fleetOf3() *Fleet {
+	f := NewFleet(DefaultConfig(), []string{"eu", "us", "ap"})
+	per := [][]*corev1.Pod{
+		{
+			pod("shop", "web-1", onNode("node-2"), created(t0.Add(-3*time.Hour))),
+			pod("shop", "pay-1", onNode("node-1"), imageNotFound(), created(t0.Add(-time.Minute))),
+			pod("infra", "dns-1", onNode("node-3"), created(t0.Add(-5*time.Hour))),
+		},
+		{
+			pod("shop", "web-1", onNode("node-1"), created(t0.Add(-2*time.Hour))),
+			pod("shop", "pay-1", onNode("node-3"), imageBackOff(), created(t0.Add(-2*time.Minute))),
+			pod("shop", "search-1", onNode("node-2"), crashLoop(), created(t0.Add(-time.Hour))),
+			pod("infra", "dns-1", onNode("node-1"), created(t0.Add(-4*time.Hour))),
+		},
+		{
+			pod("shop", "pay-1", onNode("node-2"), imageNotFound(), created(t0.Add(-30*time.Second))),
+			pod("infra", "dns-1", onNode("node-2"), created(t0.Add(-6*time.Hour))),
+		},
+	}
+	for i, pods := range per {
+		f.Apply(&Batch{Cluster: i, Pods: records(pods...)}, t0)
+	}
+	return f
+}
+
+// TestFleetViewMerges: the fleet's view is every cluster's pods in the query's order, ties
+// broken by the fleet's order of clusters; Index finds each pod at its place without merging;
+// a context in the query keeps one cluster.
+func TestFleetViewMerges(t *testing.T) {
+	f := fleetOf3()
+	type entry struct {
+		p *Pod
+		c int
+	}
+	for _, s := range []Sort{BySeverity, ByName, ByNode, ByAge} {
+		q := Query{Sort: s}
+		var want []entry
+		for i, c := range f.Clusters() {
+			for _, p := range c.View(q) {
+				want = append(want, entry{p, i})
+			}
+		}
+		cmp := orderFunc(s)
+		slices.SortStableFunc(want, func(a, b entry) int {
+			if c := cmp(a.p.row, b.p.row); c != 0 {
+				return c
+			}
+			return a.c - b.c
+		})
+		v := f.PodView(q)
+		if v.Len() != len(want) {
+			t.Fatalf("sort %v: %d rows, want %d", s, v.Len(), len(want))
+		}
+		// Read the tail first: the merge fills up to what is read, from any start.
+		tail := v.Append(nil, 5, v.Len())
+		for i, e := range want {
+			if got := v.At(i); got != e.p {
+				t.Errorf("sort %v row %d: %s in %q, want %s in %q", s, i, got.Key, got.Context, e.p.Key, e.p.Context)
+			}
+			if got := v.Index(e.p.ID()); got != i {
+				t.Errorf("sort %v: Index(%s in %s) = %d, want %d", s, e.p.Key, e.p.Context, got, i)
+			}
+			if i >= 5 && tail[i-5] != e.p {
+				t.Errorf("sort %v: Append(5, n)[%d] = %s, want %s", s, i-5, tail[i-5].Key, e.p.Key)
+			}
+		}
+	}
+	v := f.PodView(Query{Sort: ByName})
+	for _, key := range []string{"shop/web-1", "eu\x00shop/none", "mars\x00shop/web-1", "ap\x00shop/web-1"} {
+		if got := v.Index(key); got != -1 {
+			t.Errorf("Index(%q) = %d, want -1", key, got)
+		}
+	}
+	us := f.View(Query{Sort: ByName, Context: "us"})
+	if got := strings.Join(podKeys(us), " "); got != "infra/dns-1 shop/pay-1 shop/search-1 shop/web-1" {
+		t.Errorf("context us: %s", got)
+	}
+	for _, p := range us {
+		if p.Context != "us" {
+			t.Errorf("%s: context %q, want us", p.Key, p.Context)
+		}
+	}
+	if got := f.PodView(Query{Context: "mars"}).Len(); got != 0 {
+		t.Errorf("unknown context: %d rows, want 0", got)
+	}
+	if got := f.View(Query{Text: "@ap"}); len(got) != 2 {
+		t.Errorf("text @ap: %d pods, want the 2 of ap", len(got))
+	}
+}
+
+func podKeys(ps []*Pod) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Key
+	}
+	return out
+}
+
+// TestFleetKeys: a fleet's pod key names the cluster, so the same namespace/name in two clusters
+// are two pods; a fleet of one keys pods as a model does.
+func TestFleetKeys(t *testing.T) {
+	f := fleetOf3()
+	eu, ap := f.Pod("eu\x00shop/pay-1"), f.Pod("ap\x00shop/pay-1")
+	if eu == nil || ap == nil || eu == ap {
+		t.Fatalf("pay-1 of eu and ap: %v, %v", eu, ap)
+	}
+	if eu.Context != "eu" || f.PodKey(ap) != "ap\x00shop/pay-1" {
+		t.Errorf("keys: eu's context %q, ap's key %q", eu.Context, f.PodKey(ap))
+	}
+	for _, key := range []string{"shop/pay-1", "mars\x00shop/pay-1", "ap\x00shop/web-1"} {
+		if p := f.Pod(key); p != nil {
+			t.Errorf("Pod(%q) = %s, want nil", key, p.Key)
+		}
+	}
+	if got := f.Counts().Pods; got != 9 {
+		t.Errorf("fleet counts %d pods, want 9", got)
+	}
+
+	m := New(DefaultConfig())
+	apply(m, t0, pod("shop", "web-1"))
+	one := FleetOf("kind-kind", m)
+	p := one.Pod("shop/web-1")
+	if p == nil || p.Context != "" || one.PodKey(p) != "shop/web-1" || one.Multi() {
+		t.Errorf("fleet of one: pod %v, key %q", p, one.PodKey(p))
+	}
+}
+
+// TestSpreadString says a workload's verdicts across clusters worst first, each verdict once.
+func TestSpreadString(t *testing.T) {
+	s := Spread{Workload: "shop/Deployment/web", Verdicts: []ClusterVerdict{
+		{"us", RolloutComplete}, {"eu", RolloutDoomed}, {"ap", RolloutComplete}, {"sa", RolloutProgressing},
+	}}
+	if got, want := s.String(), "shop/Deployment/web: doomed in eu; progressing in sa; complete in us, ap"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
