@@ -47,10 +47,13 @@ Usage:
   %[1]s --once [-o table|json]      print a snapshot and exit
   %[1]s --watch [-o table|json]     print every verdict, then each change of one, until interrupted
   %[1]s --demo --once --at 90s      the demo scenario at 90s of simulated time
+  %[1]s --context 'prod-*'          several clusters in one view (a comma list, a glob or --all-contexts)
+  %[1]s --demo --fleet              three demo clusters in one view
   %[1]s wait deployment/NAME ...    a deploy gate: exit 0 when rolled out, 1 when doomed (see %[1]s wait --help)
 
 doomwatch only gets, lists and watches; it never writes to the cluster.
-Exit codes: 0 success, 1 error (e.g. cluster unreachable), 2 usage error.
+Exit codes: 0 success, 1 error (e.g. cluster unreachable; --once with several contexts: any of
+them did not sync, the others are printed), 2 usage error.
 
 Flags:
 `, prog)

@@ -128,6 +128,7 @@ Usage:
   %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME pod/NAME ...] [-n NS] [--timeout 10m] [-o text|json]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
+  %[1]s wait --context eu,us deploy/web     in every context (a comma list, a glob, --all-contexts)
 
 Names take kubectl's forms: deployment/web, deploy/web, deployments.apps/web; sts/ and ds/ too.
 StatefulSets and DaemonSets follow kubectl rollout status's rules for them (RollingUpdate only).
@@ -135,6 +136,10 @@ A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once i
 doomed when its verdict is doomed or when it is being deleted.
 Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
 on a terminal, otherwise a plain line at most every 5s and one per change of verdict.
+
+With several contexts each workload is waited for in each of them: 0 once it is complete in
+every context, 1 as soon as it is doomed or missing in any (with that context's reasons), 70 at
+the timeout with what is missing in each.
 
 Exit codes: 0 all rollouts completed, 1 one is doomed (or not found, or an error), 2 usage error,
 70 timeout (what was still missing is printed), 130 interrupted.
