@@ -82,13 +82,8 @@ func (r *root) validate(fs *pflag.FlagSet, args []string) error {
 	return r.validateValues()
 }
 
-// validateFleet: --watch's lines name a pod by namespace and name only.
-func (r *root) validateFleet() error {
-	if r.watch {
-		return errors.New("--watch takes one context: use the dashboard or --once over several")
-	}
-	return nil
-}
+// validateFleet: every mode of the root takes several contexts.
+func (r *root) validateFleet() error { return nil }
 
 func (r *root) source() sourceOptions {
 	return sourceOptions{selector: r.selector, allNamespaces: r.allNamespaces}

@@ -15,6 +15,8 @@ import (
 type WatchLine struct {
 	Time string `json:"time"` // RFC3339Nano, the source's clock
 	Type string `json:"type"` // rollout, pod or node
+	// Context is the object's cluster with several contexts; absent with one.
+	Context string `json:"context,omitempty"`
 	// Namespace is "" for a node.
 	Namespace string `json:"namespace,omitempty"`
 	// Kind is a rollout's workload kind (Deployment, StatefulSet, DaemonSet).
@@ -50,8 +52,8 @@ func (w *WatchState) Diff(s *Snapshot, at time.Time) []WatchLine {
 	rollouts := make(map[string]WatchLine, len(s.Rollouts))
 	for i := range s.Rollouts {
 		r := &s.Rollouts[i]
-		l := WatchLine{Type: "rollout", Namespace: r.Namespace, Kind: r.Kind, Name: r.Name, Verdict: r.Verdict, Reason: r.Reason}
-		key := r.Namespace + "/" + r.Kind + "/" + r.Name
+		l := WatchLine{Type: "rollout", Context: r.Context, Namespace: r.Namespace, Kind: r.Kind, Name: r.Name, Verdict: r.Verdict, Reason: r.Reason}
+		key := r.Context + "\x00" + r.Namespace + "/" + r.Kind + "/" + r.Name
 		rollouts[key] = l
 		out = changed(out, w.rollouts, key, l, ts)
 	}
@@ -59,11 +61,12 @@ func (w *WatchState) Diff(s *Snapshot, at time.Time) []WatchLine {
 	pods := make(map[string]WatchLine, len(s.Pods))
 	for i := range s.Pods {
 		p := &s.Pods[i]
-		l := WatchLine{Type: "pod", Namespace: p.Namespace, Name: p.Name, Node: p.Node, Owner: p.Owner, Verdict: p.Verdict, Reason: p.Reason}
+		l := WatchLine{Type: "pod", Context: p.Context, Namespace: p.Namespace, Name: p.Name, Node: p.Node, Owner: p.Owner, Verdict: p.Verdict, Reason: p.Reason}
 		key := p.UID
 		if key == "" {
 			key = p.Namespace + "/" + p.Name
 		}
+		key = p.Context + "\x00" + key // UIDs are unique within a cluster only
 		pods[key] = l
 		out = changed(out, w.pods, key, l, ts)
 	}
@@ -72,7 +75,7 @@ func (w *WatchState) Diff(s *Snapshot, at time.Time) []WatchLine {
 	for i := range s.Nodes {
 		n := &s.Nodes[i]
 		suspect := n.Suspect
-		l := WatchLine{Type: "node", Name: n.Name, Suspect: &suspect}
+		l := WatchLine{Type: "node", Context: n.Context, Name: n.Name, Suspect: &suspect}
 		if suspect {
 			l.Reason = n.Why
 		}
@@ -80,6 +83,7 @@ func (w *WatchState) Diff(s *Snapshot, at time.Time) []WatchLine {
 		if key == "" {
 			key = n.Name
 		}
+		key = n.Context + "\x00" + key
 		nodes[key] = l
 		out = changed(out, w.nodes, key, l, ts)
 	}
@@ -143,14 +147,20 @@ func writeWatchJSON(lines []WatchLine, w io.Writer) error {
 	return nil
 }
 
+// watchName is the line's object: a rollout's namespace/Kind/name, a pod's namespace/name, a
+// node's name, each after its context and a colon with several contexts ("prod-eu:shop/web-1").
 func watchName(l *WatchLine) string {
+	ctx := ""
+	if l.Context != "" {
+		ctx = l.Context + ":"
+	}
 	switch l.Type {
 	case "rollout":
-		return l.Namespace + "/" + l.Kind + "/" + l.Name
+		return ctx + l.Namespace + "/" + l.Kind + "/" + l.Name
 	case "pod":
-		return l.Namespace + "/" + l.Name
+		return ctx + l.Namespace + "/" + l.Name
 	}
-	return l.Name
+	return ctx + l.Name
 }
 
 func watchVerdict(l *WatchLine) string {
@@ -168,7 +178,7 @@ func watchVerdict(l *WatchLine) string {
 // sortWatch orders lines by type, namespace, kind and name.
 func sortWatch(ls []WatchLine) {
 	slices.SortFunc(ls, func(a, b WatchLine) int {
-		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Namespace, b.Namespace),
+		return cmp.Or(cmp.Compare(a.Type, b.Type), cmp.Compare(a.Context, b.Context), cmp.Compare(a.Namespace, b.Namespace),
 			cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 	})
 }

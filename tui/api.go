@@ -30,6 +30,9 @@ type Options struct {
 	Scope string
 	// NoColor disables colour (also implied by the NO_COLOR environment variable).
 	NoColor bool
+	// Replay, when set, is a recording played back: its frames take the place of Batches, its
+	// position is Now, and the header shows its time bar.
+	Replay Player
 	// Logs serves the log pane (`l`); nil shows "no log source here" in it.
 	Logs LogSource
 	// Input and Output default to the process's terminal.

@@ -31,6 +31,9 @@ type FrameOptions struct {
 	FullHelp bool
 	// Context and Scope are shown in the header (Context: RenderFrame's one cluster's).
 	Context, Scope string
+	// Replay, when set, draws the dashboard as a replay at that playback state (the time bar
+	// and the playback keys).
+	Replay *PlayStatus
 }
 
 // RenderFrame renders one frame of the dashboard over m, with the colour profile pinned: true
@@ -46,8 +49,11 @@ func RenderFleetFrame(f *model.Fleet, o FrameOptions) string { return frameDashb
 // it before drawing it with frame.
 func frameDashboard(m *model.Fleet, o FrameOptions) *dashboard {
 	now := o.Now
-	d := newDashboard(Options{Model: m, Now: func() time.Time { return now },
-		Scope: o.Scope, NoColor: o.NoColor}, o.NoColor)
+	opts := Options{Model: m, Now: func() time.Time { return now }, Scope: o.Scope, NoColor: o.NoColor}
+	if o.Replay != nil {
+		opts.Replay = stillPlayer{*o.Replay}
+	}
+	d := newDashboard(opts, o.NoColor)
 	d.query = o.Query
 	d.asyncPods = math.MaxInt // a frame shows its query's rows, however many pods
 	if o.Focus >= 0 && int(o.Focus) < len(d.panels) {
@@ -82,3 +88,13 @@ func (d *dashboard) frame(o FrameOptions) string {
 	}
 	return out
 }
+
+// stillPlayer is a playback that stays where it is: a frame of a replay.
+type stillPlayer struct{ s PlayStatus }
+
+func (p stillPlayer) Frames() <-chan Frame { return nil }
+func (p stillPlayer) Status() PlayStatus   { return p.s }
+func (p stillPlayer) Toggle()              {}
+func (p stillPlayer) Pace(bool)            {}
+func (p stillPlayer) Seek(time.Duration)   {}
+func (p stillPlayer) Jump(bool)            {}

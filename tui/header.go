@@ -35,6 +35,9 @@ type header struct {
 	// rolloutsLine is the rollouts line, made when the rollouts or the width change rather than
 	// on every frame: a cluster can have thousands of Deployments and the line shows a few.
 	rolloutsLine string
+	// replay is a playback's state for the time bar (replayLine), when replayOn.
+	replay   PlayStatus
+	replayOn bool
 	// ranked are the rollouts in the line's order: the model's with one cluster, the fleet's
 	// worst first with several.
 	ranked []model.Rollout
@@ -122,6 +125,9 @@ func (h *header) buildRolloutsLine() {
 // lines is the header's height.
 func (h *header) lines() int {
 	n := 3 + len(h.clusters)
+	if h.replayOn {
+		n++
+	}
 	if h.suspect != nil {
 		n++
 	}
@@ -242,6 +248,10 @@ func (h *header) View() string {
 	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+model.Sanitize(ctx)+
 		"  "+st.dim.Render("scope ")+model.Sanitize(scope)+"  "+h.syncState(), h.width))
 	b.WriteByte('\n')
+	if h.replayOn {
+		b.WriteString(h.replayLine())
+		b.WriteByte('\n')
+	}
 	for i := range h.clusters {
 		b.WriteString(h.clusterLine(&h.clusters[i]))
 		b.WriteByte('\n')

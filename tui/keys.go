@@ -26,6 +26,8 @@ type KeyMap struct {
 	// Copy puts a kubectl command for the selection on the clipboard (describe, logs); Cordon puts
 	// the node's `kubectl cordon` there, a write, on a key of its own.
 	Copy, Cordon key.Binding
+	// The playback keys of a replay (Options.Replay); disabled live.
+	Pause, Faster, Slower, SeekBack, SeekForward, PrevChange, NextChange key.Binding
 }
 
 // DefaultKeyMap returns the dashboard's key bindings (README, Keys).
@@ -53,7 +55,20 @@ func DefaultKeyMap() KeyMap {
 		Accept:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply filter")),
 		Clear:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter")),
 		ForceQuit: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+
+		Pause:       key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause/play")),
+		Faster:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "slower")),
+		SeekBack:    key.NewBinding(key.WithKeys("left", ","), key.WithHelp("←", "back 10s")),
+		SeekForward: key.NewBinding(key.WithKeys("right", "."), key.WithHelp("→", "forward 10s")),
+		PrevChange:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "previous change")),
+		NextChange:  key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "next change")),
 	}
+}
+
+// replayKeys are the playback keys.
+func (k *KeyMap) replayKeys() []*key.Binding {
+	return []*key.Binding{&k.Pause, &k.Faster, &k.Slower, &k.SeekBack, &k.SeekForward, &k.PrevChange, &k.NextChange}
 }
 
 // ShortHelp is the one-line footer of the pod table.
@@ -93,7 +108,9 @@ func (h listKeys) shortRanked() []rankedBinding {
 	out = append(out, rankedBinding{k.Up, 7}, rankedBinding{k.Down, 7}, rankedBinding{h.enter, 2})
 	out = append(out, h.own...)
 	return append(out, rankedBinding{k.Tab, 3}, rankedBinding{k.Filter, 1}, rankedBinding{k.Verdict, 4},
-		rankedBinding{k.Node, 5}, rankedBinding{k.Sort, 6}, rankedBinding{k.Context, 5}, rankedBinding{k.Help, 0}, rankedBinding{k.Quit, 0})
+		rankedBinding{k.Node, 5}, rankedBinding{k.Sort, 6}, rankedBinding{k.Context, 5},
+		rankedBinding{k.Pause, 1}, rankedBinding{k.NextChange, 2}, rankedBinding{k.SeekBack, 4},
+		rankedBinding{k.Help, 0}, rankedBinding{k.Quit, 0})
 }
 
 func (h listKeys) FullHelp() [][]key.Binding {
@@ -103,6 +120,7 @@ func (h listKeys) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		own,
 		{k.Filter, k.Verdict, k.Node, k.Sort, k.Context},
+		{k.Pause, k.Faster, k.Slower, k.SeekBack, k.SeekForward, k.PrevChange, k.NextChange},
 		{k.Help, k.Quit, k.ForceQuit},
 	}
 }

@@ -69,6 +69,9 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 	}
 	c := &common{st: newStyles(noColor), keys: DefaultKeyMap(), now: opts.Now()}
 	c.keys.Context.SetEnabled(opts.Model.Multi())
+	for _, b := range c.keys.replayKeys() {
+		b.SetEnabled(opts.Replay != nil)
+	}
 	d := &dashboard{
 		opts:     opts,
 		m:        opts.Model,
@@ -94,6 +97,9 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 			d.contexts = append(d.contexts, c.Context)
 		}
 	}
+	if opts.Replay != nil {
+		d.header.replayOn, d.header.replay = true, opts.Replay.Status()
+	}
 	d.logs = newLogsPane(c, opts.Logs)
 	d.panes = []pane{d.detail, d.logs}
 	if noColor {
@@ -105,6 +111,9 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 
 // Init starts the batch wait, the clock and the sync spinner.
 func (d *dashboard) Init() tea.Cmd {
+	if d.opts.Replay != nil {
+		return tea.Batch(waitForFrame(d.opts.Replay.Frames()), tick())
+	}
 	return tea.Batch(waitForBatch(d.opts.Batches), tick(), d.header.startSpinner())
 }
 
@@ -125,12 +134,25 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 	case batchMsg:
 		d.m.Apply(&msg.batch, d.opts.Now())
 		return tea.Batch(d.refreshAll(), waitForBatch(d.opts.Batches), d.header.startSpinner())
+	case frameMsg:
+		var cmd tea.Cmd
+		if msg.f.Model != nil {
+			cmd = d.replaceModel(msg.f.Model)
+		} else {
+			d.m.Apply(&msg.f.Batch, d.opts.Now())
+			cmd = d.refreshAll()
+		}
+		d.header.replay = d.opts.Replay.Status()
+		return tea.Batch(cmd, waitForFrame(d.opts.Replay.Frames()))
 	case sourceClosedMsg:
 		d.header.stopped = true
 		return nil
 	case tickMsg:
 		now := d.opts.Now()
 		d.m.Expire(now)
+		if d.opts.Replay != nil {
+			d.header.replay = d.opts.Replay.Status()
+		}
 		return tea.Batch(d.refreshAll(), tick())
 	case filterDueMsg:
 		return d.text.due(d, msg.seq)
@@ -214,6 +236,9 @@ func (d *dashboard) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		d.help.ShowAll = !d.help.ShowAll
 		d.layout()
 		return nil
+	}
+	if cmd, ok := d.replayKey(msg); ok {
+		return cmd
 	}
 	if key.Matches(msg, k.Logs) {
 		if cmd, ok := d.openLogs(); ok {

@@ -1,0 +1,145 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"doomwatch/model"
+)
+
+// Player is a recording played back (doomwatch replay): the dashboard shows its time bar, hands
+// it the replay keys, and takes its frames instead of a live source's batches. Its methods are
+// called on the UI goroutine and must not block.
+type Player interface {
+	// Frames delivers the playback in order: the batches as the position passes them, and after
+	// a seek the model at the new position, which the dashboard shows from then on. One channel
+	// keeps the two in order: a batch read before a seek is never applied to the model after it.
+	Frames() <-chan Frame
+	// Status is the position, the span and the pace, for the time bar.
+	Status() PlayStatus
+	// Toggle pauses or plays; Pace speeds up or slows down; Seek moves the position by d (back
+	// when negative); Jump goes to the next (or previous) verdict change or suspect-node call.
+	Toggle()
+	Pace(faster bool)
+	Seek(d time.Duration)
+	Jump(next bool)
+}
+
+// Frame is one step of a playback: a batch, or (Model non-nil) the state at a new position.
+type Frame struct {
+	Model *model.Fleet
+	Batch model.Batch
+}
+
+// PlayStatus is a playback's state.
+type PlayStatus struct {
+	// Of names what was recorded: the context or contexts ("demo" for the demo).
+	Of string
+	// Start and End are the recording's span, At the position within it.
+	Start, End, At time.Time
+	Playing    bool
+	Speed      float64
+	// Note says what the last jump found ("pod shop/web-1 doomed"), or why it found nothing.
+	Note string
+}
+
+// frameMsg carries a playback frame into Update.
+type frameMsg struct{ f Frame }
+
+// waitForFrame waits for the next frame of a playback, as waitForBatch does for a batch.
+func waitForFrame(ch <-chan Frame) tea.Cmd {
+	return func() tea.Msg {
+		f, ok := <-ch
+		if !ok {
+			return sourceClosedMsg{}
+		}
+		return frameMsg{f: f}
+	}
+}
+
+// replaceModel shows m from now on: a seek of a playback. The panels refresh from it as after a
+// batch. A text filter over the old model's rows is built again over the new one's, as a query
+// is, off the UI goroutine when it is large; meanwhile the table shows the query without its text.
+func (d *dashboard) replaceModel(m *model.Fleet) tea.Cmd {
+	d.m, d.snap.m = m, m
+	d.text.drop()
+	if d.shown.Text != "" {
+		d.shown.Text = ""
+	}
+	return d.refreshAll()
+}
+
+// replayKey handles the playback keys; ok is false for any other key.
+func (d *dashboard) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	p, k := d.opts.Replay, d.c.keys
+	if p == nil {
+		return nil, false
+	}
+	switch {
+	case key.Matches(msg, k.Pause):
+		p.Toggle()
+	case key.Matches(msg, k.Faster):
+		p.Pace(true)
+	case key.Matches(msg, k.Slower):
+		p.Pace(false)
+	case key.Matches(msg, k.SeekBack):
+		p.Seek(-seekStep)
+	case key.Matches(msg, k.SeekForward):
+		p.Seek(seekStep)
+	case key.Matches(msg, k.PrevChange):
+		p.Jump(false)
+	case key.Matches(msg, k.NextChange):
+		p.Jump(true)
+	default:
+		return nil, false
+	}
+	d.header.replay = p.Status()
+	return nil, true
+}
+
+// seekStep is how far ← and → move a playback.
+const seekStep = 10 * time.Second
+
+// replayLine is the time bar: what is replayed, the position in the span, the pace, and a bar.
+func (h *header) replayLine() string {
+	st, s := h.c.st, h.replay
+	state := "▶ playing"
+	if !s.Playing {
+		state = "⏸ paused"
+	}
+	if !s.End.After(s.At) && !s.Playing {
+		state = "■ at the end"
+	}
+	span := s.End.Sub(s.Start)
+	pos := s.At.Sub(s.Start)
+	head := st.warn.Render("replay") + " of " + model.Sanitize(s.Of) + "  " + s.At.UTC().Format(time.RFC3339) +
+		"  " + st.dim.Render(fmt.Sprintf("+%s of %s", shortDuration(pos), shortDuration(span))) +
+		"  " + state + fmt.Sprintf(" ×%g", s.Speed)
+	tail := ""
+	if s.Note != "" {
+		tail = "  " + st.dim.Render(model.Sanitize(s.Note))
+	}
+	barW := h.width - width(head) - width(tail) - 4
+	if barW >= 10 {
+		filled := barW
+		if span > 0 {
+			filled = int(int64(barW) * int64(pos) / int64(span))
+		}
+		filled = min(max(filled, 0), barW)
+		head += "  [" + strings.Repeat("█", filled) + strings.Repeat("░", barW-filled) + "]"
+	}
+	return clip(head+tail, h.width)
+}
+
+// shortDuration is d as kubectl's ages are ("90s", "5m", "3h10m"), 0s for none.
+func shortDuration(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	return duration.HumanDuration(d)
+}
