@@ -61,3 +61,33 @@ func TestWatchDiff(t *testing.T) {
 		t.Errorf("table line %q, want %q", buf.String(), want)
 	}
 }
+
+// TestWatchDiffAcrossContexts: the same pod and node names in two clusters (UIDs too, as they are
+// only unique within one) are two objects, each line names its context, and the table says it.
+func TestWatchDiffAcrossContexts(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	snap := Snapshot{
+		Pods: []SnapshotPod{
+			{Context: "eu", Namespace: "shop", Name: "web-1", UID: "u1", Verdict: "doomed"},
+			{Context: "us", Namespace: "shop", Name: "web-1", UID: "u1", Verdict: "healthy"},
+		},
+		Nodes: []SnapshotNode{{Context: "eu", Name: "n1"}, {Context: "us", Name: "n1"}},
+	}
+	var w WatchState
+	got := w.Diff(&snap, at)
+	if len(got) != 4 {
+		t.Fatalf("first diff: %d lines, want the 2 pods and 2 nodes: %+v", len(got), got)
+	}
+	snap.Pods[1].Verdict = "doomed"
+	got = w.Diff(&snap, at.Add(time.Second))
+	if len(got) != 1 || got[0].Context != "us" || got[0].Verdict != "doomed" {
+		t.Fatalf("us's pod turning doomed: %+v", got)
+	}
+	var buf bytes.Buffer
+	if err := writeWatchTable(got, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if want := "2026-03-01T12:00:01Z\tpod\tus:shop/web-1\tdoomed\t\n"; buf.String() != want {
+		t.Errorf("table %q, want %q", buf.String(), want)
+	}
+}
