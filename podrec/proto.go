@@ -238,16 +238,18 @@ func (s *specFields) read(in *Interner, r *Record, b []byte) error {
 	s.seen = true
 	err := eachField(b, func(f field) error {
 		switch f.num {
-		case podSpecContainers, podSpecRestartPolicy, podSpecInitContainers, podSpecReadinessGates:
-			s.key = appendBytes(binary.AppendUvarint(s.key, uint64(f.num)), f.b)
-			switch f.num {
-			case podSpecContainers:
+		case podSpecContainers, podSpecInitContainers:
+			s.key = appendKept(binary.AppendUvarint(s.key, uint64(f.num)), f.b)
+			if f.num == podSpecContainers {
 				s.containers = append(s.containers, f.b)
-			case podSpecRestartPolicy:
-				s.restartPolicy = f.b
-			case podSpecInitContainers:
+			} else {
 				s.init = append(s.init, f.b)
-			case podSpecReadinessGates:
+			}
+		case podSpecRestartPolicy, podSpecReadinessGates:
+			s.key = appendBytes(binary.AppendUvarint(s.key, uint64(f.num)), f.b)
+			if f.num == podSpecRestartPolicy {
+				s.restartPolicy = f.b
+			} else {
 				s.gates = append(s.gates, f.b)
 			}
 		case podSpecNodeName:
@@ -259,6 +261,48 @@ func (s *specFields) read(in *Interner, r *Record, b []byte) error {
 		in.key = s.key
 	}
 	return err
+}
+
+// appendKept appends to key, length-prefixed, the part of an encoded Container that the spec's
+// key holds: the fields Interner.Containers keeps (name, image, restartPolicy, readinessProbe,
+// startupProbe), each as it was sent, tag included, in the order sent, so that equal parts decode
+// to equal kept fields. The rest of a container differs from pod to pod of one template: the API
+// server's ServiceAccount admission mounts a volume of the pod's own, kube-api-access-<suffix>, in
+// every container, and a key of the whole container never found a second pod (every pod's
+// containers were decoded whole, and each key kept until the table turned over: tenfold the
+// allocations of a pod, kube's BenchmarkFleetDecode). A container that cannot be read is keyed by
+// its whole encoding.
+func appendKept(key, b []byte) []byte {
+	n := 0
+	start := 0
+	err := eachField(b, func(f field) error {
+		if keptContainerField(f.num) {
+			n += f.end - start
+		}
+		start = f.end
+		return nil
+	})
+	if err != nil {
+		return appendBytes(key, b)
+	}
+	key = binary.AppendUvarint(key, uint64(n))
+	start = 0
+	_ = eachField(b, func(f field) error {
+		if keptContainerField(f.num) {
+			key = append(key, b[start:f.end]...)
+		}
+		start = f.end
+		return nil
+	})
+	return key
+}
+
+func keptContainerField(num int32) bool {
+	switch num {
+	case containerName, containerImage, containerRestartPolicy, containerReadinessProbe, containerStartupProbe:
+		return true
+	}
+	return false
 }
 
 // shared returns the spec these fields describe, shared with every pod of the same template.

@@ -49,6 +49,16 @@ const (
 	podSpecReadinessGates = 28
 )
 
+// k8s.io/api/core/v1/generated.proto, message Container: what Interner.Containers keeps, which
+// the spec's key is made of (appendKept).
+const (
+	containerName           = 1
+	containerImage          = 2
+	containerReadinessProbe = 11
+	containerStartupProbe   = 22
+	containerRestartPolicy  = 24
+)
+
 // k8s.io/api/core/v1/generated.proto, message PodStatus.
 const (
 	podStatusPhase                 = 1
