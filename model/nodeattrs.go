@@ -193,11 +193,12 @@ const zoneAttr, regionAttr = 6, 7 // indexes in sharedAttributes
 // Nothing is said when there are no suspects or nothing to compare them with. The most
 // distinguishing values come first, those the smallest share of the others has; ties in the order
 // of sharedAttributes. The region is not said with the zone: the zone lies in it.
-func Shared(suspect, others []Node) []string { return sharedAs(suspect, others, "") }
+func Shared(suspect, others []Node) []string { return sharedAs(suspect, [][]Node{others}, "") }
 
 // sharedAs is Shared with the suspects named by subject ("the 2 suspect nodes of 2 clusters"),
-// or as Shared names them when subject is "".
-func sharedAs(suspect, others []Node, subject string) []string {
+// or as Shared names them when subject is "", and the others in parts (a fleet's, cluster by
+// cluster).
+func sharedAs(suspect []Node, others [][]Node, subject string) []string {
 	if len(suspect) == 0 {
 		return nil
 	}
@@ -221,14 +222,16 @@ func sharedAs(suspect, others []Node, subject string) []string {
 			continue
 		}
 		have, of := 0, 0
-		for j := range others {
-			switch a.of(&others[j]) {
-			case "":
-			case v:
-				have++
-				of++
-			default:
-				of++
+		for _, part := range others {
+			for j := range part {
+				switch a.of(&part[j]) {
+				case "":
+				case v:
+					have++
+					of++
+				default:
+					of++
+				}
 			}
 		}
 		if of > 0 && 2*have < of && have < len(suspect) && !(i == regionAttr && zoneSaid) {
