@@ -364,7 +364,15 @@ func (w *wait) document(ctx context.Context, e *env, gates []*gate, statuses [][
 	docs := make([]report.Gate, len(gates))
 	contexts := make([]string, len(gates))
 	for i, g := range gates {
-		docs[i] = g.document(ctx, statuses[i], how, message)
+		// Each context's document says how its own wait stood: complete in one while another's
+		// doom ended the wait, or still progressing there.
+		own := how
+		if h, done := g.decide(statuses[i]); done {
+			own = h
+		} else if how == report.Failed {
+			own = report.Undecided
+		}
+		docs[i] = g.document(ctx, statuses[i], own, message)
 		contexts[i] = e.m.Clusters()[i].Context
 	}
 	return report.FleetGate(contexts, docs)

@@ -131,6 +131,9 @@ const (
 	Failed
 	// TimedOut: --timeout passed first.
 	TimedOut
+	// Undecided: one context of a wait across several, still progressing when another's
+	// failure ended the wait.
+	Undecided
 )
 
 // GateInput is what a gate knows when its wait ends.
@@ -161,6 +164,8 @@ func NewGate(in *GateInput) Gate {
 		rep.Verdict = Complete
 	case TimedOut:
 		rep.Verdict = Timeout
+	case Undecided:
+		rep.Verdict = Progressing
 	default:
 		rep.Verdict = Unsupported
 	}
@@ -259,7 +264,7 @@ func in(context string) string {
 // warning and suspect node names its context; Clusters gives each context's verdict.
 func FleetGate(contexts []string, gates []Gate) Gate {
 	rep := Gate{Verdict: Complete, Workloads: []Workload{}, Warnings: []Container{}, SuspectNodes: []SuspectNode{}}
-	rank := map[Verdict]int{Complete: 0, Timeout: 1, Unsupported: 2, Missing: 3, Doomed: 4}
+	rank := map[Verdict]int{Complete: 0, Progressing: 0, Timeout: 1, Unsupported: 2, Missing: 3, Doomed: 4}
 	for i, g := range gates {
 		ctx := contexts[i]
 		if rank[g.Verdict] > rank[rep.Verdict] {
