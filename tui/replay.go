@@ -42,8 +42,8 @@ type PlayStatus struct {
 	Of string
 	// Start and End are the recording's span, At the position within it.
 	Start, End, At time.Time
-	Playing    bool
-	Speed      float64
+	Playing        bool
+	Speed          float64
 	// Note says what the last jump found ("pod shop/web-1 doomed"), or why it found nothing.
 	Note string
 }
