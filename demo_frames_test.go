@@ -64,19 +64,7 @@ func TestDemoFrames(t *testing.T) {
 						}
 					}
 				}
-				golden := filepath.Join("testdata", "demo-frames", name+".txt")
-				if *updateFrames {
-					if err := os.WriteFile(golden, []byte(frame), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update-frames to create it)", err)
-				}
-				if string(want) != frame {
-					t.Errorf("frame differs from %s (-update-frames rewrites it)\n--- got:\n%s\n--- want:\n%s", golden, frame, want)
-				}
+				goldenFrame(t, name, frame)
 			})
 		}
 	}
@@ -145,20 +133,26 @@ func TestDemoFleetFrames(t *testing.T) {
 				if v.name == "focus-us" && otherRow.MatchString(frame) {
 					t.Errorf("focused on demo-us, the frame shows rows of another cluster:\n%s", frame)
 				}
-				golden := filepath.Join("testdata", "demo-frames", name+".txt")
-				if *updateFrames {
-					if err := os.WriteFile(golden, []byte(frame), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run with -update-frames to create it)", err)
-				}
-				if string(want) != frame {
-					t.Errorf("frame differs from %s (-update-frames rewrites it)\n--- got:\n%s\n--- want:\n%s", golden, frame, want)
-				}
+				goldenFrame(t, name, frame)
 			})
 		}
+	}
+}
+
+// goldenFrame compares frame with testdata/demo-frames/name.txt, or rewrites it with -update-frames.
+func goldenFrame(t *testing.T, name, frame string) {
+	t.Helper()
+	golden := filepath.Join("testdata", "demo-frames", name+".txt")
+	if *updateFrames {
+		if err := os.WriteFile(golden, []byte(frame), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update-frames to create it)", err)
+	}
+	if string(want) != frame {
+		t.Errorf("frame differs from %s (-update-frames rewrites it)\n--- got:\n%s\n--- want:\n%s", golden, frame, want)
 	}
 }

@@ -245,20 +245,7 @@ func checkFleetSchema(t *testing.T, out string) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("decoding --once -o json: %v", err)
 	}
-	has := func(where string, obj any, keys []string) map[string]any {
-		t.Helper()
-		m, ok := obj.(map[string]any)
-		if !ok {
-			t.Errorf("%s is %T, not an object", where, obj)
-			return nil
-		}
-		for _, k := range keys {
-			if _, ok := m[k]; !ok {
-				t.Errorf("%s has no %q", where, k)
-			}
-		}
-		return m
-	}
+	has := func(where string, obj any, keys []string) map[string]any { return schemaObject(t, where, obj, keys) }
 	for _, kind := range []string{"pods", "nodes", "rollouts"} {
 		l, _ := doc[kind].([]any)
 		for _, o := range l {

@@ -851,20 +851,7 @@ func checkWaitSchema(t *testing.T, out string) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("decoding wait -o json: %v\n%s", err, out)
 	}
-	has := func(where string, obj any, keys []string) map[string]any {
-		t.Helper()
-		m, ok := obj.(map[string]any)
-		if !ok {
-			t.Errorf("%s is %T, not an object", where, obj)
-			return nil
-		}
-		for _, k := range keys {
-			if _, ok := m[k]; !ok {
-				t.Errorf("%s has no %q: the documented schema says it must", where, k)
-			}
-		}
-		return m
-	}
+	has := func(where string, obj any, keys []string) map[string]any { return schemaObject(t, where, obj, keys) }
 	list := func(where string, m map[string]any, key string) []any {
 		t.Helper()
 		l, ok := m[key].([]any)
@@ -1163,4 +1150,21 @@ func TestPluginWait(t *testing.T) {
 	if want := `deployment/web: deployment "web" successfully rolled out`; !strings.Contains(r.stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, r)
 	}
+}
+
+// schemaObject is obj as a JSON object, with an error for each of keys it lacks: the README's
+// schema says each is always there.
+func schemaObject(t *testing.T, where string, obj any, keys []string) map[string]any {
+	t.Helper()
+	m, ok := obj.(map[string]any)
+	if !ok {
+		t.Errorf("%s is %T, not an object", where, obj)
+		return nil
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			t.Errorf("%s has no %q: the documented schema says it must", where, k)
+		}
+	}
+	return m
 }
