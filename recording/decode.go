@@ -1,0 +1,131 @@
+package recording
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"doomwatch/model"
+	"doomwatch/podrec"
+)
+
+// known is what a reader keeps of one object of the segment: its key, for a delete by id, and its
+// latest encoding, which the next diff patches.
+type known struct {
+	key nsName
+	enc []byte
+	ok  bool
+}
+
+// segmentDecoder turns a segment's records back into batches. Its state is per segment: the
+// objects by id, as the writer numbered them.
+type segmentDecoder struct {
+	clusters [][numKinds][]known
+	in       *podrec.Interner
+	patch    patcher
+	last     time.Time
+}
+
+func newSegmentDecoder(clusters int, start time.Time, in *podrec.Interner) *segmentDecoder {
+	return &segmentDecoder{clusters: make([][numKinds][]known, clusters), in: in, last: start}
+}
+
+// record decodes one record: a batch, or a snapshot's batches (one per cluster).
+func (s *segmentDecoder) record(typ byte, body []byte) (at time.Time, out []model.Batch, err error) {
+	d := decoder{b: body}
+	switch typ {
+	case recBatch:
+		s.last = s.last.Add(time.Duration(d.varint()))
+		var b model.Batch
+		if err := s.body(&d, &b); err != nil {
+			return s.last, nil, err
+		}
+		return s.last, []model.Batch{b}, nil
+	case recSnapshot:
+		n := d.count()
+		out := make([]model.Batch, 0, n)
+		for range n {
+			var b model.Batch
+			if err := s.body(&d, &b); err != nil {
+				return s.last, nil, err
+			}
+			out = append(out, b)
+		}
+		return s.last, out, nil
+	}
+	return s.last, nil, fmt.Errorf("record type %q: %w", typ, errBadRecord)
+}
+
+func (s *segmentDecoder) body(d *decoder, b *model.Batch) error {
+	c := d.uvarint()
+	if d.err != nil || c >= uint64(len(s.clusters)) {
+		return errBadRecord
+	}
+	b.Cluster = int(c)
+	objs := &s.clusters[c]
+	for range d.count() {
+		k := kind(d.byte())
+		id := d.uvarint()
+		if id > 0 {
+			if k >= numKinds || id-1 >= uint64(len(objs[k])) || !objs[k][id-1].ok {
+				return errBadRecord
+			}
+			o := &objs[k][id-1]
+			b.Deletes = append(b.Deletes, model.Ref{Kind: modelKinds[k], Namespace: o.key.ns, Name: o.key.name})
+			*o = known{}
+			continue
+		}
+		var mk model.Kind
+		switch {
+		case k == kindOther:
+			mk = model.Kind(d.string())
+		case k < numKinds:
+			mk = modelKinds[k]
+		default:
+			return errBadRecord
+		}
+		ns := d.string()
+		b.Deletes = append(b.Deletes, model.Ref{Kind: mk, Namespace: ns, Name: d.string()})
+	}
+	for k := range numKinds {
+		for range d.count() {
+			v := d.uvarint()
+			if d.err != nil {
+				return d.err
+			}
+			id, isDiff := v>>1, v&1 == 1
+			var enc []byte
+			if isDiff {
+				if id >= uint64(len(objs[k])) || !objs[k][id].ok {
+					return errBadRecord
+				}
+				var err error
+				if enc, d.b, err = s.patch.appendPatch(nil, objs[k][id].enc, d.b); err != nil {
+					return err
+				}
+			} else {
+				// Ids are handed out in order: a new object's is the next one.
+				if id > uint64(len(objs[k])) {
+					return errBadRecord
+				}
+				// The record's buffer is reused for the next record.
+				enc = bytes.Clone(d.bytes())
+			}
+			if d.err != nil {
+				return d.err
+			}
+			key, err := appendObject(b, k, enc, s.in)
+			if err != nil {
+				return err
+			}
+			if id == uint64(len(objs[k])) {
+				objs[k] = append(objs[k], known{})
+			}
+			objs[k][id] = known{key: key, enc: enc, ok: true}
+		}
+	}
+	if d.byte() == 1 {
+		b.Health = readHealth(d)
+	}
+	return d.err
+}

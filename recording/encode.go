@@ -1,0 +1,231 @@
+package recording
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"time"
+
+	"doomwatch/model"
+	"doomwatch/podrec"
+)
+
+// The records of a segment's stream (FORMAT.md): a batch, or a snapshot of every cluster's
+// objects. Each is framed as uvarint length, type byte, body.
+const (
+	recBatch    = 'B'
+	recSnapshot = 'S'
+)
+
+var errBadRecord = errors.New("malformed record")
+
+// slot is what the writer keeps of one object: its latest version (which the next version is
+// diffed against, and a snapshot writes), the id it has in the current segment, and when it was
+// first seen, which orders a snapshot as the objects first came.
+type slot struct {
+	id  uint64
+	seq uint64
+	pod *podrec.Record
+	obj protoObject
+}
+
+// clusterState is the latest version of every object of one cluster, by kind and key, and its
+// latest health: what the writer needs to write a snapshot, and what each new version is diffed
+// against.
+type clusterState struct {
+	objs   [numKinds]map[nsName]*slot
+	next   [numKinds]uint64 // the next id of each kind in the segment
+	health *model.Health
+}
+
+func newClusterState() *clusterState {
+	var s clusterState
+	for k := range s.objs {
+		s.objs[k] = make(map[nsName]*slot)
+	}
+	return &s
+}
+
+// encoder turns batches into records, keeping every cluster's state.
+type encoder struct {
+	clusters []*clusterState
+	seq      uint64
+	pods     podEncoder
+	diff     differ
+	prev     []byte
+	cur      []byte
+	// last is the time of the last record written in the segment, which the next one's is
+	// written against.
+	last time.Time
+}
+
+func newEncoder(clusters int) *encoder {
+	e := &encoder{clusters: make([]*clusterState, clusters)}
+	for i := range e.clusters {
+		e.clusters[i] = newClusterState()
+	}
+	return e
+}
+
+func (e *encoder) marshal(dst []byte, s *slot) []byte {
+	if s.pod != nil {
+		return e.pods.appendPod(dst, s.pod)
+	}
+	return appendProto(dst, s.obj)
+}
+
+// appendBatch appends b's record, at, to dst and applies b to the cluster's state.
+func (e *encoder) appendBatch(dst []byte, at time.Time, b *model.Batch) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0, recBatch) // the length, written at the end
+	dst = binary.AppendVarint(dst, at.Sub(e.last).Nanoseconds())
+	e.last = at
+	dst = e.appendBody(dst, b)
+	return finishRecord(dst, start)
+}
+
+// finishRecord writes the length of the record that starts at start, whose five bytes are kept
+// for it, and closes the gap its varint leaves.
+func finishRecord(dst []byte, start int) []byte {
+	body := len(dst) - start - 5
+	var l [binary.MaxVarintLen32]byte
+	n := binary.PutUvarint(l[:], uint64(body))
+	copy(dst[start+5-n:], l[:n])
+	return append(dst[:start], dst[start+5-n:]...)
+}
+
+func (e *encoder) appendBody(dst []byte, b *model.Batch) []byte {
+	cs := e.clusters[b.Cluster]
+	dst = binary.AppendUvarint(dst, uint64(b.Cluster))
+	// Deletes first, as the model applies them before the pods: an object deleted and made again
+	// within one batch gets a new id.
+	dst = binary.AppendUvarint(dst, uint64(len(b.Deletes)))
+	for _, d := range b.Deletes {
+		k := kindOf(d.Kind)
+		key := nsName{d.Namespace, d.Name}
+		if k != kindOther {
+			if s, ok := cs.objs[k][key]; ok {
+				delete(cs.objs[k], key)
+				dst = append(dst, byte(k))
+				dst = binary.AppendUvarint(dst, s.id+1)
+				continue
+			}
+		}
+		// An object the recording never held: by its name.
+		dst = append(dst, byte(k))
+		dst = append(dst, 0)
+		if k == kindOther {
+			dst = appendString(dst, string(d.Kind))
+		}
+		dst = appendString(dst, d.Namespace)
+		dst = appendString(dst, d.Name)
+	}
+	for k := range numKinds {
+		n := sectionLen(b, k)
+		dst = binary.AppendUvarint(dst, uint64(n))
+		for i := range n {
+			var s slot
+			var key nsName
+			if k == kindPod {
+				s.pod = b.Pods[i]
+				key = nsName{s.pod.GetNamespace(), s.pod.GetName()}
+			} else {
+				s.obj = object(b, k, i)
+				key = nsName{s.obj.GetNamespace(), s.obj.GetName()}
+			}
+			dst = e.appendObject(dst, cs, k, key, s)
+		}
+	}
+	if b.Health != nil {
+		h := *b.Health
+		cs.health = &h
+		dst = appendHealth(append(dst, 1), &h)
+	} else {
+		dst = append(dst, 0)
+	}
+	return dst
+}
+
+// appendObject writes one object's entry: uvarint id<<1|diff, then the diff against the
+// object's previous version in the segment, or its whole encoding, length-prefixed, when the
+// segment has none.
+func (e *encoder) appendObject(dst []byte, cs *clusterState, k kind, key nsName, s slot) []byte {
+	old, ok := cs.objs[k][key]
+	if !ok {
+		old = &slot{id: cs.next[k], seq: e.seq}
+		cs.next[k]++
+		e.seq++
+		cs.objs[k][key] = old
+		old.pod, old.obj = s.pod, s.obj
+		dst = binary.AppendUvarint(dst, old.id<<1)
+		e.cur = e.marshal(e.cur[:0], old)
+		return appendBytes(dst, e.cur)
+	}
+	e.prev = e.marshal(e.prev[:0], old)
+	old.pod, old.obj = s.pod, s.obj
+	e.cur = e.marshal(e.cur[:0], old)
+	dst = binary.AppendUvarint(dst, old.id<<1|1)
+	return e.diff.appendDiff(dst, e.prev, e.cur)
+}
+
+// appendSnapshot appends a snapshot record of every cluster's state at at to dst, and numbers the
+// objects afresh for the segment it starts.
+func (e *encoder) appendSnapshot(dst []byte, at time.Time) []byte {
+	start := len(dst)
+	dst = append(dst, 0, 0, 0, 0, 0, recSnapshot)
+	e.last = at
+	dst = binary.AppendUvarint(dst, uint64(len(e.clusters)))
+	for c, cs := range e.clusters {
+		dst = binary.AppendUvarint(dst, uint64(c))
+		dst = append(dst, 0) // no deletes
+		for k := range numKinds {
+			slots := make([]*slot, 0, len(cs.objs[k]))
+			for _, s := range cs.objs[k] {
+				slots = append(slots, s)
+			}
+			// In the order the objects were first seen, so that a model fed the snapshot numbers
+			// its pods (the views' last tie-break) as the live one did.
+			slices.SortFunc(slots, func(a, b *slot) int { return cmp.Compare(a.seq, b.seq) })
+			dst = binary.AppendUvarint(dst, uint64(len(slots)))
+			for id, s := range slots {
+				s.id = uint64(id)
+				dst = binary.AppendUvarint(dst, s.id<<1)
+				e.cur = e.marshal(e.cur[:0], s)
+				dst = appendBytes(dst, e.cur)
+			}
+			cs.next[k] = uint64(len(slots))
+		}
+		if cs.health != nil {
+			dst = appendHealth(append(dst, 1), cs.health)
+		} else {
+			dst = append(dst, 0)
+		}
+	}
+	return finishRecord(dst, start)
+}
+
+func appendHealth(dst []byte, h *model.Health) []byte {
+	dst = appendBool(dst, h.Synced)
+	dst = binary.AppendUvarint(dst, uint64(h.PodsSeen))
+	dst = binary.AppendUvarint(dst, uint64(h.PodsTotal))
+	dst = appendTime(dst, h.LastEvent)
+	dst = appendString(dst, h.WatchError)
+	dst = binary.AppendUvarint(dst, uint64(len(h.Forbidden)))
+	for _, k := range h.Forbidden {
+		dst = appendString(dst, string(k))
+	}
+	dst = appendString(dst, h.Unreachable)
+	return appendTime(dst, h.UnreachableSince)
+}
+
+func readHealth(d *decoder) *model.Health {
+	h := &model.Health{Synced: d.bool(), PodsSeen: int(d.uvarint()), PodsTotal: int(d.uvarint()),
+		LastEvent: d.time(), WatchError: d.string()}
+	for range d.count() {
+		h.Forbidden = append(h.Forbidden, model.Kind(d.string()))
+	}
+	h.Unreachable = d.string()
+	h.UnreachableSince = d.time()
+	return h
+}

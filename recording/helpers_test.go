@@ -1,0 +1,209 @@
+package recording
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"doomwatch/kube/demo"
+	"doomwatch/model"
+	"doomwatch/model/scaletest"
+	"doomwatch/podrec"
+	"doomwatch/report"
+)
+
+// step is one batch as the live model got it, and what the live model was after it.
+type step struct {
+	at    time.Time
+	batch model.Batch
+	state string
+}
+
+// recordDemo plays the demo scenario (or its fleet) in live mode at high speed through the real
+// informers, into a live fleet model and a recording at dir, until the simulated clock reaches
+// until; it returns every step.
+func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts Options) []step {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	var batches <-chan model.Batch
+	var now func() time.Time
+	if fleet {
+		f, err := demo.StartFleet(ctx, demo.Options{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("StartFleet: %v", err)
+		}
+		batches, now, opts.Contexts = f.Batches(), f.Now, f.Contexts()
+	} else {
+		src, err := demo.Start(ctx, demo.Options{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		batches, now, opts.Contexts = src.Batches(), src.Now, []string{src.Context()}
+	}
+	w, err := Create(dir, opts)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	live := model.NewFleet(model.DefaultConfig(), opts.Contexts)
+	var steps []step
+	var last time.Time
+	// The story ends before until, and the source then goes quiet: the simulated clock is looked
+	// at between batches too.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for now().Sub(demo.Epoch) < until {
+		var b model.Batch
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the demo did not reach %s: at %s", until, now().Sub(demo.Epoch))
+		case <-tick.C:
+			continue
+		case b = <-batches:
+		}
+		at := now()
+		// Two batches at one time would make "the state at t" ambiguous for Seek's tests: a
+		// simulated clock that has not moved is moved a nanosecond.
+		if !at.After(last) {
+			at = last.Add(time.Nanosecond)
+		}
+		last = at
+		live.Apply(&b, at)
+		if err := w.Append(at, &b); err != nil {
+			t.Fatalf("Append: %v", err)
+		}
+		steps = append(steps, step{at: at, batch: b, state: state(t, live, at)})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	return steps
+}
+
+// state is everything a user sees of f at now, as text: the --once JSON document of the fleet
+// (pods, verdicts, nodes, rollouts, health, events), and what it does not print: each pod's
+// record (compared by content: a record's text is its rebuilt pod), its events and the failure
+// ledger.
+func state(t testing.TB, f *model.Fleet, now time.Time) string {
+	t.Helper()
+	var buf bytes.Buffer
+	snap := report.NewFleetSnapshot(f, nil, nil, now)
+	if err := report.SnapshotPrinters.Print(&buf, "json", &snap); err != nil {
+		t.Fatalf("printing the snapshot: %v", err)
+	}
+	for _, c := range f.Clusters() {
+		fmt.Fprintf(&buf, "cluster %s\n", c.Context)
+		pods := c.View(model.Query{Sort: model.ByName})
+		for _, p := range pods {
+			pod, err := json.Marshal(p.Record().Pod())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&buf, "pod %s %v revision %q %s\nevents %+v\n", p.Key, p.Verdict.Kind, p.Record().Revision(), pod, c.PodEvents(p.Key))
+		}
+		for _, fl := range c.Failures(now) {
+			fmt.Fprintf(&buf, "failure %+v\n", fl)
+		}
+	}
+	return buf.String()
+}
+
+// firstDiff shows where two states part.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			return fmt.Sprintf("line %d:\n  want %s\n  got  %s", i+1, al[i], bl[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d lines", len(al), len(bl))
+}
+
+// replay applies the whole recording at dir to a fresh fleet, calling check after each frame.
+func replay(t *testing.T, dir string, check func(i int, f *model.Fleet, fr Frame)) int {
+	t.Helper()
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer r.Close()
+	first, last := r.Span()
+	f := model.NewFleet(model.DefaultConfig(), r.Contexts())
+	i := 0
+	for fr, err := range r.Batches(first.Add(-time.Nanosecond), last) {
+		if err != nil {
+			t.Fatalf("Batches: %v", err)
+		}
+		if fr.Reset {
+			f = model.NewFleet(model.DefaultConfig(), r.Contexts())
+		}
+		f.Apply(fr.Batch, fr.At)
+		check(i, f, fr)
+		i++
+	}
+	return i
+}
+
+// segments lists the recording's segment files, in order.
+func segments(t testing.TB, dir string) []string {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(dir, "*"+segmentExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func dirSize(t testing.TB, dir string) int64 {
+	t.Helper()
+	var n int64
+	for _, name := range segments(t, dir) {
+		fi, err := os.Stat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
+}
+
+// churn is batch k of scaletest.Churn's churn over an n-pod cluster (size status updates in a
+// scattered order, each changing its pod's verdict, with their Warning events), made on its own
+// so that a long recording never holds all of its batches at once. For n = 10,000 it is
+// scaletest.Churn's batch k.
+func churn(k, size, n int) model.Batch {
+	var b model.Batch
+	b.Pods = make([]*podrec.Record, size)
+	for j := range size {
+		seq := k*size + j
+		i, version := seq*7919%n, 1+seq/n
+		b.Pods[j] = scaletest.Record(i, version)
+		if e, ok := scaletest.Event(i, version); ok {
+			b.Events = append(b.Events, e)
+		}
+	}
+	return b
+}
+
+// load is what the informers of an n-pod scaletest cluster deliver first, as scaletest.Load
+// applies it: nodes and owners, the pods, their events.
+func load(n int) []model.Batch {
+	out := []model.Batch{{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(n),
+		Deployments: scaletest.Deployments(n), Health: &model.Health{Synced: true, PodsSeen: n}}}
+	var pods, events model.Batch
+	for i := range n {
+		pods.Pods = append(pods.Pods, scaletest.Record(i, 0))
+		if e, ok := scaletest.Event(i, 0); ok {
+			events.Events = append(events.Events, e)
+		}
+	}
+	return append(out, pods, events)
+}

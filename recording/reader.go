@@ -1,0 +1,258 @@
+package recording
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"doomwatch/model"
+	"doomwatch/podrec"
+)
+
+// A Reader reads a recording. It is not safe for concurrent use.
+type Reader struct {
+	dir      string
+	contexts []string
+	segs     []segmentInfo
+	last     time.Time
+	z        *zstd.Decoder
+	in       *podrec.Interner
+}
+
+// Frame is one batch of a recording, at the time it was recorded.
+type Frame struct {
+	At    time.Time
+	Batch *model.Batch
+	// Reset says that batches before this one were not recorded (the recorder could not write
+	// for a while): this frame and those that follow at the same time are a snapshot of every
+	// cluster, to be applied to a fresh fleet, which then goes on with the frames after.
+	Reset bool
+}
+
+// ErrEmpty is returned by Open for a recording that holds no segment that can be read.
+var ErrEmpty = errors.New("the recording holds nothing")
+
+// init lists the recording's segments and reads the last one to its end.
+func (r *Reader) init() error {
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		return fmt.Errorf("opening recording: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		num, ok := strings.CutSuffix(name, segmentExt)
+		if !ok || e.IsDir() {
+			continue
+		}
+		if _, err := strconv.ParseUint(num, 10, 64); err != nil {
+			continue
+		}
+		path := filepath.Join(r.dir, name)
+		h, err := readHeaderFile(path)
+		if err != nil {
+			if errors.Is(err, errNotSegment) || errors.Is(err, os.ErrNotExist) {
+				continue // a segment torn at its start, or dropped by the writer meanwhile
+			}
+			return fmt.Errorf("opening recording: %s: %w", name, err)
+		}
+		if r.contexts == nil {
+			r.contexts = h.contexts
+		} else if !slices.Equal(r.contexts, h.contexts) {
+			return fmt.Errorf("opening recording: %s records contexts %v, the others %v", name, h.contexts, r.contexts)
+		}
+		r.segs = append(r.segs, segmentInfo{path: path, seq: h.seq, start: h.start})
+	}
+	slices.SortFunc(r.segs, func(a, b segmentInfo) int { return cmp.Compare(a.seq, b.seq) })
+	if len(r.segs) == 0 {
+		return ErrEmpty
+	}
+	// The span ends at the last intact record of the last segment.
+	r.last = r.segs[len(r.segs)-1].start
+	for f, err := range r.segment(len(r.segs) - 1) {
+		if err != nil {
+			return err
+		}
+		r.last = f.At
+	}
+	return nil
+}
+
+// Open opens the recording at path, the directory Create made. A torn or truncated tail, of the
+// last segment or of any, is not an error: each segment is read up to its last intact record.
+func Open(path string) (*Reader, error) {
+	z, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(window))
+	if err != nil {
+		return nil, fmt.Errorf("opening recording: %w", err)
+	}
+	r := &Reader{dir: path, z: z, in: podrec.NewInterner()}
+	if err := r.init(); err != nil {
+		z.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close releases the reader's decompressor.
+func (r *Reader) Close() error {
+	r.z.Close()
+	return nil
+}
+
+// Contexts are the recorded clusters' context names, in the order of Batch.Cluster.
+func (r *Reader) Contexts() []string { return r.contexts }
+
+// Span is the recorded time: from the oldest snapshot kept to the last batch.
+func (r *Reader) Span() (first, last time.Time) { return r.segs[0].start, r.last }
+
+func readHeaderFile(path string) (*header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readHeader(bufio.NewReaderSize(f, 4096))
+}
+
+// Seek returns the state at t: a fresh fleet of the recorded contexts, fed the last snapshot
+// at or before t and the batches after it up to t, then aged to t as the dashboard's clock ages
+// it (Fleet.Expire). A t before the span is its start; after it, its end.
+//
+// The model's evidence is rebuilt from the snapshot's objects as a dashboard opened at the
+// snapshot's time rebuilds it (a start failure is dated by its finishedAt, an event by its last
+// time); what the live model remembered only from updates it saw before then, and no object
+// still shows, is not in the snapshot (FORMAT.md, "What a snapshot holds").
+func (r *Reader) Seek(cfg model.Config, t time.Time) (*model.Fleet, error) {
+	f := model.NewFleet(cfg, r.contexts)
+	i := r.segmentAt(t)
+	for fr, err := range r.segment(i) {
+		if err != nil {
+			return nil, err
+		}
+		if fr.At.After(t) {
+			break
+		}
+		f.Apply(fr.Batch, fr.At)
+	}
+	if start := r.segs[i].start; t.Before(start) {
+		t = start
+	}
+	f.Expire(t)
+	return f, nil
+}
+
+// segmentAt is the index of the last segment that starts at or before t (the first, if none).
+func (r *Reader) segmentAt(t time.Time) int {
+	i, _ := slices.BinarySearchFunc(r.segs, t, func(s segmentInfo, t time.Time) int {
+		if s.start.After(t) {
+			return 1
+		}
+		return -1
+	})
+	return max(i-1, 0)
+}
+
+// Batches yields the batches recorded after from and up to to, in order; the error, if any, is
+// an I/O error reading the recording (a torn tail is not one). Reaching from costs a seek: the
+// segment's snapshot and its batches before from are decoded, not applied.
+//
+// The frames of a segment's snapshot are yielded only when the segment follows a gap (Frame.Reset).
+func (r *Reader) Batches(from, to time.Time) iter.Seq2[Frame, error] {
+	return func(yield func(Frame, error) bool) {
+		for i := r.segmentAt(from); i < len(r.segs) && !r.segs[i].start.After(to); i++ {
+			first := i == r.segmentAt(from)
+			for fr, err := range r.segment(i) {
+				if err != nil {
+					yield(Frame{}, err)
+					return
+				}
+				if fr.At.After(to) {
+					return
+				}
+				snapshot := fr.Reset
+				fr.Reset = false
+				if snapshot {
+					// A segment that continues the one before starts with the state the batches so
+					// far made: not news. After a gap it is, and says so.
+					if first || !r.gapBefore(i) {
+						continue
+					}
+					fr.Reset = fr.Batch.Cluster == 0
+				}
+				if !fr.At.After(from) {
+					continue
+				}
+				if !yield(fr, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (r *Reader) gapBefore(i int) bool {
+	h, err := readHeaderFile(r.segs[i].path)
+	return err == nil && h.gap
+}
+
+// segment yields segment i's frames: its snapshot's, one per cluster, marked Reset, then its
+// batches', up to the last intact record.
+func (r *Reader) segment(i int) iter.Seq2[Frame, error] {
+	return func(yield func(Frame, error) bool) {
+		f, err := os.Open(r.segs[i].path)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return // dropped by the writer since Open
+			}
+			yield(Frame{}, fmt.Errorf("reading recording: %w", err))
+			return
+		}
+		defer f.Close()
+		br := bufio.NewReaderSize(f, 64<<10)
+		h, err := readHeader(br)
+		if err != nil {
+			return
+		}
+		if err := r.z.Reset(&frameReader{r: br}); err != nil {
+			return
+		}
+		dec := newSegmentDecoder(len(r.contexts), h.start, r.in)
+		zr := bufio.NewReaderSize(r.z, 64<<10)
+		var body []byte
+		for {
+			n, err := binary.ReadUvarint(zr)
+			if err != nil || n == 0 || n > maxFrame {
+				return // the end of the intact records
+			}
+			if cap(body) < int(n) {
+				body = make([]byte, n)
+			}
+			body = body[:n]
+			if _, err := io.ReadFull(zr, body); err != nil {
+				return
+			}
+			at, batches, err := dec.record(body[0], body[1:])
+			if err != nil {
+				// An intact frame holding a record this reader cannot decode: the recording is
+				// read up to it, as up to a torn tail.
+				return
+			}
+			for k := range batches {
+				if !yield(Frame{At: at, Batch: &batches[k], Reset: body[0] == recSnapshot}, nil) {
+					return
+				}
+			}
+		}
+	}
+}
