@@ -58,6 +58,8 @@ type encoder struct {
 	// last is the time of the last record written in the segment, which the next one's is
 	// written against.
 	last time.Time
+	// noDiff: tuning.noDiff.
+	noDiff bool
 }
 
 func newEncoder(clusters int) *encoder {
@@ -152,6 +154,12 @@ func (e *encoder) appendBody(dst []byte, b *model.Batch) []byte {
 // segment has none.
 func (e *encoder) appendObject(dst []byte, cs *clusterState, k kind, key nsName, s slot) []byte {
 	old, ok := cs.objs[k][key]
+	if ok && e.noDiff {
+		old.pod, old.obj = s.pod, s.obj
+		dst = binary.AppendUvarint(dst, old.id<<1)
+		e.cur = e.marshal(e.cur[:0], old)
+		return appendBytes(dst, e.cur)
+	}
 	if !ok {
 		old = &slot{id: cs.next[k], seq: e.seq}
 		cs.next[k]++

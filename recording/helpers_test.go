@@ -19,11 +19,12 @@ import (
 	"doomwatch/report"
 )
 
-// step is one batch as the live model got it, and what the live model was after it.
+// step is one batch as the live model got it, and what the live model was after it: all of it
+// (state) and its objects (objects).
 type step struct {
-	at    time.Time
-	batch model.Batch
-	state string
+	at             time.Time
+	batch          model.Batch
+	state, objects string
 }
 
 // recordDemo plays the demo scenario (or its fleet) in live mode at high speed through the real
@@ -79,7 +80,7 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 		if err := w.Append(at, &b); err != nil {
 			t.Fatalf("Append: %v", err)
 		}
-		steps = append(steps, step{at: at, batch: b, state: state(t, live, at)})
+		steps = append(steps, step{at: at, batch: b, state: state(t, live, at), objects: objects(t, live)})
 	}
 	if err := w.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -110,6 +111,29 @@ func state(t testing.TB, f *model.Fleet, now time.Time) string {
 		}
 		for _, fl := range c.Failures(now) {
 			fmt.Fprintf(&buf, "failure %+v\n", fl)
+		}
+	}
+	return buf.String()
+}
+
+// objects is the part of state that is the recorded objects themselves, which a seek from a
+// snapshot restores exactly: every pod's record, revision and verdict's kind... no: its record
+// and revision, its events, the counts of pods; not the evidence the live model gathered from
+// updates before the snapshot (Seek).
+func objects(t testing.TB, f *model.Fleet) string {
+	t.Helper()
+	var buf bytes.Buffer
+	for _, c := range f.Clusters() {
+		fmt.Fprintf(&buf, "cluster %s health %+v pods %d\n", c.Context, c.Health(), c.Counts().Pods)
+		for _, p := range c.View(model.Query{Sort: model.ByName}) {
+			pod, err := json.Marshal(p.Record().Pod())
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&buf, "pod %s revision %q %s\nevents %+v\n", p.Key, p.Record().Revision(), pod, c.PodEvents(p.Key))
+		}
+		for _, r := range c.Rollouts() {
+			fmt.Fprintf(&buf, "rollout %s desired %d updated %d ready %d available %d\n", r.Workload(), r.Desired, r.Updated, r.Ready, r.Available)
 		}
 	}
 	return buf.String()

@@ -78,15 +78,22 @@ func (r *Reader) init() error {
 	if len(r.segs) == 0 {
 		return ErrEmpty
 	}
-	// The span ends at the last intact record of the last segment.
-	r.last = r.segs[len(r.segs)-1].start
-	for f, err := range r.segment(len(r.segs) - 1) {
-		if err != nil {
-			return err
+	// The span ends at the last intact record of the last segment that holds one: a segment torn
+	// before the end of its snapshot holds nothing.
+	for len(r.segs) > 0 {
+		found := false
+		for f, err := range r.segment(len(r.segs) - 1) {
+			if err != nil {
+				return err
+			}
+			r.last, found = f.At, true
 		}
-		r.last = f.At
+		if found {
+			return nil
+		}
+		r.segs = r.segs[:len(r.segs)-1]
 	}
-	return nil
+	return ErrEmpty
 }
 
 // Open opens the recording at path, the directory Create made. A torn or truncated tail, of the
@@ -135,20 +142,31 @@ func readHeaderFile(path string) (*header, error) {
 // still shows, is not in the snapshot (FORMAT.md, "What a snapshot holds").
 func (r *Reader) Seek(cfg model.Config, t time.Time) (*model.Fleet, error) {
 	f := model.NewFleet(cfg, r.contexts)
-	i := r.segmentAt(t)
-	for fr, err := range r.segment(i) {
-		if err != nil {
-			return nil, err
-		}
-		if fr.At.After(t) {
-			break
-		}
-		f.Apply(fr.Batch, fr.At)
+	if t.After(r.last) {
+		t = r.last
 	}
-	if start := r.segs[i].start; t.Before(start) {
-		t = start
+	// A segment torn within its snapshot (the disk filled up as it was written) holds nothing:
+	// the one before it is read to its end instead.
+	for i := r.segmentAt(t); i >= 0; i-- {
+		found := false
+		for fr, err := range r.segment(i) {
+			if err != nil {
+				return nil, err
+			}
+			if fr.At.After(t) {
+				break
+			}
+			f.Apply(fr.Batch, fr.At)
+			found = true
+		}
+		if found {
+			if start := r.segs[i].start; t.Before(start) {
+				t = start
+			}
+			f.Expire(t)
+			return f, nil
+		}
 	}
-	f.Expire(t)
 	return f, nil
 }
 

@@ -17,7 +17,7 @@ import (
 
 // DefaultSnapshotEvery is how often a writer starts a segment with a full snapshot when Options
 // does not say: the most a seek replays (BENCHMARKS.md, recording: seek).
-const DefaultSnapshotEvery = 2 * time.Minute
+const DefaultSnapshotEvery = time.Minute
 
 // flushEvery is how long a record may wait in memory before it is written to the file: after a
 // crash (SIGKILL included) the recording replays up to its last flush.
@@ -59,17 +59,19 @@ type Writer struct {
 	// old are the segments before seg still on disk, oldest first.
 	old []segmentInfo
 	seq uint64
-	// last is the time of the last batch appended (when the state was last changed).
-	last    time.Time
-	started bool
+	// last is the time of the last batch appended (when the state was last changed), flushedAt
+	// the time of the batch that was last written out with those before it.
+	last, flushedAt time.Time
+	started         bool
 	// gap: batches since the last segment's end were not written; the next segment says so.
 	gap   bool
 	timer *time.Timer
 	// err is a background flush's error, handed to the next caller.
-	err    error
-	closed bool
-	create func(path string) (file, error)
-	frame  []byte
+	err       error
+	closed    bool
+	create    func(path string) (file, error)
+	frame     []byte
+	frameEach bool
 }
 
 // file is what a writer needs of a segment file (*os.File; a test's failing disk).
@@ -106,7 +108,20 @@ func (s *segment) Write(p []byte) (int, error) {
 
 // Create starts a recording at path, a directory that must not exist or be empty. Nothing is
 // written until the first Append.
-func Create(path string, opts Options) (*Writer, error) {
+func Create(path string, opts Options) (*Writer, error) { return create(path, opts, tuning{}) }
+
+// tuning holds the choices BenchmarkRecord measures against each other (BENCHMARKS.md); the zero
+// value is what Create uses.
+type tuning struct {
+	// noDiff writes every version of an object whole, never as a diff against the previous one.
+	noDiff bool
+	// frameEach ends the zstd frame at every flush, so that no flush compresses against another.
+	frameEach bool
+	// level is the zstd level (0: SpeedDefault).
+	level zstd.EncoderLevel
+}
+
+func create(path string, opts Options, tune tuning) (*Writer, error) {
 	if len(opts.Contexts) == 0 {
 		return nil, errors.New("recording: no contexts")
 	}
@@ -128,13 +143,18 @@ func Create(path string, opts Options) (*Writer, error) {
 			return nil, fmt.Errorf("creating recording: %s is not empty: %w", path, fs.ErrExist)
 		}
 	}
+	if tune.level == 0 {
+		tune.level = zstd.SpeedDefault
+	}
 	z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(window),
-		zstd.WithEncoderLevel(zstd.SpeedDefault))
+		zstd.WithEncoderLevel(tune.level))
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
+	enc := newEncoder(len(opts.Contexts))
+	enc.noDiff = tune.noDiff
 	return &Writer{
-		dir: path, opts: opts, enc: newEncoder(len(opts.Contexts)), z: z,
+		dir: path, opts: opts, enc: enc, z: z, frameEach: tune.frameEach,
 		create: func(p string) (file, error) {
 			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		},
@@ -181,10 +201,13 @@ func (w *Writer) Append(at time.Time, b *model.Batch) error {
 	w.rec = w.enc.appendBatch(w.rec, at, b)
 	w.last = at
 	w.seg.dirty = true
-	if len(w.rec) >= flushSize {
+	// A second of the source's clock, or a burst, is written out at once; the timer writes out
+	// what a source that went quiet left.
+	if at.Sub(w.flushedAt) >= flushEvery || len(w.rec) >= flushSize {
 		if ferr := w.flush(); ferr != nil && err == nil {
 			err = ferr
 		}
+		w.flushedAt = at
 	} else if w.timer == nil {
 		w.timer = time.AfterFunc(flushEvery, w.timedFlush)
 	}
@@ -238,13 +261,19 @@ func (w *Writer) flush() error {
 		return w.broken(err)
 	}
 	w.rec = w.rec[:0]
-	if err := w.z.Flush(); err != nil {
+	if w.frameEach {
+		if err := w.z.Close(); err != nil {
+			return w.broken(err)
+		}
+		w.z.Reset(s)
+	} else if err := w.z.Flush(); err != nil {
 		return w.broken(err)
 	}
 	if err := w.writeFrame(); err != nil {
 		return err
 	}
 	s.dirty = false
+	w.enforceRetention()
 	w.enforceSize()
 	return nil
 }
@@ -336,7 +365,6 @@ func (w *Writer) startSegment() error {
 	}
 	s.snapshot = s.size
 	w.gap = false
-	w.enforceRetention()
 	return nil
 }
 
