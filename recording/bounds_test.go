@@ -22,8 +22,7 @@ func TestRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 	most := 0
-	var steps []step
-	steps = recordSmall(t, w, 10*60, 10*60-int((opts.Retention+2*opts.SnapshotEvery)/time.Second), func(i int, err error) {
+	steps := recordSmall(t, w, 10*60, 10*60-int((opts.Retention+2*opts.SnapshotEvery)/time.Second), func(i int, err error) {
 		if err != nil {
 			t.Fatalf("Append %d: %v", i, err)
 		}

@@ -101,7 +101,7 @@ func (d *differ) diff(dst, prev, cur []byte, level int) ([]byte, bool) {
 	same := 0
 	flush := func() {
 		if same > 0 {
-			dst = binary.AppendUvarint(dst, uint64(same)<<2|opSame)
+			dst = binary.AppendUvarint(dst, uint64(same)<<2) // | opSame, which is 0
 			same = 0
 		}
 	}

@@ -60,7 +60,10 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 	// at between batches too.
 	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
-	for now().Sub(demo.Epoch) < until {
+	// Until every cluster has synced, however long that took on a busy machine, and the clock has
+	// reached until.
+	synced := map[int]bool{}
+	for len(synced) < len(opts.Contexts) || now().Sub(demo.Epoch) < until {
 		var b model.Batch
 		select {
 		case <-ctx.Done():
@@ -76,6 +79,9 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 			at = last.Add(time.Nanosecond)
 		}
 		last = at
+		if b.Health != nil && b.Health.Synced {
+			synced[b.Cluster] = true
+		}
 		live.Apply(&b, at)
 		if err := w.Append(at, &b); err != nil {
 			t.Fatalf("Append: %v", err)
