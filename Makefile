@@ -47,7 +47,9 @@ bench:
 # doomwatch and k9s side by side on a real kube-apiserver holding N pods (not part of `make test`):
 # builds the servers and k9s from the Go module proxy (pinned, cached), loads the pods, runs both in
 # a pseudo-terminal and prints the figures of BENCHMARKS.md as markdown. N=150000 takes about 40
-# minutes on 2 cores, most of it loading.
+# minutes on 2 cores, most of it loading. BENCHFLAGS="--clusters 3" is the fleet mode: three
+# servers of N pods each, doomwatch --context a,b,c in one process beside one k9s per context
+# (N=10000: about 20 minutes).
 N ?= 10000
 bench-scale: e2e-bins
 	$(GO) run ./hack/benchscale --pods $(N) --k8s-bin "$$(hack/build-k8s.sh 2>/dev/null | tail -n 1)" \

@@ -37,7 +37,7 @@ type flags struct {
 	attach                                       string
 	tools                                        []string
 	keep, serve                                  bool
-	nodes                                        int
+	nodes, clusters                              int
 }
 
 func run() error {
@@ -45,6 +45,7 @@ func run() error {
 	var f flags
 	pflag.IntVar(&s.pods, "pods", 10000, "pods to load")
 	pflag.IntVar(&f.nodes, "nodes", 100, "nodes to load")
+	pflag.IntVar(&f.clusters, "clusters", 1, "clusters to start, each with --pods pods: with more than one, doomwatch watches them all (--context a,b,…) beside one k9s per cluster (fleet.go)")
 	pflag.StringVar(&f.k8sBin, "k8s-bin", os.Getenv("DOOMWATCH_K8S_BIN"), "directory with etcd and kube-apiserver (hack/build-k8s.sh)")
 	pflag.StringVar(&f.k9s, "k9s", "", "k9s binary (hack/build-k9s.sh); empty: doomwatch alone")
 	pflag.StringVar(&f.k9sMissing, "k9s-missing", "", "why there is no k9s binary, for the report")
@@ -63,7 +64,7 @@ func run() error {
 		return fmt.Errorf("--k8s-bin (or DOOMWATCH_K8S_BIN) is required: run hack/build-k8s.sh")
 	}
 	if s.startTimeout == 0 {
-		s.startTimeout = time.Minute + time.Duration(s.pods/250)*time.Second
+		s.startTimeout = time.Minute + time.Duration(s.pods*max(f.clusters, 1)/250)*time.Second
 	}
 	if s.idle > 10*time.Minute || s.churnFor > 10*time.Minute {
 		return fmt.Errorf("windows are bounded to 10 minutes")
@@ -100,6 +101,9 @@ func run() error {
 	msgs, err := scale.LoadMessages(f.fixtures)
 	if err != nil {
 		return err
+	}
+	if f.clusters > 1 {
+		return runFleet(ctx, s, f, f.clusters, dir, bins, msgs, logf)
 	}
 	cfg := scale.DefaultConfig(s.pods)
 	cfg.Nodes, cfg.Messages = f.nodes, msgs

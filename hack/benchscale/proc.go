@@ -69,7 +69,7 @@ func readMemory(pid int) (memory, error) {
 	return m, sc.Err()
 }
 
-// window is a process's CPU and memory over a span of time.
+// window is the CPU and memory of a process, or of several together, over a span of time.
 type window struct {
 	took          time.Duration
 	cores         float64 // CPU time / wall time
@@ -84,10 +84,28 @@ type window struct {
 // observe samples pid for d (or until ctx ends): CPU from the first to the last reading of
 // /proc/<pid>/stat, RSS once a second.
 func observe(ctx context.Context, pid int, d time.Duration) (window, error) {
+	return observeAll(ctx, []int{pid}, d)
+}
+
+// observeAll is observe over several processes at once, as one: their CPU added up, their VmRSS
+// summed at each sample (rssMax is the largest sum) and their VmHWM summed (each process's own
+// peak, so an upper bound of their peak together).
+func observeAll(ctx context.Context, pids []int, d time.Duration) (window, error) {
 	var w window
 	start := time.Now()
+	ticks := func() (int64, error) {
+		var sum int64
+		for _, pid := range pids {
+			t, err := cpuTicks(pid)
+			if err != nil {
+				return 0, err
+			}
+			sum += t
+		}
+		return sum, nil
+	}
 	var err error
-	if w.before, err = cpuTicks(pid); err != nil {
+	if w.before, err = ticks(); err != nil {
 		return w, err
 	}
 	tick := time.NewTicker(time.Second)
@@ -95,14 +113,18 @@ func observe(ctx context.Context, pid int, d time.Duration) (window, error) {
 	end := time.NewTimer(d)
 	defer end.Stop()
 	sample := func() {
-		m, err := readMemory(pid)
-		if err != nil {
-			w.sampleErr = err
-			return
+		var rss, hwm int64
+		for _, pid := range pids {
+			m, err := readMemory(pid)
+			if err != nil {
+				w.sampleErr = err
+				return
+			}
+			rss, hwm = rss+m.rss, hwm+m.hwm
 		}
 		w.samples++
-		w.rssEnd, w.hwm = m.rss, m.hwm
-		w.rssMax = max(w.rssMax, m.rss)
+		w.rssEnd, w.hwm = rss, hwm
+		w.rssMax = max(w.rssMax, rss)
 	}
 	sample()
 loop:
@@ -117,7 +139,7 @@ loop:
 		}
 	}
 	sample()
-	if w.after, err = cpuTicks(pid); err != nil {
+	if w.after, err = ticks(); err != nil {
 		return w, err
 	}
 	w.took = time.Since(start)
