@@ -80,8 +80,8 @@ func recordChurn(b *testing.B, dir string, d time.Duration, opts Options, tune t
 // change (events and snapshots included, the load not) and the writer's CPU per batch of 50. The
 // variants are what each step of the format buys: each version of a pod written whole or as a
 // diff against its previous one, each second's frame compressed on its own or as part of the
-// segment's one zstd stream, zstd's levels, and a snapshot every 2 minutes or every minute (the
-// default). Target: 40 B/change.
+// segment's one zstd stream, zstd's levels, and a snapshot every 2 minutes, every minute (the
+// default) or none after the load's. Target: 40 B/change.
 func BenchmarkRecord(b *testing.B) {
 	variants := []struct {
 		name  string
@@ -95,6 +95,7 @@ func BenchmarkRecord(b *testing.B) {
 		{"diff/stream/fastest/snapshot=2m", 2 * time.Minute, tuning{level: zstd.SpeedFastest}},
 		{"diff/stream/better/snapshot=2m", 2 * time.Minute, tuning{level: zstd.SpeedBetterCompression}},
 		{"diff/stream/snapshot=1m", time.Minute, tuning{}}, // what Create does by default
+		{"diff/stream/snapshot=none", time.Hour, tuning{}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
