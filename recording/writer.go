@@ -170,6 +170,9 @@ func create(path string, opts Options, tune tuning) (*Writer, error) {
 // state regardless, and the next Append starts a new segment from a snapshot once it can write
 // again, marked as following a gap.
 func (w *Writer) Append(at time.Time, b *model.Batch) error {
+	if b == nil {
+		return errors.New("recording: no batch")
+	}
 	if b.Cluster < 0 || b.Cluster >= len(w.enc.clusters) {
 		return fmt.Errorf("recording: batch of cluster %d, the recording has %d", b.Cluster, len(w.enc.clusters))
 	}
