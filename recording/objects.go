@@ -101,7 +101,7 @@ func revisionLabel(owners []metav1.OwnerReference) string {
 	return revisionHashLabel
 }
 
-// objectsOf returns the objects of kind k in b, as their common interface (pods excepted).
+// sectionLen is the number of objects of kind k in b.
 func sectionLen(b *model.Batch, k kind) int {
 	switch k {
 	case kindPod:
