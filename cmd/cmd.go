@@ -23,7 +23,7 @@ import (
 )
 
 // commands are doomwatch's commands, the root first. A new subcommand is a file and a line here.
-var commands = []func() command{newRoot, newWait}
+var commands = []func() command{newRoot, newWait, newRecord, newReplay}
 
 // command is one of doomwatch's commands.
 type command interface {
@@ -43,6 +43,12 @@ type command interface {
 	source() sourceOptions
 	// run runs the command on a started source.
 	run(ctx context.Context, e *env) error
+}
+
+// standalone is a command that runs without a source (replay reads a recording): Execute runs it
+// once its flags are valid, without connecting to anything.
+type standalone interface {
+	runAlone(ctx context.Context, p *Program) error
 }
 
 // sourceOptions are what a command's source watches.
@@ -93,6 +99,14 @@ func Execute(p *Program, args []string) error {
 	if err := c.validate(fs, rest); err != nil {
 		return usageErr(err)
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// Stopping the source (informers, demo engine) when Execute returns.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if a, ok := c.(standalone); ok {
+		return a.runAlone(ctx, p)
+	}
 	timeout, err := o.kube.RequestTimeout()
 	if err != nil {
 		return usageErr(err)
@@ -103,12 +117,6 @@ func Execute(p *Program, args []string) error {
 		return err
 	}
 	defer closeLog()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	// Stopping the source (informers, demo engine) when Execute returns.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 
 	contexts, err := o.contexts()
 	if err != nil {
@@ -134,12 +142,17 @@ func Execute(p *Program, args []string) error {
 // the flags are, as kubectl finds its subcommands) and parses args with that command's flags.
 func parse(args []string) (command, *pflag.FlagSet, *common, []string, error) {
 	// Every command's flags at once, only to find the command: a flag's value is not taken for
-	// its name.
+	// its name. Each takes any value here (replay's --at is a time, the root's a duration), so
+	// that the command is found even when a value is bad; its own flags then say so.
 	all := pflag.NewFlagSet("", pflag.ContinueOnError)
 	all.SetOutput(io.Discard)
 	for _, newCmd := range commands {
 		fs, _ := flagSet(newCmd())
-		all.AddFlagSet(fs)
+		fs.VisitAll(func(f *pflag.Flag) {
+			if all.Lookup(f.Name) == nil && (f.Shorthand == "" || all.ShorthandLookup(f.Shorthand) == nil) {
+				all.VarPF(anyValue{}, f.Name, f.Shorthand, "").NoOptDefVal = f.NoOptDefVal
+			}
+		})
 	}
 	c := commands[0]()
 	if all.Parse(args) == nil && all.NArg() > 0 {
@@ -157,6 +170,13 @@ func parse(args []string) (command, *pflag.FlagSet, *common, []string, error) {
 	}
 	return c, fs, o, rest, err
 }
+
+// anyValue is a flag value that takes anything (parse).
+type anyValue struct{}
+
+func (anyValue) String() string   { return "" }
+func (anyValue) Set(string) error { return nil }
+func (anyValue) Type() string     { return "string" }
 
 // flagSet is command c's flag set.
 func flagSet(c command) (*pflag.FlagSet, *common) {

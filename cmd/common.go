@@ -31,7 +31,10 @@ type common struct {
 	kube     *kube.Flags
 }
 
-func newCommon() *common { return &common{model: model.DefaultConfig()} }
+// newCommon is the options at their defaults, for the flags a command does not declare too.
+func newCommon() *common {
+	return &common{model: model.DefaultConfig(), speed: 1, interval: kube.DefaultInterval}
+}
 
 // demoFlags are --demo and its knobs; --at only for the commands that can hold the scenario at a
 // time (wait's verdict needs the story to go on).
@@ -45,9 +48,19 @@ func (o *common) demoFlags(fs *pflag.FlagSet, at bool) {
 	fs.Float64Var(&o.speed, "speed", 1, "With --demo: simulated seconds per real second.")
 }
 
+// intervalFlag is the coalescing interval.
+func (o *common) intervalFlag(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
+}
+
 // modelFlags are the coalescing interval and the model's thresholds.
 func (o *common) modelFlags(fs *pflag.FlagSet) {
-	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
+	o.intervalFlag(fs)
+	o.thresholdFlags(fs)
+}
+
+// thresholdFlags are the model's thresholds.
+func (o *common) thresholdFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.model.Window, "window", o.model.Window, "How long start failures (exit 128, CRI-O create errors) count as evidence.")
 	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, fmt.Sprintf("A node is suspect when at least this many distinct pods failed to start on it within the window and it stands out: a share of its started pods at least %dx that of the nodes not suspect, or half of them when the others are too few to tell.", model.SuspectRatio))
 	// --suspect-share was the share of the cluster's exit-128 failures a node had to hold; a node is
@@ -63,15 +76,21 @@ func (o *common) modelFlags(fs *pflag.FlagSet) {
 // request timeout defaults to 10s rather than kubectl's "never".
 func (o *common) programFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.logFile, "log-file", "", "Write klog/client-go logs and API server warnings to this file (default: discard them).")
+	o.helpFlags(fs)
+	o.kube = kube.AddFlags(fs)
+}
+
+// helpFlags are colour, help and version: what a command that talks to no cluster has of
+// programFlags.
+func (o *common) helpFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.noColor, "no-color", false, "Disable colour (also NO_COLOR=1).")
 	fs.BoolVarP(&o.help, "help", "h", false, "Show this help.")
 	fs.BoolVar(&o.version, "version", false, "Print the version and exit.")
-	o.kube = kube.AddFlags(fs)
 }
 
 // validate rejects shared flags and values that cannot be what the user meant.
 func (o *common) validate(fs *pflag.FlagSet) error {
-	if !o.demo {
+	if !o.demo && fs.Lookup("demo") != nil {
 		for _, name := range []string{"at", "seed", "speed", "fleet"} {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s needs --demo", name)

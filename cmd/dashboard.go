@@ -17,15 +17,33 @@ func (r *root) runDashboard(ctx context.Context, e *env) error {
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("the dashboard needs a terminal, and stdout is not one: use --once for a snapshot, or wait as a deploy gate")
 	}
-	go governMemory(ctx, e.src.Synced())
-	err := tui.Run(ctx, tui.Options{
+	opts := tui.Options{
 		Model:   e.m,
 		Batches: e.src.Batches(),
 		Now:     e.src.Now,
 		Scope:   e.src.Scope(),
 		NoColor: r.noColor,
 		Logs:    e.src,
-	})
+	}
+	var rec *recorder
+	if r.rec.path != "" {
+		var err error
+		// The dashboard has the terminal: the recorder's troubles are the header's to show.
+		if rec, err = startRecorder(e, &r.rec, r.demo, nil); err != nil {
+			return err
+		}
+		opts.Batches = rec.tee(ctx, opts.Batches, e.src.Now)
+		opts.Recording = rec.note
+	}
+	go governMemory(ctx, e.src.Synced())
+	err := tui.Run(ctx, opts)
+	if rec != nil {
+		if cerr := rec.close(); cerr != nil && err == nil {
+			err = cerr
+		} else if cerr == nil {
+			rec.summary(e.Stderr)
+		}
+	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}

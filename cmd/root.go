@@ -19,6 +19,8 @@ type root struct {
 	once          bool
 	watch         bool
 	output        string
+	// rec is --record and its bounds: a recording made beside the dashboard.
+	rec recordFlags
 }
 
 func newRoot() command { return &root{} }
@@ -32,6 +34,8 @@ func (r *root) addFlags(fs *pflag.FlagSet) *common {
 	fs.BoolVar(&r.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
 	fs.BoolVarP(&r.watch, "watch", "w", false, "Print every rollout, pod and node once synced, then a line per change of verdict, reason or suspect call.")
 	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --watch: "+report.SnapshotPrinters.List()+" (--watch: one JSON object per line).")
+	fs.StringVar(&r.rec.path, "record", "", "Record what the dashboard is shown into this directory (new, or empty), for "+"`doomwatch replay`"+"; with --retention and --max-size as record takes them.")
+	r.rec.bounds(fs)
 	r.demoFlags(fs, true)
 	r.modelFlags(fs)
 	r.programFlags(fs)
@@ -50,6 +54,9 @@ Usage:
   %[1]s --context 'prod-*'          several clusters in one view (a comma list, a glob or --all-contexts)
   %[1]s --demo --fleet              three demo clusters in one view
   %[1]s wait deployment/NAME ...    a deploy gate: exit 0 when rolled out, 1 when doomed (see %[1]s wait --help)
+  %[1]s record -o DIR               record headless for replay (see %[1]s record --help)
+  %[1]s --record DIR                the dashboard, recording what it is shown
+  %[1]s replay DIR                  the dashboard over a recording (see %[1]s replay --help)
 
 doomwatch only gets, lists and watches; it never writes to the cluster.
 Exit codes: 0 success, 1 error (e.g. cluster unreachable; --once with several contexts: any of
@@ -71,6 +78,17 @@ func (r *root) validate(fs *pflag.FlagSet, args []string) error {
 	}
 	if fs.Changed("output") && !r.once && !r.watch {
 		return errors.New("-o/--output needs --once or --watch")
+	}
+	if r.rec.path == "" && (fs.Changed("retention") || fs.Changed("max-size")) {
+		return errors.New("--retention and --max-size need --record (or doomwatch record)")
+	}
+	if r.rec.path != "" {
+		if r.once || r.watch {
+			return errors.New("--record records beside the dashboard; without one, use doomwatch record -o DIR")
+		}
+		if err := r.rec.validate("--record"); err != nil {
+			return err
+		}
 	}
 	check := report.SnapshotPrinters.Check
 	if r.watch {

@@ -42,6 +42,11 @@ type header struct {
 	// be written to its end): a player starts again from this segment's snapshot.
 	gap      bool
 	contexts []string
+	// servers are the contexts' API servers, or none (written before version 1 had them, or not
+	// known).
+	servers []string
+	// scope is what the recorder watched (Options.Scope).
+	scope string
 }
 
 const headerGap = 1
@@ -58,6 +63,11 @@ func (h *header) marshal() []byte {
 	for _, c := range h.contexts {
 		body = appendString(body, c)
 	}
+	body = binary.AppendUvarint(body, uint64(len(h.servers)))
+	for _, c := range h.servers {
+		body = appendString(body, c)
+	}
+	body = appendString(body, h.scope)
 	out := append([]byte(magic), 0, 0)
 	binary.LittleEndian.PutUint16(out[len(magic):], version)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(body)))
@@ -94,6 +104,12 @@ func readHeader(r io.Reader) (*header, error) {
 	h.gap = flags&headerGap != 0
 	for range d.count() {
 		h.contexts = append(h.contexts, d.string())
+	}
+	if len(d.b) > 0 {
+		for range d.count() {
+			h.servers = append(h.servers, d.string())
+		}
+		h.scope = d.string()
 	}
 	if d.err != nil {
 		return nil, errNotSegment

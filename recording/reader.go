@@ -25,6 +25,8 @@ import (
 type Reader struct {
 	dir      string
 	contexts []string
+	servers  []string
+	scope    string
 	segs     []segmentInfo
 	last     time.Time
 	z        *zstd.Decoder
@@ -68,7 +70,7 @@ func (r *Reader) init() error {
 			return fmt.Errorf("opening recording: %s: %w", name, err)
 		}
 		if r.contexts == nil {
-			r.contexts = h.contexts
+			r.contexts, r.servers, r.scope = h.contexts, h.servers, h.scope
 		} else if !slices.Equal(r.contexts, h.contexts) {
 			return fmt.Errorf("opening recording: %s records contexts %v, the others %v", name, h.contexts, r.contexts)
 		}
@@ -119,6 +121,13 @@ func (r *Reader) Close() error {
 
 // Contexts are the recorded clusters' context names, in the order of Batch.Cluster.
 func (r *Reader) Contexts() []string { return r.contexts }
+
+// Servers are the recorded clusters' API servers, in the order of Contexts; nil when the
+// recorder did not know them (the demo's are "").
+func (r *Reader) Servers() []string { return r.servers }
+
+// Scope is what the recorder watched, as the dashboard's header said it.
+func (r *Reader) Scope() string { return r.scope }
 
 // Span is the recorded time: from the oldest snapshot kept to the last batch.
 func (r *Reader) Span() (first, last time.Time) { return r.segs[0].start, r.last }

@@ -31,6 +31,15 @@ const flushSize = 4 << 20
 type Options struct {
 	// Contexts are the clusters' context names, in the order of model.Batch.Cluster; at least one.
 	Contexts []string
+	// Servers are their API servers' addresses, in the same order, as a live --once prints them
+	// ("" for the demo); optional.
+	Servers []string
+	// Scope is what the recorder watched, as the dashboard's header says it ("ns shop · app=web").
+	Scope string
+	// Start is when the recording starts on the source's clock: its span begins there, with an
+	// empty state, rather than at the first batch. The recorder sets it to the time it started,
+	// so that an offset into a recording of the demo is the story's time.
+	Start time.Time
 	// Retention drops what is older than this, as recording goes on (0: keep everything). It is
 	// applied a segment at a time, so up to SnapshotEvery more than it is kept.
 	Retention time.Duration
@@ -151,14 +160,42 @@ func create(path string, opts Options, tune tuning) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
 	}
+	if len(opts.Servers) > 0 && len(opts.Servers) != len(opts.Contexts) {
+		return nil, fmt.Errorf("recording: %d servers for %d contexts", len(opts.Servers), len(opts.Contexts))
+	}
 	enc := newEncoder(len(opts.Contexts))
 	enc.noDiff = tune.noDiff
-	return &Writer{
+	w := &Writer{
 		dir: path, opts: opts, enc: enc, z: z, frameEach: tune.frameEach,
 		create: func(p string) (file, error) {
 			return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		},
-	}, nil
+	}
+	if !opts.Start.IsZero() {
+		w.started, w.last = true, opts.Start
+	}
+	return w, nil
+}
+
+// Size is the recording's bytes on disk, as MaxSize counts them.
+func (w *Writer) Size() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.size()
+}
+
+// Span is the recorded time so far: from the oldest segment kept (or Options.Start) to the last
+// batch; zero before the first.
+func (w *Writer) Span() (first, last time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case len(w.old) > 0:
+		first = w.old[0].start
+	case w.seg != nil:
+		first = w.seg.start
+	}
+	return first, w.last
 }
 
 // Append records b, which the source delivered at at (its clock: the time the model is given with
@@ -350,7 +387,7 @@ func (w *Writer) startSegment() error {
 		return fmt.Errorf("writing recording: %w", err)
 	}
 	s := &segment{segmentInfo: segmentInfo{path: path, seq: w.seq, start: w.last}, f: f}
-	h := header{seq: w.seq, start: w.last, gap: w.gap && w.seq > 1, contexts: w.opts.Contexts}
+	h := header{seq: w.seq, start: w.last, gap: w.gap && w.seq > 1, contexts: w.opts.Contexts, servers: w.opts.Servers, scope: w.opts.Scope}
 	hb := h.marshal()
 	if _, err := f.Write(hb); err != nil {
 		_ = f.Close()

@@ -33,6 +33,9 @@ type Options struct {
 	// Replay, when set, is a recording played back: its frames take the place of Batches, its
 	// position is Now, and the header shows its time bar.
 	Replay Player
+	// Recording, when set, says how the recording made beside the dashboard goes (--record):
+	// the header shows its note, in the danger style while failing (it cannot write).
+	Recording func() (note string, failing bool)
 	// Logs serves the log pane (`l`); nil shows "no log source here" in it.
 	Logs LogSource
 	// Input and Output default to the process's terminal.

@@ -38,6 +38,10 @@ type header struct {
 	// replay is a playback's state for the time bar (replayLine), when replayOn.
 	replay   PlayStatus
 	replayOn bool
+	// rec is the note of a recording made beside the dashboard (Options.Recording), recFailing
+	// set while it cannot write.
+	rec        string
+	recFailing bool
 	// ranked are the rollouts in the line's order: the model's with one cluster, the fleet's
 	// worst first with several.
 	ranked []model.Rollout
@@ -229,6 +233,17 @@ func (h *header) clusterLine(c *clusterState) string {
 	return clip(line, h.width)
 }
 
+// recNote is the recording's note for the first line, "" when there is no recording.
+func (h *header) recNote() string {
+	switch {
+	case h.rec == "":
+		return ""
+	case h.recFailing:
+		return "  " + h.c.st.danger.Render("● "+model.Sanitize(h.rec))
+	}
+	return "  " + h.c.st.dim.Render("● "+model.Sanitize(h.rec))
+}
+
 // View renders the header's lines.
 func (h *header) View() string {
 	st := h.c.st
@@ -246,7 +261,7 @@ func (h *header) View() string {
 		label, ctx = "contexts ", strconv.Itoa(len(h.clusters))
 	}
 	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+model.Sanitize(ctx)+
-		"  "+st.dim.Render("scope ")+model.Sanitize(scope)+"  "+h.syncState(), h.width))
+		"  "+st.dim.Render("scope ")+model.Sanitize(scope)+"  "+h.syncState()+h.recNote(), h.width))
 	b.WriteByte('\n')
 	if h.replayOn {
 		b.WriteString(h.replayLine())

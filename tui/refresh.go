@@ -28,6 +28,9 @@ func (d *dashboard) refreshAll() tea.Cmd {
 		}
 		s.spreads = d.m.Spreads()
 	}
+	if d.opts.Recording != nil {
+		d.header.rec, d.header.recFailing = d.opts.Recording()
+	}
 	cmd := d.readPods()
 	d.header.Refresh(s)
 	for _, p := range d.panels {

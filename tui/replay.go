@@ -30,9 +30,18 @@ type Player interface {
 	Jump(next bool)
 }
 
-// Frame is one step of a playback: a batch, or (Model non-nil) the state at a new position.
+// Frame is one step of a playback: the state at a new position (Model, when non-nil, shown from
+// then on), then the batches played, each applied at its recorded time, with one refresh for all.
+// A short seek forward is the batches up to the new position in one frame: the model that played
+// them is the one a live dashboard had.
 type Frame struct {
 	Model *model.Fleet
+	Steps []Step
+}
+
+// Step is a recorded batch and the time the source delivered it.
+type Step struct {
+	At    time.Time
 	Batch model.Batch
 }
 
@@ -68,9 +77,7 @@ func waitForFrame(ch <-chan Frame) tea.Cmd {
 func (d *dashboard) replaceModel(m *model.Fleet) tea.Cmd {
 	d.m, d.snap.m = m, m
 	d.text.drop()
-	if d.shown.Text != "" {
-		d.shown.Text = ""
-	}
+	d.shown.Text = ""
 	return d.refreshAll()
 }
 

@@ -135,11 +135,16 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 		d.m.Apply(&msg.batch, d.opts.Now())
 		return tea.Batch(d.refreshAll(), waitForBatch(d.opts.Batches), d.header.startSpinner())
 	case frameMsg:
+		if msg.f.Model != nil {
+			d.m, d.snap.m = msg.f.Model, msg.f.Model
+		}
+		for i := range msg.f.Steps {
+			d.m.Apply(&msg.f.Steps[i].Batch, msg.f.Steps[i].At)
+		}
 		var cmd tea.Cmd
 		if msg.f.Model != nil {
 			cmd = d.replaceModel(msg.f.Model)
 		} else {
-			d.m.Apply(&msg.f.Batch, d.opts.Now())
 			cmd = d.refreshAll()
 		}
 		d.header.replay = d.opts.Replay.Status()

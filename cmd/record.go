@@ -1,0 +1,301 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"doomwatch/kube"
+	"doomwatch/kube/demo"
+	"doomwatch/model"
+	"doomwatch/recording"
+)
+
+// Defaults of record's bounds: a day of history, as much as a day of a 10,000-pod cluster's churn
+// takes (BENCHMARKS.md, "The flight recorder"), well short of sloop's 14 days and 32 GiB, which
+// fill disks.
+const (
+	defaultRetention = 24 * time.Hour
+	defaultMaxSize   = "1Gi"
+)
+
+// record is `doomwatch record -o DIR`: headless, it records what the informers deliver until
+// interrupted or --for has passed, for `doomwatch replay`.
+type record struct {
+	*common
+	allNamespaces bool
+	selector      string
+	rec           recordFlags
+	duration      time.Duration
+}
+
+func newRecord() command { return &record{} }
+
+func (r *record) name() string { return "record" }
+
+// recordFlags are where and how much a recording keeps: record's -o, --retention and
+// --max-size, and the root's --record with the same bounds.
+type recordFlags struct {
+	path      string
+	retention time.Duration
+	maxSize   string
+	// max is maxSize in bytes, once validated.
+	max int64
+}
+
+func (f *recordFlags) bounds(fs *pflag.FlagSet) {
+	fs.DurationVar(&f.retention, "retention", defaultRetention, "Keep this much of the recorded time, dropping the oldest as it records (0: keep all).")
+	fs.StringVar(&f.maxSize, "max-size", defaultMaxSize, "Keep the recording within this size on disk, dropping the oldest as it records (a quantity: 512Mi, 2Gi; 0: unbounded).")
+}
+
+// validate checks the bounds, and that path can be a recording: a new or empty directory, so
+// that a mistake is told before connecting to the cluster.
+func (f *recordFlags) validate(flag string) error {
+	if f.retention < 0 {
+		return fmt.Errorf("--retention must not be negative, got %s", f.retention)
+	}
+	q, err := resource.ParseQuantity(f.maxSize)
+	if err != nil {
+		return fmt.Errorf("--max-size %q is not a quantity such as 512Mi or 2Gi", f.maxSize)
+	}
+	if f.max = q.Value(); f.max < 0 {
+		return fmt.Errorf("--max-size must not be negative, got %s", f.maxSize)
+	}
+	if f.max > 0 && f.max < minRecordingSize {
+		return fmt.Errorf("--max-size %s is less than a recording's least (%s): one snapshot would not fit", f.maxSize, resource.NewQuantity(minRecordingSize, resource.BinarySI))
+	}
+	entries, err := os.ReadDir(f.path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		if st, serr := os.Stat(f.path); serr == nil && !st.IsDir() {
+			return fmt.Errorf("%s %s: a file is there; a recording is a directory", flag, f.path)
+		}
+		return fmt.Errorf("%s %s: %w", flag, f.path, err)
+	case len(entries) > 0:
+		return fmt.Errorf("%s %s: the directory is not empty; record into a new one (a recording is a directory of segments)", flag, f.path)
+	}
+	return nil
+}
+
+// minRecordingSize is the least --max-size: a snapshot of a small cluster, with room to spare.
+const minRecordingSize = 1 << 20
+
+func (r *record) addFlags(fs *pflag.FlagSet) *common {
+	r.common = newCommon()
+	fs.StringVarP(&r.rec.path, "output", "o", "", "The directory to record into (required): new, or empty.")
+	fs.DurationVar(&r.duration, "for", 0, "Stop after recording this long (with --demo, of simulated time; default: until SIGINT or SIGTERM).")
+	r.rec.bounds(fs)
+	fs.BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, "Record pods in every namespace.")
+	fs.StringVarP(&r.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
+	r.demoFlags(fs, false)
+	r.intervalFlag(fs)
+	r.programFlags(fs)
+	return r.common
+}
+
+func (r *record) usage(prog string) string {
+	return fmt.Sprintf(`Record what the cluster says (pods, nodes, Warning events, workloads) for %[1]s replay.
+
+Usage:
+  %[1]s record -o DIR [--for DURATION] [--retention 24h] [--max-size 1Gi] [flags]
+  %[1]s record -o DIR --demo --for 2m      a recording of the demo's story
+
+It runs headless until SIGINT or SIGTERM, or for --for, and keeps at most --retention of history
+and --max-size on disk, dropping the oldest as it goes. What it wrote is flushed at least once a
+second: after a crash the recording replays up to its last flushed second. It says on stderr when
+it cannot write (a full disk, say) and when it writes again; it goes on recording meanwhile.
+
+It takes the dashboard's connection and scope flags, and --context with several contexts.
+doomwatch only gets, lists and watches; it never writes to the cluster.
+Exit codes: 0 recorded, 1 error (e.g. cluster unreachable, the recording could not be written at
+the end), 2 usage error.
+
+Flags:
+`, prog)
+}
+
+func (r *record) validate(fs *pflag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected argument %q: the recording's directory is -o DIR", args[0])
+	}
+	if r.rec.path == "" {
+		return errors.New("record needs -o DIR, the directory to record into")
+	}
+	if err := r.common.validate(fs); err != nil {
+		return err
+	}
+	if r.duration < 0 {
+		return fmt.Errorf("--for must not be negative, got %s", r.duration)
+	}
+	if err := r.rec.validate("-o"); err != nil {
+		return err
+	}
+	return r.validateValues()
+}
+
+func (r *record) validateFleet() error { return nil }
+
+func (r *record) source() sourceOptions {
+	return sourceOptions{selector: r.selector, allNamespaces: r.allNamespaces}
+}
+
+// recordEvery is how often the recorder looks at the clock without a batch: --for's end.
+const recordEvery = 100 * time.Millisecond
+
+func (r *record) run(ctx context.Context, e *env) error {
+	rec, err := startRecorder(e, &r.rec, r.demo, func(s string) { fmt.Fprintln(e.Stderr, "doomwatch: "+s) })
+	if err != nil {
+		return err
+	}
+	go governMemory(ctx, e.src.Synced())
+	fmt.Fprintf(e.Stderr, "doomwatch: recording %s (%s) into %s; Ctrl-C stops\n", model.Sanitize(rec.of), model.Sanitize(e.src.Scope()), r.rec.path)
+	start := e.src.Now()
+	tick := time.NewTicker(recordEvery)
+	defer tick.Stop()
+	batches := e.src.Batches()
+	var stopped error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			break loop
+		case <-tick.C:
+		case b, ok := <-batches:
+			if !ok {
+				stopped = e.src.Err()
+				break loop
+			}
+			rec.append(e.src.Now(), &b)
+		}
+		if r.duration > 0 && e.src.Now().Sub(start) >= r.duration {
+			break
+		}
+	}
+	if err := rec.close(); err != nil {
+		return err
+	}
+	rec.summary(e.Stderr)
+	return stopped
+}
+
+// summary says what was recorded, once the recording is closed.
+func (rc *recorder) summary(w io.Writer) {
+	first, last := rc.w.Span()
+	if rc.batches == 0 {
+		fmt.Fprintf(w, "doomwatch: nothing was recorded: no batch came from the source\n")
+		return
+	}
+	fmt.Fprintf(w, "doomwatch: recorded %s (%d batches, %s) into %s\n", last.Sub(first).Truncate(time.Millisecond),
+		rc.batches, resource.NewQuantity(rc.w.Size(), resource.BinarySI), rc.path)
+}
+
+// recorder appends what a source delivers to a recording and tells when it cannot write, and when
+// it can again: on stderr for record, in the dashboard's header for --record.
+type recorder struct {
+	w    *recording.Writer
+	path string
+	of   string
+	// say reports a change of state (nil: the dashboard shows note instead).
+	say func(string)
+
+	mu      sync.Mutex
+	batches int
+	failing error
+	since   time.Time
+}
+
+// startRecorder creates the recording for e's source; say reports its failures to write and
+// its recoveries (nil: only note does). A recording of the demo starts at the story's start, so
+// that an offset into it is the story's time (replay --at 90s is --demo --at 90s).
+func startRecorder(e *env, f *recordFlags, isDemo bool, say func(string)) (*recorder, error) {
+	start := e.src.Now()
+	if isDemo {
+		start = demo.Epoch
+	}
+	w, err := recording.Create(f.path, recording.Options{
+		Contexts: e.src.Contexts(), Servers: e.src.Servers(), Scope: e.src.Scope(), Start: start,
+		Retention: f.retention, MaxSize: f.max,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &recorder{w: w, path: f.path, of: fleetName(e.src), say: say}, nil
+}
+
+// fleetName names what src watches: its context, or contexts.
+func fleetName(src *kube.Fleet) string { return strings.Join(src.Contexts(), ", ") }
+
+// append records b, delivered at at.
+func (rc *recorder) append(at time.Time, b *model.Batch) {
+	err := rc.w.Append(at, b)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.batches++
+	rc.saw(err)
+}
+
+// saw notes the result of a write; rc.mu is held.
+func (rc *recorder) saw(err error) {
+	switch {
+	case err != nil && rc.failing == nil:
+		rc.failing, rc.since = err, time.Now()
+		if rc.say != nil {
+			rc.say(fmt.Sprintf("recording: cannot write (%v); still recording, and the gap will be marked", model.Sanitize(err.Error())))
+		}
+	case err != nil:
+		rc.failing = err
+	case rc.failing != nil:
+		rc.failing = nil
+		if rc.say != nil {
+			rc.say(fmt.Sprintf("recording: writing again, after %s", time.Since(rc.since).Truncate(time.Second)))
+		}
+	}
+}
+
+// note is the dashboard's header note (tui.Options.Recording).
+func (rc *recorder) note() (string, bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.failing != nil {
+		return "rec " + rc.path + ": cannot write: " + rc.failing.Error(), true
+	}
+	return "rec " + rc.path, false
+}
+
+// close writes what is left out and closes the recording.
+func (rc *recorder) close() error {
+	if err := rc.w.Close(); err != nil {
+		return fmt.Errorf("recording %s: %w", rc.path, err)
+	}
+	return nil
+}
+
+// tee records every batch of in, then passes it on, until in is closed or ctx ends.
+func (rc *recorder) tee(ctx context.Context, in <-chan model.Batch, now func() time.Time) <-chan model.Batch {
+	out := make(chan model.Batch)
+	go func() {
+		defer close(out)
+		for b := range in {
+			rc.append(now(), &b)
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				for range in { // let the source stop
+				}
+				return
+			}
+		}
+	}()
+	return out
+}

@@ -1,0 +1,493 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+	"time"
+
+	"doomwatch/model"
+	"doomwatch/recording"
+	"doomwatch/report"
+	"doomwatch/tui"
+)
+
+// Player plays a recording into the dashboard (tui.Player): from the start at ×1, paused and
+// resumed, faster or slower, seeking and jumping to the next verdict change. Its methods are
+// called on the dashboard's goroutine and never block: a seek is done by the player's goroutine,
+// the only one that reads the recording, and reaches the dashboard as a frame.
+//
+// Playing is exact: the dashboard's model gets the recorded batches at their recorded times, as
+// the live one did. So is a seek forward of up to exactSeek, played as the batches up to the new
+// position in one frame, and a seek to within exactSeek of the start, replayed from it. A longer
+// seek rebuilds the model from the snapshot before the new position (recording.Reader.Seek, at
+// most a snapshot interval of batches to replay): what the model remembered of updates before
+// that snapshot, and no object still shows, is not in it; the time bar's note says so.
+type Player struct {
+	r        *recording.Reader
+	cfg      model.Config
+	of       string
+	contexts []string
+	start    time.Time
+	end      time.Time
+	frames   chan tui.Frame
+	wake     chan struct{}
+	// clock is the wall clock (a test's own).
+	clock func() time.Time
+
+	mu sync.Mutex
+	// pos is the position at the wall time wall; while playing it moves at speed.
+	pos, wall time.Time
+	playing   bool
+	speed     float64
+	note      string
+	// seek is a position asked for and not yet reached (seeking), with the note to show then.
+	seek     time.Time
+	seeking  bool
+	seekNote string
+	// marks are the timeline's jump targets found so far, in time order, up to scanned; done
+	// once the scan reached the end (or failed: scanErr).
+	marks   []mark
+	scanned time.Time
+	done    bool
+	scanErr error
+}
+
+// NoLogs answers the dashboard's log pane during a replay: a recording holds no logs.
+type NoLogs struct{}
+
+// TailLog implements tui.LogSource.
+func (NoLogs) TailLog(context.Context, string, string, string, string, bool, int) ([]string, error) {
+	return nil, errors.New("not in the recording: doomwatch records pods, nodes, Warning events and workloads, not containers' logs")
+}
+
+// mark is a moment a jump goes to: a verdict change or a suspect-node call, and what it was.
+type mark struct {
+	at   time.Time
+	note string
+}
+
+// exactSeek is the longest seek forward the player plays exactly, and how close to the start a
+// seek is replayed from it: about what a snapshot seek costs at 10,000 pods (BenchmarkSeek), so
+// that no seek takes longer than a snapshot's.
+const exactSeek = time.Minute
+
+// speeds are the paces + and - step through.
+var speeds = []float64{0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600}
+
+// NewPlayer opens a player on the recording at path (its own readers: r for playing, another
+// for the timeline's scan), paused at the start's state, which it returns for the dashboard's
+// Options.Model. Play starts it.
+func NewPlayer(path string, cfg model.Config) (*Player, *model.Fleet, error) {
+	r, err := recording.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	start, end := r.Span()
+	p := &Player{
+		r: r, cfg: cfg, contexts: r.Contexts(), of: strings.Join(r.Contexts(), ", "),
+		start: start, end: end, frames: make(chan tui.Frame), wake: make(chan struct{}, 1),
+		clock: time.Now, pos: start, speed: 1,
+	}
+	m, err := At(r, cfg, start)
+	if err != nil {
+		r.Close()
+		return nil, nil, err
+	}
+	return p, m, nil
+}
+
+// Play plays until ctx ends, from the start; the timeline for the jumps is scanned meanwhile from
+// a reader of its own at path. Frames is closed when it returns.
+func (p *Player) Play(ctx context.Context, path string) {
+	go p.scan(ctx, path)
+	p.mu.Lock()
+	p.playing, p.wall = true, p.clock()
+	p.mu.Unlock()
+	p.run(ctx)
+}
+
+// Scope is what the recorder watched, for the dashboard's header.
+func (p *Player) Scope() string { return p.r.Scope() }
+
+// Close releases the player's reader; call it after Play returned.
+func (p *Player) Close() error { return p.r.Close() }
+
+// Frames implements tui.Player.
+func (p *Player) Frames() <-chan tui.Frame { return p.frames }
+
+// Now is the position: the dashboard's clock during a replay.
+func (p *Player) Now() time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.position()
+}
+
+// position is the current position; p.mu is held.
+func (p *Player) position() time.Time {
+	if !p.playing {
+		return p.pos
+	}
+	at := p.pos.Add(time.Duration(float64(p.clock().Sub(p.wall)) * p.speed))
+	if at.After(p.end) {
+		return p.end
+	}
+	return at
+}
+
+// hold fixes the position where it is now, so that the pace or the state can change from it;
+// p.mu is held.
+func (p *Player) hold() { p.pos, p.wall = p.position(), p.clock() }
+
+// Status implements tui.Player.
+func (p *Player) Status() tui.PlayStatus {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := p.position()
+	note := p.note
+	if p.seeking {
+		at, note = p.seek, "seeking…"
+	}
+	return tui.PlayStatus{Of: p.of, Start: p.start, End: p.end, At: at, Playing: p.playing, Speed: p.speed, Note: note}
+}
+
+// Toggle implements tui.Player: pause, or play; at the end, play again from the start.
+func (p *Player) Toggle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hold()
+	if !p.playing && !p.pos.Before(p.end) {
+		p.seekLocked(p.start, "")
+	}
+	p.playing = !p.playing
+	p.poke()
+}
+
+// Pace implements tui.Player.
+func (p *Player) Pace(faster bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.hold()
+	i := 0
+	for i < len(speeds)-1 && speeds[i] < p.speed {
+		i++
+	}
+	if faster {
+		i = min(i+1, len(speeds)-1)
+	} else {
+		i = max(i-1, 0)
+	}
+	p.speed = speeds[i]
+	p.poke()
+}
+
+// Seek implements tui.Player.
+func (p *Player) Seek(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	from := p.position()
+	if p.seeking {
+		from = p.seek
+	}
+	p.seekLocked(from.Add(d), "")
+}
+
+// Jump implements tui.Player: to the next (or previous) verdict change or suspect-node call that
+// the timeline's scan has found.
+func (p *Player) Jump(next bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	at := p.position()
+	if p.seeking {
+		at = p.seek
+	}
+	var found *mark
+	if next {
+		for i := range p.marks {
+			if p.marks[i].at.After(at) {
+				found = &p.marks[i]
+				break
+			}
+		}
+	} else {
+		// A second back, so that a jump from a change just jumped to goes to the one before it.
+		for i := len(p.marks) - 1; i >= 0; i-- {
+			if p.marks[i].at.Before(at.Add(-time.Second)) {
+				found = &p.marks[i]
+				break
+			}
+		}
+	}
+	switch {
+	case found != nil:
+		p.seekLocked(found.at, found.note)
+	case p.scanErr != nil:
+		p.note = "no timeline: " + p.scanErr.Error()
+	case !p.done && next:
+		p.note = "no later change found yet (timeline read to +" + p.scanned.Sub(p.start).Truncate(time.Second).String() + ")"
+	case next:
+		p.note = "no later change"
+	default:
+		p.note = "no earlier change"
+	}
+}
+
+// seekLocked asks the player's goroutine to go to t; p.mu is held.
+func (p *Player) seekLocked(t time.Time, note string) {
+	if t.Before(p.start) {
+		t = p.start
+	}
+	if t.After(p.end) {
+		t = p.end
+	}
+	p.seek, p.seeking, p.seekNote = t, true, note
+	p.poke()
+}
+
+// poke wakes the player's goroutine to look at its state again.
+func (p *Player) poke() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run is the player's goroutine: it sends the recorded batches as the position passes their
+// times, and does the seeks.
+func (p *Player) run(ctx context.Context) {
+	defer close(p.frames)
+	feed := p.feed(p.start)
+	defer func() { feed.stop() }()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		seeking, target, note := p.seeking, p.seek, p.seekNote
+		p.mu.Unlock()
+		if seeking {
+			var f tui.Frame
+			var err error
+			f, feed, err = p.seekTo(feed, target)
+			p.mu.Lock()
+			if p.seek.Equal(target) {
+				p.seeking = false
+			}
+			p.pos, p.wall = target, p.clock()
+			p.note = note
+			if err != nil {
+				p.note = "cannot read the recording: " + err.Error()
+			}
+			p.mu.Unlock()
+			if err == nil && !p.send(ctx, f) {
+				return
+			}
+			continue
+		}
+		p.mu.Lock()
+		now, playing, speed := p.position(), p.playing, p.speed
+		p.mu.Unlock()
+		var wait time.Duration = -1 // until poked
+		if playing {
+			if fr, ok := feed.peek(); ok {
+				if wait = time.Duration(float64(fr.At.Sub(now)) / speed); wait <= 0 {
+					f := tui.Frame{}
+					feed.until(now, &f, p.cfg, p.contexts)
+					if !p.send(ctx, f) {
+						return
+					}
+					continue
+				}
+			} else if feed.err != nil {
+				p.mu.Lock()
+				p.hold()
+				p.playing, p.note = false, "cannot read the recording: "+feed.err.Error()
+				p.mu.Unlock()
+				continue
+			} else if wait = time.Duration(float64(p.end.Sub(now)) / speed); wait <= 0 {
+				p.mu.Lock()
+				p.pos, p.playing = p.end, false
+				p.mu.Unlock()
+				continue
+			}
+		}
+		var tick <-chan time.Time
+		if wait >= 0 {
+			timer.Reset(wait)
+			tick = timer.C
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		case <-tick:
+		}
+		timer.Stop()
+	}
+}
+
+// send hands f to the dashboard; false when ctx ended first.
+func (p *Player) send(ctx context.Context, f tui.Frame) bool {
+	select {
+	case p.frames <- f:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// seekTo goes from the feed's position to t: the frame that takes the dashboard there, and the
+// feed that goes on from t.
+func (p *Player) seekTo(cur *feed, t time.Time) (tui.Frame, *feed, error) {
+	if !t.Before(cur.at) && t.Sub(cur.at) <= exactSeek {
+		var f tui.Frame
+		cur.until(t, &f, p.cfg, p.contexts)
+		if cur.err == nil {
+			return f, cur, nil
+		}
+	}
+	cur.stop()
+	var m *model.Fleet
+	var err error
+	if t.Sub(p.start) <= exactSeek {
+		m, err = At(p.r, p.cfg, t)
+	} else {
+		m, err = p.r.Seek(p.cfg, t)
+	}
+	next := p.feed(t)
+	if err != nil {
+		return tui.Frame{}, next, err
+	}
+	return tui.Frame{Model: m}, next, nil
+}
+
+// feed is the recording's batches after a position, read one ahead.
+type feed struct {
+	next  func() (recording.Frame, error, bool)
+	stop  func()
+	ahead *recording.Frame
+	// at is the position the feed has played to; err a read error that ended it.
+	at  time.Time
+	err error
+}
+
+func (p *Player) feed(from time.Time) *feed {
+	next, stop := iter.Pull2(p.r.Batches(from, p.end))
+	return &feed{next: next, stop: stop, at: from}
+}
+
+// peek is the next batch, if any.
+func (f *feed) peek() (recording.Frame, bool) {
+	if f.ahead == nil && f.err == nil {
+		fr, err, ok := f.next()
+		switch {
+		case !ok:
+			return recording.Frame{}, false
+		case err != nil:
+			f.err = err
+			return recording.Frame{}, false
+		}
+		f.ahead = &fr
+	}
+	if f.ahead == nil {
+		return recording.Frame{}, false
+	}
+	return *f.ahead, true
+}
+
+// until adds to out every batch up to t. A batch that starts the recording again after a gap
+// (recording.Frame.Reset) starts a fresh fleet: what came before it is dropped from out.
+func (f *feed) until(t time.Time, out *tui.Frame, cfg model.Config, contexts []string) {
+	for {
+		fr, ok := f.peek()
+		if !ok || fr.At.After(t) {
+			break
+		}
+		f.ahead = nil
+		if fr.Reset {
+			out.Model, out.Steps = model.NewFleet(cfg, contexts), nil
+		}
+		out.Steps = append(out.Steps, tui.Step{At: fr.At, Batch: *fr.Batch})
+	}
+	if t.After(f.at) {
+		f.at = t
+	}
+}
+
+// scan reads the timeline from its own reader and keeps its jump targets.
+func (p *Player) scan(ctx context.Context, path string) {
+	err := func() error {
+		r, err := recording.Open(path)
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		var j jumps
+		return Timeline(r, p.cfg, func(l report.WatchLine) bool {
+			at, _ := time.Parse(time.RFC3339Nano, l.Time)
+			note, ok := j.note(&l, at)
+			p.mu.Lock()
+			if ok {
+				p.marks = append(p.marks, mark{at: at, note: note})
+			}
+			p.scanned = at
+			p.mu.Unlock()
+			return ctx.Err() == nil
+		})
+	}()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = true
+	if err != nil && !errors.Is(err, context.Canceled) {
+		p.scanErr = err
+	}
+}
+
+// jumps tells which timeline lines are jump targets: a rollout's verdict changing, a node's
+// suspect call changing, a pod turning transient or doomed. The first look's lines (every
+// object's state once synced) are not changes, nor are pods coming, going or turning healthy:
+// a rollout has hundreds of those.
+type jumps struct {
+	first time.Time
+	was   map[string]string
+}
+
+func (j *jumps) note(l *report.WatchLine, at time.Time) (string, bool) {
+	if j.was == nil {
+		j.was, j.first = map[string]string{}, at
+	}
+	name := l.Name
+	if l.Namespace != "" {
+		name = l.Namespace + "/" + name
+	}
+	if l.Context != "" {
+		name += "@" + l.Context
+	}
+	key := l.Type + "\x00" + l.Kind + "\x00" + name
+	state := l.Verdict
+	if l.Suspect != nil && *l.Suspect {
+		state = "suspect"
+	}
+	old, seen := j.was[key]
+	if l.Deleted {
+		delete(j.was, key)
+		return "", false
+	}
+	j.was[key] = state
+	if !at.After(j.first) || old == state {
+		return "", false
+	}
+	switch {
+	case l.Type == "rollout" && seen:
+		return fmt.Sprintf("%s %s %s", l.Kind, name, l.Verdict), true
+	case l.Type == "node" && state == "suspect":
+		return "node " + name + " suspect", true
+	case l.Type == "node" && old == "suspect":
+		return "node " + name + " no longer suspect", true
+	case l.Type == "pod" && (state == "doomed" || state == "transient"):
+		return "pod " + name + " " + state, true
+	}
+	return "", false
+}
