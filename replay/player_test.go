@@ -1,0 +1,128 @@
+package replay
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"doomwatch/kube/demo"
+	"doomwatch/model"
+	"doomwatch/recording"
+	"doomwatch/report"
+	"doomwatch/tui"
+)
+
+// recordDemo records the live demo at 50× its pace until 100 s of its story, into dir.
+func recordDemo(t *testing.T, dir string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	src, err := demo.Start(ctx, demo.Options{Seed: 1, Speed: 50, Interval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := recording.Create(dir, recording.Options{Contexts: []string{src.Context()}, Start: demo.Epoch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for src.Now().Sub(demo.Epoch) < 100*time.Second {
+		select {
+		case b := <-src.Batches():
+			if err := w.Append(src.Now(), &b); err != nil {
+				t.Fatal(err)
+			}
+		case <-ctx.Done():
+			t.Fatal("the demo did not reach 100s")
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPlayer: playing applies the recorded batches; a seek forward is those batches in one frame,
+// and the model that took them says at 90 s what At says; a jump goes to a change the timeline
+// found, with its note; a seek back replaces the model.
+func TestPlayer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rec")
+	recordDemo(t, dir)
+	cfg := model.DefaultConfig()
+	p, m, err := NewPlayer(dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if st := p.Status(); !st.At.Equal(demo.Epoch) || st.Playing {
+		t.Fatalf("a new player is at %s, playing %v; want paused at the start", st.At, st.Playing)
+	}
+	// A clock that does not move: the position moves only with seeks.
+	wall := time.Now()
+	p.clock = func() time.Time { return wall }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Play(ctx, dir) }()
+	defer func() { cancel(); <-done }()
+
+	next := func() tui.Frame {
+		t.Helper()
+		select {
+		case f := <-p.Frames():
+			return f
+		case <-time.After(10 * time.Second):
+			t.Fatal("no frame")
+		}
+		return tui.Frame{}
+	}
+	var f tui.Frame
+	for _, d := range []time.Duration{50 * time.Second, 40 * time.Second} {
+		p.Seek(d)
+		f = next()
+		if f.Model != nil || len(f.Steps) == 0 {
+			t.Fatalf("a seek forward of %s: model %v, %d steps; want the batches", d, f.Model != nil, len(f.Steps))
+		}
+		for _, s := range f.Steps {
+			m.Apply(&s.Batch, s.At)
+		}
+	}
+	at := demo.Epoch.Add(90 * time.Second)
+	m.Expire(at)
+	r, err := recording.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want, err := At(r, cfg, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, ws := report.NewFleetSnapshot(m, nil, nil, at), report.NewFleetSnapshot(want, nil, nil, at)
+	if len(gs.Pods) != len(ws.Pods) || gs.Summary != ws.Summary {
+		t.Errorf("played to 90s: %+v; At says %+v", gs.Summary, ws.Summary)
+	}
+	if st := p.Status(); !st.At.Equal(at) {
+		t.Errorf("after the seek the position is %s, want %s", st.At, at)
+	}
+
+	// The timeline is scanned in the background; a jump back finds a change before 90s.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p.mu.Lock()
+		done := p.done
+		p.mu.Unlock()
+		if done || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Jump(false)
+	f = next()
+	st := p.Status()
+	if !st.At.Before(at) || !(strings.Contains(st.Note, "doomed") || strings.Contains(st.Note, "suspect") || strings.Contains(st.Note, "transient")) {
+		t.Errorf("a jump back from 90s went to +%s with note %q; want an earlier change", st.At.Sub(demo.Epoch), st.Note)
+	}
+	if f.Model == nil {
+		t.Errorf("a seek back did not replace the model")
+	}
+}
