@@ -21,8 +21,8 @@ func TestRecordBesideDashboardAndReplay(t *testing.T) {
 		return strings.Contains(s, "● rec "+dir)
 	})
 	// 20× the demo's pace: its doomed payments rollout comes within seconds.
-	tty.waitScreen("a doomed rollout", 30*time.Second, func(s string) bool {
-		return strings.Contains(s, "payments") && strings.Contains(s, "doomed")
+	tty.waitScreen("the payments rollout doomed in the rollouts line", 30*time.Second, func(s string) bool {
+		return strings.Contains(lineWith(s, "rollouts "), "✖ payments")
 	})
 	tty.quit(t)
 	if tty.waitErr != nil {
@@ -55,15 +55,28 @@ func TestRecordBesideDashboardAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	play.waitScreen("paused", 10*time.Second, func(s string) bool { return strings.Contains(s, "paused") })
-	// The timeline is read in the background; ] finds the first change once it is.
-	play.waitScreen("a jump to a change", 20*time.Second, func(s string) bool {
-		bar := lineWith(s, "replay of demo")
-		if strings.Contains(bar, " doomed") || strings.Contains(bar, " transient") || strings.Contains(bar, " suspect") {
-			return true
+	// The timeline is read in the background: until it has found a change, ] says it has not
+	// yet. One press at a time, each answered before the next: a press during a seek jumps on
+	// from where that seek goes.
+	jumped := false
+	for i := 0; i < 20 && !jumped; i++ {
+		if _, err := play.ptmx.Write([]byte("]")); err != nil {
+			t.Fatal(err)
 		}
-		_, _ = play.ptmx.Write([]byte("]"))
-		return false
-	})
+		s, ok := play.awaitScreen(3*time.Second, func(s string) bool {
+			bar := lineWith(s, "replay of demo")
+			return strings.Contains(bar, " doomed") || strings.Contains(bar, " transient") || strings.Contains(bar, " suspect") ||
+				strings.Contains(bar, "found yet")
+		})
+		bar := lineWith(s, "replay of demo")
+		jumped = ok && !strings.Contains(bar, "found yet")
+		if !jumped {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	if !jumped {
+		t.Errorf("] never jumped to a change:\n%s", play.screen())
+	}
 	play.quit(t)
 	if play.waitErr != nil {
 		t.Errorf("replay: exit after q: %v, want 0", play.waitErr)
