@@ -26,18 +26,20 @@ func (r *root) runDashboard(ctx context.Context, e *env) error {
 		Logs:    e.src,
 	}
 	var rec *recorder
+	stopTee := func() {}
 	if r.rec.path != "" {
 		var err error
 		// The dashboard has the terminal: the recorder's troubles are the header's to show.
 		if rec, err = startRecorder(e, &r.rec, r.demo, nil); err != nil {
 			return err
 		}
-		opts.Batches = rec.tee(ctx, opts.Batches, e.src.Now)
+		opts.Batches, stopTee = rec.tee(ctx, opts.Batches, e.src.Now)
 		opts.Recording = rec.note
 	}
 	go governMemory(ctx, e.src.Synced())
 	err := tui.Run(ctx, opts)
 	if rec != nil {
+		stopTee()
 		if cerr := rec.close(); cerr != nil && err == nil {
 			err = cerr
 		} else if cerr == nil {

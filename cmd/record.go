@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -192,12 +193,15 @@ loop:
 // summary says what was recorded, once the recording is closed.
 func (rc *recorder) summary(w io.Writer) {
 	first, last := rc.w.Span()
-	if rc.batches == 0 {
+	rc.mu.Lock()
+	batches := rc.batches
+	rc.mu.Unlock()
+	if batches == 0 {
 		fmt.Fprintf(w, "doomwatch: nothing was recorded: no batch came from the source\n")
 		return
 	}
 	fmt.Fprintf(w, "doomwatch: recorded %s (%d batches, %s) into %s\n", last.Sub(first).Truncate(time.Millisecond),
-		rc.batches, resource.NewQuantity(rc.w.Size(), resource.BinarySI), rc.path)
+		batches, humanize.IBytes(uint64(max(rc.w.Size(), 0))), rc.path)
 }
 
 // recorder appends what a source delivers to a recording and tells when it cannot write, and when
@@ -281,21 +285,38 @@ func (rc *recorder) close() error {
 	return nil
 }
 
-// tee records every batch of in, then passes it on, until in is closed or ctx ends.
-func (rc *recorder) tee(ctx context.Context, in <-chan model.Batch, now func() time.Time) <-chan model.Batch {
-	out := make(chan model.Batch)
+// tee records every batch of in, then passes it on, until in is closed, ctx ends or stop is
+// called. stop returns once the last Append has returned, so that close and summary come after
+// every write: the dashboard quits while a batch may be on its way through.
+func (rc *recorder) tee(ctx context.Context, in <-chan model.Batch, now func() time.Time) (out <-chan model.Batch, stop func()) {
+	ch := make(chan model.Batch)
+	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(out)
-		for b := range in {
+		defer close(done)
+		defer close(ch)
+		for {
+			var b model.Batch
+			var ok bool
+			select {
+			case b, ok = <-in:
+			case <-quit:
+				return
+			case <-ctx.Done():
+				return
+			}
+			if !ok {
+				return
+			}
 			rc.append(now(), &b)
 			select {
-			case out <- b:
+			case ch <- b:
+			case <-quit:
+				return
 			case <-ctx.Done():
-				for range in { // let the source stop
-				}
 				return
 			}
 		}
 	}()
-	return out
+	// The source's senders give up when ctx ends, so in need not be drained here.
+	return ch, sync.OnceFunc(func() { close(quit); <-done })
 }
