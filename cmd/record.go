@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"doomwatch/kube"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/recording"
@@ -234,11 +232,8 @@ func startRecorder(e *env, f *recordFlags, isDemo bool, say func(string)) (*reco
 	if err != nil {
 		return nil, err
 	}
-	return &recorder{w: w, path: f.path, of: fleetName(e.src), say: say}, nil
+	return &recorder{w: w, path: f.path, of: e.m.Name(), say: say}, nil
 }
-
-// fleetName names what src watches: its context, or contexts.
-func fleetName(src *kube.Fleet) string { return strings.Join(src.Contexts(), ", ") }
 
 // append records b, delivered at at.
 func (rc *recorder) append(at time.Time, b *model.Batch) {

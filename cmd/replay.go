@@ -203,12 +203,11 @@ func (r *replayCmd) runDashboard(ctx context.Context) error {
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("the dashboard needs a terminal, and stdout is not one: use replay --once or --timeline")
 	}
-	rd, err := openRecording(r.path) // for its error
+	rd, err := openRecording(r.path)
 	if err != nil {
 		return err
 	}
-	rd.Close()
-	p, m, err := replay.NewPlayer(r.path, r.model)
+	p, m, err := replay.NewPlayer(rd, r.model)
 	if err != nil {
 		return err
 	}

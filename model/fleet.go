@@ -55,6 +55,16 @@ func FleetOf(context string, m *Model) *Fleet {
 // Len is the number of clusters.
 func (f *Fleet) Len() int { return len(f.clusters) }
 
+// Name names what the fleet watches, for a header or a message: its context, or its contexts
+// (sanitised, as every context is).
+func (f *Fleet) Name() string {
+	names := make([]string, len(f.clusters))
+	for i, c := range f.clusters {
+		names[i] = c.Context
+	}
+	return strings.Join(names, ", ")
+}
+
 // Clusters are the fleet's clusters, in the order of NewFleet's contexts.
 func (f *Fleet) Clusters() []*Cluster { return f.clusters }
 

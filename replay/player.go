@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"strings"
 	"sync"
 	"time"
 
@@ -78,17 +77,13 @@ const exactSeek = time.Minute
 // speeds are the paces + and - step through.
 var speeds = []float64{0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600}
 
-// NewPlayer opens a player on the recording at path (its own readers: r for playing, another
-// for the timeline's scan), paused at the start's state, which it returns for the dashboard's
-// Options.Model. Play starts it.
-func NewPlayer(path string, cfg model.Config) (*Player, *model.Fleet, error) {
-	r, err := recording.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
+// NewPlayer makes a player of r, the recording at path, paused at the start's state, which it
+// returns for the dashboard's Options.Model. The player owns r, for playing (Close closes it);
+// Play opens another reader at path for the timeline's scan.
+func NewPlayer(r *recording.Reader, cfg model.Config) (*Player, *model.Fleet, error) {
 	start, end := r.Span()
 	p := &Player{
-		r: r, cfg: cfg, contexts: r.Contexts(), of: strings.Join(r.Contexts(), ", "),
+		r: r, cfg: cfg, contexts: r.Contexts(),
 		start: start, end: end, frames: make(chan tui.Frame), wake: make(chan struct{}, 1),
 		clock: time.Now, pos: start, speed: 1,
 	}
@@ -97,6 +92,7 @@ func NewPlayer(path string, cfg model.Config) (*Player, *model.Fleet, error) {
 		r.Close()
 		return nil, nil, err
 	}
+	p.of = m.Name()
 	return p, m, nil
 }
 

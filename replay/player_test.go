@@ -49,7 +49,11 @@ func TestPlayer(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rec")
 	recordDemo(t, dir)
 	cfg := model.DefaultConfig()
-	p, m, err := NewPlayer(dir, cfg)
+	r, err := recording.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, m, err := NewPlayer(r, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,12 +92,12 @@ func TestPlayer(t *testing.T) {
 	}
 	at := demo.Epoch.Add(90 * time.Second)
 	m.Expire(at)
-	r, err := recording.Open(dir)
+	r2, err := recording.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	want, err := At(r, cfg, at)
+	defer r2.Close()
+	want, err := At(r2, cfg, at)
 	if err != nil {
 		t.Fatal(err)
 	}

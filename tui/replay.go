@@ -71,14 +71,13 @@ func waitForFrame(ch <-chan Frame) tea.Cmd {
 	}
 }
 
-// replaceModel shows m from now on: a seek of a playback. The panels refresh from it as after a
-// batch. A text filter over the old model's rows is built again over the new one's, as a query
-// is, off the UI goroutine when it is large; meanwhile the table shows the query without its text.
-func (d *dashboard) replaceModel(m *model.Fleet) tea.Cmd {
+// replaceModel shows m from now on, once the panels refresh: a seek of a playback. A text filter
+// over the old model's rows is built again over the new one's, as a query is, off the UI
+// goroutine when it is large; meanwhile the table shows the query without its text.
+func (d *dashboard) replaceModel(m *model.Fleet) {
 	d.m, d.snap.m = m, m
 	d.text.drop()
 	d.shown.Text = ""
-	return d.refreshAll()
 }
 
 // replayKey handles the playback keys; ok is false for any other key.

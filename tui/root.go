@@ -136,19 +136,13 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(d.refreshAll(), waitForBatch(d.opts.Batches), d.header.startSpinner())
 	case frameMsg:
 		if msg.f.Model != nil {
-			d.m, d.snap.m = msg.f.Model, msg.f.Model
+			d.replaceModel(msg.f.Model)
 		}
 		for i := range msg.f.Steps {
 			d.m.Apply(&msg.f.Steps[i].Batch, msg.f.Steps[i].At)
 		}
-		var cmd tea.Cmd
-		if msg.f.Model != nil {
-			cmd = d.replaceModel(msg.f.Model)
-		} else {
-			cmd = d.refreshAll()
-		}
 		d.header.replay = d.opts.Replay.Status()
-		return tea.Batch(cmd, waitForFrame(d.opts.Replay.Frames()))
+		return tea.Batch(d.refreshAll(), waitForFrame(d.opts.Replay.Frames()))
 	case sourceClosedMsg:
 		d.header.stopped = true
 		return nil
