@@ -39,7 +39,7 @@ func recordChurn(b *testing.B, dir string, d time.Duration, opts Options, tune t
 		b.Fatal(err)
 	}
 	at := scaletest.T0
-	for _, lb := range load(benchPods) {
+	for _, lb := range scaletest.LoadBatches(benchPods) {
 		if err := w.Append(at, &lb); err != nil {
 			b.Fatal(err)
 		}
@@ -53,7 +53,7 @@ func recordChurn(b *testing.B, dir string, d time.Duration, opts Options, tune t
 	for k := 0; k < total; k += perChunk {
 		chunk := make([]model.Batch, min(perChunk, total-k))
 		for j := range chunk {
-			chunk[j] = churn(k+j, batchSize, benchPods)
+			chunk[j] = scaletest.ChurnBatch(k+j, batchSize, benchPods)
 		}
 		start := scaletest.CPUTime()
 		for j := range chunk {
@@ -96,6 +96,9 @@ func BenchmarkRecord(b *testing.B) {
 		{"diff/stream/better/snapshot=2m", 2 * time.Minute, tuning{level: zstd.SpeedBetterCompression}},
 		{"diff/stream/snapshot=1m", time.Minute, tuning{}}, // what Create does by default
 		{"diff/stream/snapshot=none", time.Hour, tuning{}},
+		{"diff/stream/window=8MiB/snapshot=1m", time.Minute, tuning{window: 8 << 20}},
+		{"diff/stream/window=2MiB/snapshot=1m", time.Minute, tuning{window: 2 << 20}},
+		{"diff/stream/window=1MiB/snapshot=1m", time.Minute, tuning{window: 1 << 20}},
 	}
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {

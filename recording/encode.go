@@ -60,6 +60,29 @@ type encoder struct {
 	last time.Time
 	// noDiff: tuning.noDiff.
 	noDiff bool
+	// parts are the full parts of the batch record being built, in order, when it grew past
+	// recordChunk; the last part is appendBatch's result.
+	parts [][]byte
+}
+
+// recordChunk is the size past which a batch record is built in parts: an initial list of 10,000
+// pods is a record of about 12 MB, which one growing buffer would take about 30 MB to build.
+const recordChunk = 1 << 20
+
+// spill moves dst to the parts once it is full, and returns the next part to build on.
+func (e *encoder) spill(dst []byte) []byte {
+	if len(dst) < recordChunk {
+		return dst
+	}
+	e.parts = append(e.parts, dst)
+	return make([]byte, 0, recordChunk+recordChunk/4)
+}
+
+// takeParts hands over the full parts of the last batch record, to be written before its last part.
+func (e *encoder) takeParts() [][]byte {
+	p := e.parts
+	e.parts = nil
+	return p
 }
 
 func newEncoder(clusters int) *encoder {
@@ -84,13 +107,26 @@ func (e *encoder) appendBatch(dst []byte, at time.Time, b *model.Batch) []byte {
 	dst = binary.AppendVarint(dst, at.Sub(e.last).Nanoseconds())
 	e.last = at
 	dst = e.appendBody(dst, b)
-	return finishRecord(dst, start)
+	if len(e.parts) == 0 {
+		return finishRecord(dst, start)
+	}
+	// The length goes into the first part, the record's start.
+	first := e.parts[0]
+	body := len(first) - start - 5 + len(dst)
+	for _, p := range e.parts[1:] {
+		body += len(p)
+	}
+	e.parts[0] = finishRecordLen(first, start, body)
+	return dst
 }
 
 // finishRecord writes the length of the record that starts at start, whose five bytes are kept
 // for it, and closes the gap its varint leaves.
-func finishRecord(dst []byte, start int) []byte {
-	body := len(dst) - start - 5
+func finishRecord(dst []byte, start int) []byte { return finishRecordLen(dst, start, len(dst)-start-5) }
+
+// finishRecordLen is finishRecord of a record of body bytes after its five, which may go on past
+// dst.
+func finishRecordLen(dst []byte, start, body int) []byte {
 	var l [binary.MaxVarintLen32]byte
 	n := binary.PutUvarint(l[:], uint64(body))
 	copy(dst[start+5-n:], l[:n])
@@ -104,6 +140,7 @@ func (e *encoder) appendBody(dst []byte, b *model.Batch) []byte {
 	// within one batch gets a new id.
 	dst = binary.AppendUvarint(dst, uint64(len(b.Deletes)))
 	for _, d := range b.Deletes {
+		dst = e.spill(dst)
 		k := kindOf(d.Kind)
 		key := nsName{d.Namespace, d.Name}
 		if k != kindOther {
@@ -136,7 +173,7 @@ func (e *encoder) appendBody(dst []byte, b *model.Batch) []byte {
 				s.obj = object(b, k, i)
 				key = nsName{s.obj.GetNamespace(), s.obj.GetName()}
 			}
-			dst = e.appendObject(dst, cs, k, key, s)
+			dst = e.spill(e.appendObject(dst, cs, k, key, s))
 		}
 	}
 	if b.Health != nil {
@@ -177,40 +214,68 @@ func (e *encoder) appendObject(dst []byte, cs *clusterState, k kind, key nsName,
 	return e.diff.appendDiff(dst, e.prev, e.cur)
 }
 
-// appendSnapshot appends a snapshot record of every cluster's state at at to dst, and numbers the
-// objects afresh for the segment it starts.
-func (e *encoder) appendSnapshot(dst []byte, at time.Time) []byte {
-	start := len(dst)
-	dst = append(dst, 0, 0, 0, 0, 0, recSnapshot)
+// snapshotChunk is how much of a snapshot record is built before it is handed on: a snapshot of
+// 10,000 pods and their events is about 12 MB before compression, which in one buffer would stay
+// live between snapshots or be allocated afresh each minute.
+const snapshotChunk = 256 << 10
+
+// writeSnapshot hands out, in chunks of about snapshotChunk, a snapshot record of every cluster's
+// state at at, and numbers the objects afresh for the segment it starts. The record's length comes
+// first, so the objects are marshalled twice: once to measure the record, once to hand it on.
+// buf is the chunks' buffer, returned for reuse.
+func (e *encoder) writeSnapshot(at time.Time, buf []byte, out func([]byte) error) ([]byte, error) {
 	e.last = at
-	dst = binary.AppendUvarint(dst, uint64(len(e.clusters)))
+	// In the order the objects were first seen, so that a model fed the snapshot numbers its pods
+	// (the views' last tie-break) as the live one did.
+	order := make([][numKinds][]*slot, len(e.clusters))
 	for c, cs := range e.clusters {
-		dst = binary.AppendUvarint(dst, uint64(c))
-		dst = append(dst, 0) // no deletes
 		for k := range numKinds {
 			slots := make([]*slot, 0, len(cs.objs[k]))
 			for _, s := range cs.objs[k] {
 				slots = append(slots, s)
 			}
-			// In the order the objects were first seen, so that a model fed the snapshot numbers
-			// its pods (the views' last tie-break) as the live one did.
 			slices.SortFunc(slots, func(a, b *slot) int { return cmp.Compare(a.seq, b.seq) })
-			dst = binary.AppendUvarint(dst, uint64(len(slots)))
 			for id, s := range slots {
 				s.id = uint64(id)
-				dst = binary.AppendUvarint(dst, s.id<<1)
-				e.cur = e.marshal(e.cur[:0], s)
-				dst = appendBytes(dst, e.cur)
 			}
 			cs.next[k] = uint64(len(slots))
-		}
-		if cs.health != nil {
-			dst = appendHealth(append(dst, 1), cs.health)
-		} else {
-			dst = append(dst, 0)
+			order[c][k] = slots
 		}
 	}
-	return finishRecord(dst, start)
+	body := func(dst []byte, emit func([]byte) error) ([]byte, error) {
+		dst = binary.AppendUvarint(dst, uint64(len(e.clusters)))
+		for c, cs := range e.clusters {
+			dst = binary.AppendUvarint(dst, uint64(c))
+			dst = append(dst, 0) // no deletes
+			for k := range numKinds {
+				dst = binary.AppendUvarint(dst, uint64(len(order[c][k])))
+				for _, s := range order[c][k] {
+					dst = binary.AppendUvarint(dst, s.id<<1)
+					e.cur = e.marshal(e.cur[:0], s)
+					dst = appendBytes(dst, e.cur)
+					if len(dst) >= snapshotChunk {
+						if err := emit(dst); err != nil {
+							return dst, err
+						}
+						dst = dst[:0]
+					}
+				}
+			}
+			if cs.health != nil {
+				dst = appendHealth(append(dst, 1), cs.health)
+			} else {
+				dst = append(dst, 0)
+			}
+		}
+		return dst, emit(dst)
+	}
+	n := 1 // the record's type
+	buf, _ = body(buf[:0], func(p []byte) error { n += len(p); return nil })
+	head := binary.AppendUvarint(buf[:0], uint64(n))
+	if err := out(append(head, recSnapshot)); err != nil {
+		return buf, err
+	}
+	return body(buf[:0], out)
 }
 
 func appendHealth(dst []byte, h *model.Health) []byte {

@@ -22,9 +22,14 @@ const version = 1
 // maxFrame bounds a frame's payload: a length above it is garbage, not a frame.
 const maxFrame = 64 << 20
 
-// window is the zstd window of a segment's stream: repeated statuses compress against the same
-// pod's earlier versions as far back as this (FORMAT.md).
+// window is the largest zstd window of a segment's stream (FORMAT.md): what a reader accepts.
 const window = 8 << 20
+
+// writeWindow is the window the writer uses: repeated statuses compress against the same pod's
+// earlier versions as far back as this. BenchmarkRecord: 8 MiB records 36.8 B per status change
+// at 10,000 pods, 4 MiB 37.0, 2 MiB 42.8 (over the 40 B target); the encoder keeps twice its
+// window live, so 4 MiB saves 8 MB of the recorder's heap for 0.2 B per change.
+const writeWindow = 4 << 20
 
 // segmentExt names a segment file: seq, zero-padded so the names sort in order, and the extension.
 const segmentExt = ".seg"

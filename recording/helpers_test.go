@@ -14,8 +14,6 @@ import (
 
 	"doomwatch/kube/demo"
 	"doomwatch/model"
-	"doomwatch/model/scaletest"
-	"doomwatch/podrec"
 	"doomwatch/report"
 )
 
@@ -203,37 +201,4 @@ func dirSize(t testing.TB, dir string) int64 {
 		n += fi.Size()
 	}
 	return n
-}
-
-// churn is batch k of scaletest.Churn's churn over an n-pod cluster (size status updates in a
-// scattered order, each changing its pod's verdict, with their Warning events), made on its own
-// so that a long recording never holds all of its batches at once. For n = 10,000 it is
-// scaletest.Churn's batch k.
-func churn(k, size, n int) model.Batch {
-	var b model.Batch
-	b.Pods = make([]*podrec.Record, size)
-	for j := range size {
-		seq := k*size + j
-		i, version := seq*7919%n, 1+seq/n
-		b.Pods[j] = scaletest.Record(i, version)
-		if e, ok := scaletest.Event(i, version); ok {
-			b.Events = append(b.Events, e)
-		}
-	}
-	return b
-}
-
-// load is what the informers of an n-pod scaletest cluster deliver first, as scaletest.Load
-// applies it: nodes and owners, the pods, their events.
-func load(n int) []model.Batch {
-	out := []model.Batch{{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(n),
-		Deployments: scaletest.Deployments(n), Health: &model.Health{Synced: true, PodsSeen: n}}}
-	var pods, events model.Batch
-	for i := range n {
-		pods.Pods = append(pods.Pods, scaletest.Record(i, 0))
-		if e, ok := scaletest.Event(i, 0); ok {
-			events.Events = append(events.Events, e)
-		}
-	}
-	return append(out, pods, events)
 }

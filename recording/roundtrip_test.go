@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"doomwatch/model"
+	"doomwatch/model/scaletest"
 )
 
 // TestRoundTrip records the demo scenario's hour, as the informers deliver it, and replays the
@@ -43,5 +44,65 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatalf("replayed %d batches, recorded %d", n, len(steps))
 			}
 		})
+	}
+}
+
+// TestLargeRecords: a batch record larger than recordChunk (the initial list of 2,500 pods, built
+// in parts) and the snapshot that holds it (written in chunks) replay to the model the batches
+// made, and so does a seek to that snapshot.
+func TestLargeRecords(t *testing.T) {
+	const pods = 2_500
+	dir := filepath.Join(t.TempDir(), "rec")
+	w, err := Create(dir, Options{Contexts: []string{"big"}, Start: scaletest.T0, SnapshotEvery: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := scaletest.LoadBatches(pods)
+	// The pods' record is built in parts, or this test tests nothing.
+	e := newEncoder(1)
+	for i := range load {
+		e.appendBatch(nil, scaletest.T0, &load[i])
+		if i == 1 && len(e.takeParts()) < 2 {
+			t.Fatalf("the list of %d pods is a record of fewer than 3 parts", pods)
+		}
+	}
+	live := model.NewFleet(model.DefaultConfig(), []string{"big"})
+	at := scaletest.T0
+	for _, b := range load {
+		live.Apply(&b, at)
+		if err := w.Append(at, &b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A second segment, which starts with a snapshot of every pod, then a batch in it.
+	at = at.Add(time.Minute + time.Second)
+	b := scaletest.ChurnBatch(0, 50, pods)
+	live.Apply(&b, at)
+	if err := w.Append(at, &b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(segments(t, dir)); n != 2 {
+		t.Fatalf("%d segments, want 2", n)
+	}
+	want := state(t, live, at)
+	replayed := model.NewFleet(model.DefaultConfig(), []string{"big"})
+	replay(t, dir, func(_ int, f *model.Fleet, _ Frame) { replayed = f })
+	if got := state(t, replayed, at); got != want {
+		t.Fatalf("the replay differs from the live model: %s", firstDiff(want, got))
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sought, err := r.Seek(model.DefaultConfig(), at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := objects(t, sought), objects(t, live); got != want {
+		t.Fatalf("a seek to the snapshot differs: %s", firstDiff(want, got))
 	}
 }

@@ -40,11 +40,11 @@ func recordSmall(t *testing.T, w *Writer, batches, keep int, each func(i int, er
 		steps = append(steps, st)
 		at = at.Add(time.Second)
 	}
-	for _, b := range load(smallPods) {
+	for _, b := range scaletest.LoadBatches(smallPods) {
 		add(b)
 	}
 	for k := range batches {
-		add(churn(k, 10, smallPods))
+		add(scaletest.ChurnBatch(k, 10, smallPods))
 	}
 	return steps
 }

@@ -62,6 +62,7 @@ type Writer struct {
 	enc  *encoder
 	z    *zstd.Encoder
 	rec  []byte // records waiting for the compressor
+	snap []byte // a snapshot's chunk, on its way to the compressor
 	// seg is the segment being written; nil before the first batch, and after a write failed
 	// until a new segment could be started.
 	seg *segment
@@ -128,6 +129,8 @@ type tuning struct {
 	frameEach bool
 	// level is the zstd level (0: SpeedDefault).
 	level zstd.EncoderLevel
+	// window is the zstd window (0: writeWindow).
+	window int
 }
 
 func create(path string, opts Options, tune tuning) (*Writer, error) {
@@ -155,7 +158,10 @@ func create(path string, opts Options, tune tuning) (*Writer, error) {
 	if tune.level == 0 {
 		tune.level = zstd.SpeedDefault
 	}
-	z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(window),
+	if tune.window == 0 {
+		tune.window = writeWindow
+	}
+	z, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(tune.window),
 		zstd.WithEncoderLevel(tune.level))
 	if err != nil {
 		return nil, fmt.Errorf("recording: %w", err)
@@ -231,6 +237,7 @@ func (w *Writer) Append(at time.Time, b *model.Batch) error {
 		if serr := w.startSegment(); serr != nil {
 			// Keep the state, so that the next segment's snapshot holds this batch.
 			w.enc.appendBatch(w.rec[:0], at, b)
+			w.enc.takeParts()
 			w.last = at
 			if err == nil {
 				err = serr
@@ -241,6 +248,16 @@ func (w *Writer) Append(at time.Time, b *model.Batch) error {
 	w.rec = w.enc.appendBatch(w.rec, at, b)
 	w.last = at
 	w.seg.dirty = true
+	// A large record comes in parts: all but the last go to the compressor now, the last waits as
+	// a small record would.
+	for _, p := range w.enc.takeParts() {
+		if _, werr := w.z.Write(p); werr != nil {
+			if err == nil {
+				err = w.broken(werr)
+			}
+			return err
+		}
+	}
 	// A second of the source's clock, or a burst, is written out at once; the timer writes out
 	// what a source that went quiet left.
 	if at.Sub(w.flushedAt) >= flushEvery || len(w.rec) >= flushSize {
@@ -301,6 +318,11 @@ func (w *Writer) flush() error {
 		return w.broken(err)
 	}
 	w.rec = w.rec[:0]
+	if cap(w.rec) > flushSize {
+		// Only an initial list grows the buffer past a flush's worth (10,000 pods take about
+		// 12 MB): it would stay live for good.
+		w.rec = nil
+	}
 	if w.frameEach {
 		if err := w.z.Close(); err != nil {
 			return w.broken(err)
@@ -398,7 +420,14 @@ func (w *Writer) startSegment() error {
 	s.size = int64(len(hb))
 	w.seg = s
 	w.z.Reset(s)
-	w.rec = w.enc.appendSnapshot(w.rec[:0], w.last)
+	var err2 error
+	w.snap, err2 = w.enc.writeSnapshot(w.last, w.snap, func(p []byte) error {
+		_, err := w.z.Write(p)
+		return err
+	})
+	if err2 != nil {
+		return w.broken(err2)
+	}
 	s.dirty = true
 	if err := w.flush(); err != nil {
 		return err

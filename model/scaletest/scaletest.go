@@ -244,11 +244,12 @@ var interner = podrec.NewInterner()
 // transform would use.
 func Record(i, version int) *podrec.Record { return interner.Pod(Pod(i, version)) }
 
-// Load applies an n-pod cluster to m in batches of 10,000 pods, owners and nodes first, and
-// returns the pod records (the informer's cache).
-func Load(m *model.Model, n int) []*podrec.Record {
-	m.Apply(&model.Batch{Nodes: NodeObjects(), ReplicaSets: ReplicaSets(n), Deployments: Deployments(n),
-		Health: &model.Health{Synced: true, PodsSeen: n}}, T0)
+// LoadBatches is what the informers of an n-pod cluster deliver first: nodes and owners, the
+// pods in batches of 10,000, then the Warning events listed with them, one for each pod that is
+// not running.
+func LoadBatches(n int) []model.Batch {
+	out := []model.Batch{{Nodes: NodeObjects(), ReplicaSets: ReplicaSets(n), Deployments: Deployments(n),
+		Health: &model.Health{Synced: true, PodsSeen: n}}}
 	pods := make([]*podrec.Record, n)
 	const size = 10_000
 	for start := 0; start < n; start += size {
@@ -256,16 +257,25 @@ func Load(m *model.Model, n int) []*podrec.Record {
 		for i := start; i < end; i++ {
 			pods[i] = Record(i, 0)
 		}
-		m.Apply(&model.Batch{Pods: pods[start:end]}, T0)
+		out = append(out, model.Batch{Pods: pods[start:end]})
 	}
-	// The Warning events the informer lists with them: one for each pod that is not running.
 	var events model.Batch
 	for i := range n {
 		if e, ok := Event(i, 0); ok {
 			events.Events = append(events.Events, e)
 		}
 	}
-	m.Apply(&events, T0)
+	return append(out, events)
+}
+
+// Load applies an n-pod cluster to m as LoadBatches delivers it, and returns the pod records
+// (the informer's cache).
+func Load(m *model.Model, n int) []*podrec.Record {
+	pods := make([]*podrec.Record, 0, n)
+	for _, b := range LoadBatches(n) {
+		m.Apply(&b, T0)
+		pods = append(pods, b.Pods...)
+	}
 	return pods
 }
 
@@ -311,15 +321,23 @@ func Event(i, version int) (*corev1.Event, bool) {
 func Churn(count, size int) []model.Batch {
 	out := make([]model.Batch, count)
 	for k := range out {
-		out[k].Pods = make([]*podrec.Record, size)
-		for j := range size {
-			seq := k*size + j
-			i, version := seq*7919%PodsPerNamespace, 1+seq/PodsPerNamespace
-			out[k].Pods[j] = Record(i, version)
-			if e, ok := Event(i, version); ok {
-				out[k].Events = append(out[k].Events, e)
-			}
-		}
+		out[k] = ChurnBatch(k, size, PodsPerNamespace)
 	}
 	return out
+}
+
+// ChurnBatch is batch k of that churn over the first n pods, made on its own so that a long run
+// never holds all of its batches at once. For n = PodsPerNamespace it is Churn's batch k.
+func ChurnBatch(k, size, n int) model.Batch {
+	var b model.Batch
+	b.Pods = make([]*podrec.Record, size)
+	for j := range size {
+		seq := k*size + j
+		i, version := seq*7919%n, 1+seq/n
+		b.Pods[j] = Record(i, version)
+		if e, ok := Event(i, version); ok {
+			b.Events = append(b.Events, e)
+		}
+	}
+	return b
 }
