@@ -40,9 +40,10 @@ screenshots:
 
 # The Go benchmarks: classify's verdicts, the model and the dashboard at 150,000 pods (a batch and the
 # refresh it causes, per sort; a sort key; a tick; memory per pod, informer included), the pod
-# informer's decoding.
+# informer's decoding, and the replay's keys at 10,000 pods (the recording's own, which record
+# 10 minutes an operation, are in BENCHMARKS.md).
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./classify ./model ./tui ./kube
+	$(GO) test -run '^$$' -bench . -benchmem ./classify ./model ./tui ./kube ./replay
 
 # doomwatch and k9s side by side on a real kube-apiserver holding N pods (not part of `make test`):
 # builds the servers and k9s from the Go module proxy (pinned, cached), loads the pods, runs both in

@@ -162,13 +162,17 @@ func (r *record) run(ctx context.Context, e *env) error {
 	start := e.src.Now()
 	tick := time.NewTicker(recordEvery)
 	defer tick.Stop()
-	batches := e.src.Batches()
+	batches, synced := e.src.Batches(), e.src.Synced()
+	began := time.Now()
 	var stopped error
 loop:
 	for {
 		select {
 		case <-ctx.Done():
 			break loop
+		case <-synced:
+			synced = nil
+			fmt.Fprintf(e.Stderr, "doomwatch: synced after %s; recording the changes\n", time.Since(began).Round(time.Millisecond))
 		case <-tick.C:
 		case b, ok := <-batches:
 			if !ok {

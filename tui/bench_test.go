@@ -51,12 +51,16 @@ func BenchmarkFrame(b *testing.B) {
 }
 
 // scaleDashboard is a 200x50 dashboard over a realistic cluster of n pods (model/scaletest) whose
-// clock the caller moves with *now.
-func scaleDashboard(n int, now *time.Time) *dashboard {
+// clock the caller moves with *now; with a player, the replay dashboard.
+func scaleDashboard(n int, now *time.Time, p ...Player) *dashboard {
 	m := model.New(model.DefaultConfig())
 	scaletest.Load(m, n)
 	*now = scaletest.T0
-	d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return *now }}, false)
+	opts := Options{Model: model.FleetOf("", m), Now: func() time.Time { return *now }}
+	if len(p) > 0 {
+		opts.Replay = p[0]
+	}
+	d := newDashboard(opts, false)
 	d.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
 	return d
 }
@@ -152,5 +156,59 @@ func BenchmarkFilterKey(b *testing.B) {
 	}
 	if !strings.HasPrefix(d.query.Text, "svc-0123-7d9f8c6b5-") || d.pods.rows.Len() == 0 || d.pods.rows.Len() > 100 {
 		b.Fatalf("filter %q shows %d rows", d.query.Text, d.pods.rows.Len())
+	}
+}
+
+// BenchmarkReplayKey is a key on the replay dashboard at 10,000 pods and the frame after it: the
+// sort key, as BenchmarkSortKey live, and space (pause), which only the time bar shows.
+func BenchmarkReplayKey(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		key  tea.KeyPressMsg
+	}{{"key=s", sortKey}, {"key=space", tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}}} {
+		b.Run(c.name, func(b *testing.B) {
+			var now time.Time
+			p := &fakePlayer{status: PlayStatus{Of: "bench", Start: scaletest.T0, End: scaletest.T0.Add(time.Hour), Speed: 1}}
+			d := scaleDashboard(10_000, &now, p)
+			cpu, k := scaletest.StartCPU(), 0
+			for b.Loop() {
+				d.Update(c.key)
+				_ = d.View()
+				k++
+			}
+			cpu.Report(b, k)
+		})
+	}
+}
+
+// BenchmarkReplayFrame is the replay dashboard's side of a frame from the player, at 10,000 pods
+// under BENCHMARKS.md's churn (500 status changes a second, as batches of 50 every 100 ms):
+// Update applies the frame's steps, refreshes every view once, and one 200x50 frame is rendered.
+// steps=1 is a frame while playing at ×1; steps=100 the frame of a 10 s seek forward (the batches
+// in between, replay.Player's exact seek). The player's own share is replay's BenchmarkSeekKey;
+// the two together are a seek key's cost, key to frame (target 16 ms at 10,000 pods).
+func BenchmarkReplayFrame(b *testing.B) {
+	const pods, size = 10_000, 50 // the churned namespace is the first 10,000 pods
+	for _, steps := range []int{1, 100} {
+		b.Run(fmt.Sprintf("steps=%d", steps), func(b *testing.B) {
+			var now time.Time
+			p := &fakePlayer{status: PlayStatus{Of: "bench", Start: scaletest.T0, End: scaletest.T0.Add(time.Hour), Playing: true, Speed: 1}}
+			d := scaleDashboard(pods, &now, p)
+			batches := scaletest.Churn(400, size) // two passes over the churned namespace, as BenchmarkBatch
+			cpu, k, batch := scaletest.StartCPU(), 0, 0
+			for b.Loop() {
+				f := Frame{Steps: make([]Step, steps)}
+				for i := range f.Steps {
+					now = now.Add(100 * time.Millisecond)
+					f.Steps[i] = Step{At: now, Batch: batches[batch%len(batches)]}
+					batch++
+				}
+				p.status.At = now
+				d.Update(frameMsg{f: f})
+				_ = d.View()
+				k++
+			}
+			cpu.Report(b, k)
+		})
 	}
 }

@@ -51,7 +51,7 @@ func run() error {
 	pflag.StringVar(&f.k9sMissing, "k9s-missing", "", "why there is no k9s binary, for the report")
 	pflag.StringVar(&f.doomwatch, "doomwatch", "", "doomwatch binary (default: go build the module in the current directory)")
 	pflag.StringVar(&f.fixtures, "fixtures", "classify/testdata", "classify's fixtures, where the runtime messages come from")
-	pflag.StringSliceVar(&f.tools, "tools", []string{"doomwatch", "k9s", "bare", "once"}, "what to measure")
+	pflag.StringSliceVar(&f.tools, "tools", []string{"doomwatch", "k9s", "bare", "once", "record"}, "what to measure (record: doomwatch record -A, headless, beside the dashboard's figures)")
 	pflag.DurationVar(&s.idle, "idle", 30*time.Second, "idle window")
 	pflag.Float64Var(&s.churnRate, "churn-rate", 500, "status updates per second during the churn window")
 	pflag.DurationVar(&s.churnFor, "churn-for", 60*time.Second, "churn window")
@@ -183,6 +183,11 @@ func run() error {
 		logf("measuring doomwatch --once -A")
 		r := b.runOnce(ctx, bins.doomwatch, kubeconfig, env)
 		rep.once = &r
+	}
+	if want["record"] {
+		logf("measuring doomwatch record -A")
+		r := b.runRecord(ctx, bins.doomwatch, kubeconfig, dir, env, logf)
+		rep.record = &r
 	}
 	// k9s last: at 150,000 pods it takes many GiB, and the page cache it evicts would slow the
 	// server for whatever came after it.

@@ -21,6 +21,7 @@ type report struct {
 	k9s        *result
 	bare       *bareResult
 	once       *onceResult
+	record     *recordResult
 	k9sMissing string
 	k9sVersion string
 }
@@ -155,6 +156,10 @@ func (r *report) write(w io.Writer) {
 	fmt.Fprintln(w, "¹ A lone esc is told from the start of an escape sequence only by waiting for what follows: "+
 		"bubbletea's input reader waits 50 ms (ultraviolet DefaultEscTimeout), k9s's tcell its own timeout.")
 	fmt.Fprintln(w)
+
+	if r.record != nil {
+		r.writeRecord(w, t)
+	}
 
 	fmt.Fprintln(w, "Update → screen samples (p50 / p99 / max, probes, missed):")
 	for _, c := range cols {

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"doomwatch/hack/scale"
+)
+
+// recordResult is `doomwatch record -A` on the same server: headless, so its figures are the
+// process's alone, over the same idle and churn windows as the dashboard's.
+type recordResult struct {
+	synced      time.Duration
+	start, idle window
+	churn       window
+	churnRun    scale.ChurnResult
+	size        int64 // the recording's bytes on disk at the end
+	summary     string
+	err         error
+}
+
+// runRecord runs the recorder until it says it synced, lets its start-up garbage go as the
+// dashboard's run does, then samples it idle and under the same churn.
+func (b *bench) runRecord(ctx context.Context, bin, kubeconfig, dir string, env []string, logf func(string, ...any)) (r recordResult) {
+	// r is named: the deferred stop fills in the summary and the size after the return.
+	out := filepath.Join(dir, "recording")
+	cmd := exec.Command(bin, "record", "-o", out, "--kubeconfig", kubeconfig, "-A", "--request-timeout", b.startTimeout.String())
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		r.err = err
+		return r
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		r.err = err
+		return r
+	}
+	// One reader of stderr, so the recorder never blocks on it: it says when the recorder synced,
+	// logs its trouble, and keeps its last line, the summary.
+	synced, eof := make(chan struct{}), make(chan struct{})
+	var last string
+	go func() {
+		defer close(eof)
+		seen := false
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			l := sc.Text()
+			switch {
+			case !seen && strings.Contains(l, "synced after"):
+				seen = true
+				close(synced)
+			case strings.HasPrefix(l, "doomwatch: recording:"):
+				logf("record: %s", l)
+			}
+			last = l
+		}
+	}()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		<-eof
+		r.summary = last
+		if err := cmd.Wait(); err != nil && r.err == nil {
+			r.err = fmt.Errorf("doomwatch record: %v: %s", err, r.summary)
+		}
+		r.size = dirSize(out)
+	}
+	defer stop()
+
+	startCtx, endStart := context.WithCancel(ctx)
+	startDone := make(chan struct{})
+	go func() {
+		defer close(startDone)
+		r.start, _ = observe(startCtx, cmd.Process.Pid, b.startTimeout)
+	}()
+	select {
+	case <-synced:
+		r.synced = time.Since(start)
+	case <-eof:
+		r.err = fmt.Errorf("doomwatch record stopped before it synced")
+	case <-time.After(b.startTimeout):
+		r.err = fmt.Errorf("doomwatch record not synced after %s", b.startTimeout)
+	case <-ctx.Done():
+		r.err = ctx.Err()
+	}
+	endStart()
+	<-startDone
+	if r.err != nil {
+		return r
+	}
+	logf("record: synced after %s", r.synced.Round(time.Millisecond))
+	if err := sleep(ctx, 5*time.Second); err != nil {
+		r.err = err
+		return r
+	}
+	if r.idle, err = observe(ctx, cmd.Process.Pid, b.idle); err != nil {
+		r.err = fmt.Errorf("idle window: %w", err)
+		return r
+	}
+	logf("record: idle %.3f cores, RSS %s", r.idle.cores, mib(r.idle.rssEnd))
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cancel()
+		r.churnRun = b.fleet.Churn(wctx, b.client, scale.ChurnConfig{Namespace: 0, Rate: b.churnRate,
+			Count: int(b.churnRate * b.churnFor.Seconds()), Duration: b.churnFor, Workers: 48})
+	}()
+	r.churn, err = observe(wctx, cmd.Process.Pid, b.churnFor)
+	<-done
+	if err != nil {
+		r.err = fmt.Errorf("churn window: %w", err)
+		return r
+	}
+	logf("record: churn %.0f/s: %.3f cores, RSS max %s", r.churnRun.Rate, r.churn.cores, mib(r.churn.rssMax))
+	return r
+}
+
+// dirSize is the bytes of the regular files in dir.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// writeRecord is the recorder's table: its figures beside the dashboard's, whose RSS it must not
+// exceed and whose CPU under churn it may exceed by half (BENCHMARKS.md, "The flight recorder").
+func (r *report) writeRecord(w io.Writer, t targets) {
+	rc, d := r.record, r.doomwatch
+	fmt.Fprintln(w, "`doomwatch record -A` (headless), the same server and windows:")
+	fmt.Fprintln(w)
+	if rc.err != nil {
+		fmt.Fprintf(w, "record stopped early: %s\n\n", oneLine(rc.err.Error()))
+	}
+	fmt.Fprintln(w, "| figure | target | record | vs target | the dashboard |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	dash := func(f func(*result) string) string {
+		if d == nil {
+			return "—"
+		}
+		return f(d)
+	}
+	rssTarget := t.rss
+	if d != nil && d.churn.rssMax > 0 {
+		rssTarget = min(rssTarget, max(d.idle.rssEnd, d.churn.rssMax))
+	}
+	fmt.Fprintf(w, "| synced | — | %s | — | %s |\n", dur(rc.synced), dash(func(c *result) string { return dur(c.synced) }))
+	fmt.Fprintf(w, "| RSS, idle (end of %s) | ≤ %s | %s | %s | %s |\n", r.idle, mib(rssTarget), mib(rc.idle.rssEnd),
+		overBytes(rc.idle.rssEnd, rssTarget), dash(func(c *result) string { return mib(c.idle.rssEnd) }))
+	fmt.Fprintf(w, "| RSS, under churn (largest sample) | ≤ %s | %s | %s | %s |\n", mib(rssTarget), mib(rc.churn.rssMax),
+		overBytes(rc.churn.rssMax, rssTarget), dash(func(c *result) string { return mib(c.churn.rssMax) }))
+	fmt.Fprintf(w, "| RSS, peak since start (VmHWM) | — | %s | — | %s |\n", mib(max(rc.churn.hwm, rc.start.hwm)),
+		dash(func(c *result) string { return mib(max(c.churn.hwm, c.start.hwm)) }))
+	fmt.Fprintf(w, "| CPU, idle | ≤ %.2f cores | %.3f cores | %s | %s |\n", t.cpuIdle, rc.idle.cores, overFloat(rc.idle.cores, t.cpuIdle, "cores"),
+		dash(func(c *result) string { return fmt.Sprintf("%.3f cores", c.idle.cores) }))
+	cpuTarget, cpuCheck := "≤ 1.5 × the dashboard's", "—"
+	if d != nil && d.churn.cores > 0 {
+		cpuTarget = fmt.Sprintf("≤ 1.5 × %.3f = %.3f cores", d.churn.cores, 1.5*d.churn.cores)
+		cpuCheck = overFloat(rc.churn.cores, 1.5*d.churn.cores, "cores")
+	}
+	fmt.Fprintf(w, "| CPU, under churn | %s | %.3f cores at %.0f/s | %s | %s |\n", cpuTarget, rc.churn.cores, rc.churnRun.Rate, cpuCheck,
+		dash(func(c *result) string { return fmt.Sprintf("%.3f cores at %.0f/s", c.churn.cores, c.churnRun.Rate) }))
+	fmt.Fprintf(w, "| recording on disk at the end | — | %.1f MiB | — | — |\n", float64(rc.size)/(1<<20))
+	fmt.Fprintln(w)
+	if rc.summary != "" {
+		fmt.Fprintf(w, "The recorder's last words: `%s`\n\n", strings.ReplaceAll(rc.summary, "`", "'"))
+	}
+}
