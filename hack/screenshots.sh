@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Renders the dashboard on the demo scenario (tui.RenderFrame, as the golden tests do) and turns
-# the frames into screenshots/*.png: ANSI text -> SVG (freeze v0.2.2; its own PNG output crashes
-# here) -> PNG (rsvg-convert from Debian's librsvg2-bin).
+# Renders the dashboard on the demo scenario (tui.RenderFrame, as the golden tests do), and the
+# replay of a recording of it, and turns the frames into screenshots/*.png: ANSI text -> SVG
+# (freeze v0.2.2; its own PNG output crashes here) -> PNG (rsvg-convert from Debian's librsvg2-bin).
 #
 # freeze runs as `go run pkg@version`, outside this module: as a `go tool` of this module it would
 # be built against our newer charmbracelet/x/ansi, which its cellbuf dependency does not compile with.
@@ -20,7 +20,10 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$GO" run ./hack/screenshots -out "$work"
+# The replay view replays a recording of the live demo (its story's first 3 minutes, at 50x). Its
+# batches come on the wall clock, so that frame's ages may move by a second between runs.
+"$GO" run . record -o "$work/rec" --demo --speed 50 --for 180s 2>/dev/null
+"$GO" run ./hack/screenshots -out "$work" -recording "$work/rec"
 
 mkdir -p screenshots
 for f in "$work"/*.ansi; do

@@ -84,7 +84,7 @@ func TestGoldenFrames(t *testing.T) {
 			[]string{"Events", "20s ago x12 FailedMount", `MountVolume.SetUp failed for volume "config-volume"`}, events, nil},
 		{"replay", FrameOptions{Replay: &PlayStatus{Of: "prod-eu-1", Start: t0.Add(-10 * time.Minute), End: t0.Add(5 * time.Minute),
 			At: t0, Playing: true, Speed: 2, Note: "pod shop/api-7d9f8b6c5-xk2lq doomed"}},
-			[]string{"replay of prod-eu-1", "+10m of 15m", "▶ playing ×2", "✖ doomed"}, nil, nil},
+			[]string{"all namespaces  synced", "replay of prod-eu-1", "+10m of 15m", "▶ playing ×2", "✖ doomed"}, nil, nil},
 		{"copied", FrameOptions{Selected: "shop/api-7d9f8b6c5-xk2lq", Detail: true},
 			[]string{"BackOff", "copied: kubectl logs -p -n shop api-7d9f8b6c5-xk2lq -c api — "}, events, []string{"y"}},
 	}

@@ -176,13 +176,21 @@ func (h *header) syncState() string {
 		if h.stopped {
 			return h.c.st.warn.Render("source stopped")
 		}
-		s := fmt.Sprintf("%d of %d clusters live", live, len(h.clusters))
+		s := fmt.Sprintf("%d of %d clusters %s", live, len(h.clusters), h.liveWord())
 		if live == len(h.clusters) {
 			return h.c.st.ok.Render(s)
 		}
 		return h.c.st.warn.Render(s)
 	}
 	return h.stateOf(h.health)
+}
+
+// liveWord is what a synced cluster is: live, or in a replay, synced as it was when recorded.
+func (h *header) liveWord() string {
+	if h.replayOn {
+		return "synced"
+	}
+	return "live"
 }
 
 // stateOf says what a cluster's health is: live, syncing (N of ~M), unreachable (since when,
@@ -208,7 +216,7 @@ func (h *header) stateOf(hl model.Health) string {
 		}
 		s += " …"
 	default:
-		s = st.ok.Render("live")
+		s = st.ok.Render(h.liveWord())
 	}
 	if len(hl.Forbidden) > 0 {
 		kinds := make([]string, len(hl.Forbidden))

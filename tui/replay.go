@@ -116,7 +116,7 @@ func (h *header) replayLine() string {
 	st, s := h.c.st, h.replay
 	state := "▶ playing"
 	if !s.Playing {
-		state = "⏸ paused"
+		state = "‖ paused" // not U+23F8: common terminal fonts (DejaVu Sans Mono) lack it
 	}
 	if !s.End.After(s.At) && !s.Playing {
 		state = "■ at the end"

@@ -1,5 +1,6 @@
 // Command screenshots renders dashboard frames of the demo scenario through tui.RenderFrame (the
-// same rendering the golden tests use) and writes them as ANSI text to a directory. The
+// same rendering the golden tests use), and with -recording the replay of a recording of it,
+// and writes them as ANSI text to a directory. The
 // `screenshots` make target turns them into SVG (freeze) and PNG (rsvg-convert).
 package main
 
@@ -14,14 +15,21 @@ import (
 	"doomwatch/classify"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
+	"doomwatch/recording"
+	"doomwatch/replay"
 	"doomwatch/tui"
 )
 
 func main() {
 	out := flag.String("out", "screenshots/ansi", "directory for the .ansi frames")
 	at := flag.Duration("at", 90*time.Second, "simulated time of the demo scenario")
+	rec := flag.String("recording", "", "a recording of the demo (doomwatch record --demo) for the replay frame")
 	flag.Parse()
-	if err := run(*out, *at); err != nil {
+	err := run(*out, *at)
+	if err == nil && *rec != "" {
+		err = replayed(*out, *rec, *at)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "screenshots:", err)
 		os.Exit(1)
 	}
@@ -114,6 +122,25 @@ func fleet(ctx context.Context, dir string, at time.Duration) error {
 	}
 	o.Focus = tui.FocusNodes
 	return os.WriteFile(filepath.Join(dir, "fleet-nodes.ansi"), []byte(tui.RenderFleetFrame(f, o)+"\n"), 0o644)
+}
+
+// replayed renders `doomwatch replay` of a recording of the demo, paused at the story's at: the
+// state replayed as the player does (replay.At), under the time bar.
+func replayed(dir, path string, at time.Duration) error {
+	r, err := recording.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	start, end := r.Span()
+	now := start.Add(at)
+	f, err := replay.At(r, model.DefaultConfig(), now)
+	if err != nil {
+		return err
+	}
+	o := tui.FrameOptions{Width: 160, Height: 45, Now: now, Scope: r.Scope(),
+		Replay: &tui.PlayStatus{Of: f.Name(), Start: start, End: end, At: now, Speed: 1}}
+	return os.WriteFile(filepath.Join(dir, "replay.ansi"), []byte(tui.RenderFleetFrame(f, o)+"\n"), 0o644)
 }
 
 func with(o tui.FrameOptions, f func(*tui.FrameOptions)) tui.FrameOptions {
