@@ -441,8 +441,8 @@ func (p *Player) scan(ctx context.Context, path string) {
 	}
 }
 
-// jumps tells which timeline lines are jump targets: a rollout's verdict changing, a node's
-// suspect call changing, a pod turning transient or doomed. The first look's lines (every
+// jumps tells which timeline lines are jump targets: a rollout's verdict changing (or a new one
+// coming doomed), a node's suspect call changing, a pod turning transient or doomed. The first look's lines (every
 // object's state once synced) are not changes, nor are pods coming, going or turning healthy:
 // a rollout has hundreds of those.
 type jumps struct {
@@ -476,7 +476,8 @@ func (j *jumps) note(l *report.WatchLine, at time.Time) (string, bool) {
 		return "", false
 	}
 	switch {
-	case l.Type == "rollout" && seen:
+	case l.Type == "rollout" && (seen || state == "doomed"):
+		// A rollout first seen after the first look is a new one: a jump target if it comes doomed.
 		return fmt.Sprintf("%s %s %s", l.Kind, name, l.Verdict), true
 	case l.Type == "node" && state == "suspect":
 		return "node " + name + " suspect", true

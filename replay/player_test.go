@@ -130,3 +130,40 @@ func TestPlayer(t *testing.T) {
 		t.Errorf("a seek back did not replace the model")
 	}
 }
+
+// TestJumpTargets: which timeline lines `[` and `]` go to. The first look (every object's state
+// once synced) is not a change; after it, a rollout's verdict changing, a new rollout coming
+// doomed, a node called suspect or no longer, a pod turning transient or doomed are; a new
+// rollout progressing, a pod turning healthy, a deleted pod are not.
+func TestJumpTargets(t *testing.T) {
+	t0 := demo.Epoch
+	yes, no := true, false
+	lines := []struct {
+		at   time.Duration
+		line report.WatchLine
+		want string // the note, "" for no target
+	}{
+		{0, report.WatchLine{Type: "rollout", Kind: "Deployment", Namespace: "shop", Name: "payments", Verdict: "progressing"}, ""},
+		{0, report.WatchLine{Type: "node", Name: "node-3", Suspect: &no}, ""},
+		{0, report.WatchLine{Type: "pod", Namespace: "shop", Name: "payments-1", Verdict: "progressing"}, ""},
+		{10, report.WatchLine{Type: "rollout", Kind: "Deployment", Namespace: "shop", Name: "cart", Verdict: "progressing"}, ""},
+		{20, report.WatchLine{Type: "rollout", Kind: "Deployment", Namespace: "shop", Name: "search", Verdict: "doomed"}, "Deployment shop/search doomed"},
+		{30, report.WatchLine{Type: "pod", Namespace: "shop", Name: "payments-1", Verdict: "doomed"}, "pod shop/payments-1 doomed"},
+		{31, report.WatchLine{Type: "pod", Namespace: "shop", Name: "payments-1", Verdict: "doomed", Reason: "another reason"}, ""},
+		{40, report.WatchLine{Type: "rollout", Kind: "Deployment", Namespace: "shop", Name: "payments", Verdict: "doomed"}, "Deployment shop/payments doomed"},
+		{50, report.WatchLine{Type: "node", Name: "node-3", Suspect: &yes}, "node node-3 suspect"},
+		{60, report.WatchLine{Type: "node", Name: "node-3", Suspect: &no}, "node node-3 no longer suspect"},
+		{70, report.WatchLine{Type: "pod", Namespace: "shop", Name: "payments-1", Verdict: "healthy"}, ""},
+		{80, report.WatchLine{Type: "pod", Namespace: "shop", Name: "payments-1", Deleted: true}, ""},
+	}
+	var j jumps
+	for _, c := range lines {
+		note, ok := j.note(&c.line, t0.Add(c.at*time.Second))
+		if c.want == "" && ok {
+			t.Errorf("+%ds %s %s: a jump target (%q), want none", c.at, c.line.Type, c.line.Name, note)
+		}
+		if c.want != "" && (!ok || note != c.want) {
+			t.Errorf("+%ds %s %s: %q (target %v), want %q", c.at, c.line.Type, c.line.Name, note, ok, c.want)
+		}
+	}
+}
