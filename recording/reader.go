@@ -74,7 +74,11 @@ func (r *Reader) init() error {
 		} else if !slices.Equal(r.contexts, h.contexts) {
 			return fmt.Errorf("opening recording: %s records contexts %v, the others %v", name, h.contexts, r.contexts)
 		}
-		r.segs = append(r.segs, segmentInfo{path: path, seq: h.seq, start: h.start})
+		var size int64
+		if fi, err := e.Info(); err == nil {
+			size = fi.Size()
+		}
+		r.segs = append(r.segs, segmentInfo{path: path, seq: h.seq, start: h.start, size: size})
 	}
 	slices.SortFunc(r.segs, func(a, b segmentInfo) int { return cmp.Compare(a.seq, b.seq) })
 	if len(r.segs) == 0 {
@@ -131,6 +135,19 @@ func (r *Reader) Scope() string { return r.scope }
 
 // Span is the recorded time: from the oldest snapshot kept to the last batch.
 func (r *Reader) Span() (first, last time.Time) { return r.segs[0].start, r.last }
+
+// SnapshotBefore is the time of the snapshot Seek starts from for t: the start of t's segment.
+func (r *Reader) SnapshotBefore(t time.Time) time.Time { return r.segs[r.segmentAt(t)].start }
+
+// BytesUntil is the size on disk of the segments a replay from the start to t reads: what it
+// costs, roughly, as decoding and applying is most of it.
+func (r *Reader) BytesUntil(t time.Time) int64 {
+	var n int64
+	for i := 0; i <= r.segmentAt(t) && i < len(r.segs); i++ {
+		n += r.segs[i].size
+	}
+	return n
+}
 
 func readHeaderFile(path string) (*header, error) {
 	f, err := os.Open(path)

@@ -112,7 +112,7 @@ func BenchmarkAt(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	for _, at := range []time.Duration{time.Minute, 5 * time.Minute} {
+	for _, at := range []time.Duration{30 * time.Second, time.Minute, 5 * time.Minute} {
 		b.Run(fmt.Sprintf("at=%s", at), func(b *testing.B) {
 			cpu, n := scaletest.StartCPU(), 0
 			for b.Loop() {
@@ -126,6 +126,7 @@ func BenchmarkAt(b *testing.B) {
 				n++
 			}
 			cpu.Report(b, n)
+			b.ReportMetric(float64(r.BytesUntil(scaletest.T0.Add(at)))/(1<<20), "MiB-read")
 		})
 	}
 }

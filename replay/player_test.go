@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -127,7 +128,36 @@ func TestPlayer(t *testing.T) {
 		t.Errorf("a jump back from 90s went to +%s with note %q; want an earlier change", st.At.Sub(demo.Epoch), st.Note)
 	}
 	if f.Model == nil {
-		t.Errorf("a seek back did not replace the model")
+		t.Fatalf("a seek back did not replace the model")
+	}
+	// The recording is small: the jump was replayed from the start, exactly.
+	back := st.At
+	exact, err := At(r2, cfg, back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Model.Expire(back)
+	exact.Expire(back)
+	if got, want := report.NewFleetSnapshot(f.Model, nil, nil, back), report.NewFleetSnapshot(exact, nil, nil, back); !reflect.DeepEqual(got, want) {
+		t.Errorf("the jump back to +%s is not the exact replay: %+v, want %+v", back.Sub(demo.Epoch), got.Summary, want.Summary)
+	}
+	if strings.Contains(st.Note, "snapshot") {
+		t.Errorf("an exact seek's note speaks of a snapshot: %q", st.Note)
+	}
+
+	// In a larger recording a seek back past the first minute starts from the snapshot before it,
+	// and the time bar says so.
+	p.mu.Lock()
+	p.exactBytes = 0
+	p.mu.Unlock()
+	p.Seek(at.Add(5 * time.Second).Sub(back)) // forward to 95s: the batches in between
+	next()
+	p.Seek(-10 * time.Second) // back to 85s, in the second segment (a snapshot a minute)
+	if f = next(); f.Model == nil {
+		t.Fatalf("a seek back from a snapshot did not replace the model")
+	}
+	if st := p.Status(); !strings.Contains(st.Note, "from the snapshot at +") || !st.At.Equal(at.Add(-5*time.Second)) {
+		t.Errorf("after a seek back to 85s from a snapshot: at +%s, note %q", st.At.Sub(demo.Epoch), st.Note)
 	}
 }
 
