@@ -16,7 +16,11 @@ import (
 )
 
 // recordDemo records the live demo at 50× its pace until 100 s of its story, into dir.
-func recordDemo(t *testing.T, dir string) {
+func recordDemo(t *testing.T, dir string) { recordDemoUntil(t, dir, 100*time.Second, 0) }
+
+// recordDemoUntil records the live demo at 50× its pace until the story's until, a snapshot every
+// snapshotEvery (0: the default), into dir.
+func recordDemoUntil(t *testing.T, dir string, until, snapshotEvery time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -24,18 +28,18 @@ func recordDemo(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := recording.Create(dir, recording.Options{Contexts: []string{src.Context()}, Start: demo.Epoch})
+	w, err := recording.Create(dir, recording.Options{Contexts: []string{src.Context()}, Start: demo.Epoch, SnapshotEvery: snapshotEvery})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for src.Now().Sub(demo.Epoch) < 100*time.Second {
+	for src.Now().Sub(demo.Epoch) < until {
 		select {
 		case b := <-src.Batches():
 			if err := w.Append(src.Now(), &b); err != nil {
 				t.Fatal(err)
 			}
 		case <-ctx.Done():
-			t.Fatal("the demo did not reach 100s")
+			t.Fatalf("the demo did not reach %s", until)
 		}
 	}
 	if err := w.Close(); err != nil {

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -19,30 +18,8 @@ import (
 // than the exact replay. The README's account of long seeks rests on this.
 func TestSnapshotSeekLoses(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rec")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	src, err := demo.Start(ctx, demo.Options{Seed: 1, Speed: 50, Interval: 20 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := recording.Create(dir, recording.Options{Contexts: []string{src.Context()}, Start: demo.Epoch, SnapshotEvery: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
 	const story = 200 * time.Second
-	for src.Now().Sub(demo.Epoch) < story {
-		select {
-		case b := <-src.Batches():
-			if err := w.Append(src.Now(), &b); err != nil {
-				t.Fatal(err)
-			}
-		case <-ctx.Done():
-			t.Fatal("the demo did not reach its 200 s")
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	recordDemoUntil(t, dir, story, 10*time.Second)
 	r, err := recording.Open(dir)
 	if err != nil {
 		t.Fatal(err)
