@@ -66,6 +66,10 @@ func TestRecordReplayDemo(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("replay --once: exit %d, stderr %q", code, stderr)
 	}
+	code, sought, stderr := runCLI("replay", dir, "--once", "--at", "90s", "--seek", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("replay --once --seek: exit %d, stderr %q", code, stderr)
+	}
 	code, live, stderr := runCLI("--demo", "--once", "--at", "90s", "-o", "json")
 	if code != exitOK {
 		t.Fatalf("--demo --once: exit %d, stderr %q", code, stderr)
@@ -82,6 +86,12 @@ func TestRecordReplayDemo(t *testing.T) {
 			t.Errorf("%s replayed at 90s:\n  %s\nwant (--demo --once --at 90s):\n  %s", c.what,
 				strings.Join(c.got, "\n  "), strings.Join(c.want, "\n  "))
 		}
+	}
+	// From the snapshot at about 60s, then the batches up to 90s: the same verdicts here
+	// (TestSnapshotSeekLoses says what such a seek can lose).
+	if s := storyOf(t, sought); !slices.Equal(s.pods, want.pods) || !slices.Equal(s.suspects, want.suspects) {
+		t.Errorf("replay --once --at 90s --seek:\n  %s\n  suspects %v\nwant:\n  %s\n  suspects %v",
+			strings.Join(s.pods, "\n  "), s.suspects, strings.Join(want.pods, "\n  "), want.suspects)
 	}
 
 	code, timeline, stderr := runCLI("replay", dir, "--timeline")
@@ -116,6 +126,7 @@ func TestRecordReplayBadInput(t *testing.T) {
 		{[]string{"--demo", "--once", "--record", filepath.Join(tmp, "r")}, exitUsage, "--record records beside the dashboard"},
 		{[]string{"replay"}, exitUsage, "replay needs the recording's directory"},
 		{[]string{"replay", full, "--at", "90s"}, exitUsage, "--at needs --once"},
+		{[]string{"replay", full, "--seek"}, exitUsage, "--seek needs --once"},
 		{[]string{"replay", full, "--once", "--at", "yesterday"}, exitUsage, "neither an offset"},
 		{[]string{"replay", full, "--once"}, exitError, "holds no recording"},
 		{[]string{"replay", filepath.Join(tmp, "none"), "--once"}, exitError, "no such recording"},

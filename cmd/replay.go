@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/duration"
 
+	"doomwatch/model"
 	"doomwatch/recording"
 	"doomwatch/replay"
 	"doomwatch/report"
@@ -23,6 +24,7 @@ type replayCmd struct {
 	*common
 	path     string
 	once     bool
+	seek     bool
 	timeline bool
 	at       string
 	output   string
@@ -36,6 +38,7 @@ func (r *replayCmd) addFlags(fs *pflag.FlagSet) *common {
 	r.common = newCommon()
 	fs.BoolVar(&r.once, "once", false, "Print the state at --at (default: the recording's end) and exit.")
 	fs.StringVar(&r.at, "at", "", "With --once: the moment, an offset from the recording's start (90s, 1h30m) or an RFC 3339 time.")
+	fs.BoolVar(&r.seek, "seek", false, "With --once: rebuild the state from the recording's snapshot before --at (under a second at any moment) instead of replaying from the start (exact, but a day of a large cluster's churn takes minutes); the nodes' start failures of pods replaced before that snapshot are not counted.")
 	fs.BoolVar(&r.timeline, "timeline", false, "Print every verdict change and suspect-node call, each with its time, as --watch would have printed them live.")
 	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --timeline: "+report.SnapshotPrinters.List()+" (--timeline: one JSON object per line).")
 	r.thresholdFlags(fs)
@@ -48,7 +51,7 @@ func (r *replayCmd) usage(prog string) string {
 
 Usage:
   %[1]s replay DIR                        the dashboard over the recording, from its start
-  %[1]s replay DIR --once [--at T] [-o table|json]
+  %[1]s replay DIR --once [--at T] [--seek] [-o table|json]
                                          the state at T (default: the end), as --once printed it live
   %[1]s replay DIR --timeline [-o table|json]
                                          every verdict change and suspect-node call, with its time
@@ -81,6 +84,8 @@ func (r *replayCmd) validate(fs *pflag.FlagSet, args []string) error {
 	switch {
 	case r.once && r.timeline:
 		return errors.New("--once and --timeline cannot be combined: --once prints one moment, --timeline every change")
+	case r.seek && !r.once:
+		return errors.New("--seek needs --once (the dashboard seeks by itself)")
 	case fs.Changed("at") && !r.once:
 		return errors.New("--at needs --once (the dashboard starts at the recording's start; seek with ← and →)")
 	case fs.Changed("output") && !r.once && !r.timeline:
@@ -152,7 +157,12 @@ func (r *replayCmd) runAlone(ctx context.Context, p *Program) error {
 	if err != nil {
 		return err
 	}
-	m, err := replay.At(rd, r.model, t)
+	var m *model.Fleet
+	if r.seek {
+		m, err = rd.Seek(r.model, t)
+	} else {
+		m, err = replay.At(rd, r.model, t)
+	}
 	if err != nil {
 		return err
 	}
