@@ -201,3 +201,46 @@ func TestJumpTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestFeedPrefetch: the feed reads ahead up to the first batch past its limit, no further, only
+// once positioned, and hands out the batches it read ahead in order, as a feed that did not.
+func TestFeedPrefetch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rec")
+	recordDemo(t, dir)
+	r, err := recording.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := NewPlayer(r, model.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	from, limit := demo.Epoch.Add(30*time.Second), demo.Epoch.Add(40*time.Second)
+	ahead, plain := p.feed(from), p.feed(from)
+	defer ahead.stop()
+	defer plain.stop()
+	if ahead.prefetching(limit) {
+		t.Fatal("a feed not positioned yet prefetches")
+	}
+	ahead.peek()
+	for ahead.prefetching(limit) {
+		ahead.fill(limit, prefetchStep)
+	}
+	q := ahead.queue
+	if len(q) < 2 || !q[len(q)-1].At.After(limit) || q[len(q)-2].At.After(limit) {
+		t.Fatalf("read ahead %d batches to %s; want up to the first past +40s", len(q), q[len(q)-1].At.Sub(demo.Epoch))
+	}
+	var got, want tui.Frame
+	to := demo.Epoch.Add(60 * time.Second)
+	ahead.until(to, &got, p.cfg, p.contexts)
+	plain.until(to, &want, p.cfg, p.contexts)
+	if len(got.Steps) == 0 || len(got.Steps) != len(want.Steps) {
+		t.Fatalf("%d batches to +60s read ahead, %d not", len(got.Steps), len(want.Steps))
+	}
+	for i := range got.Steps {
+		if !got.Steps[i].At.Equal(want.Steps[i].At) || got.Steps[i].Batch.Len() != want.Steps[i].Batch.Len() {
+			t.Fatalf("batch %d: at %s with %d changes read ahead, at %s with %d not", i, got.Steps[i].At, got.Steps[i].Batch.Len(), want.Steps[i].At, want.Steps[i].Batch.Len())
+		}
+	}
+}
