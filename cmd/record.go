@@ -113,7 +113,8 @@ Usage:
 It runs headless until SIGINT or SIGTERM, or for --for, and keeps at most --retention of history
 and --max-size on disk, dropping the oldest as it goes. What it wrote is flushed at least once a
 second: after a crash the recording replays up to its last flushed second. It says on stderr when
-it cannot write (a full disk, say) and when it writes again; it goes on recording meanwhile.
+it has synced, when it cannot write (a full disk, say) and when it writes again; it goes on
+recording meanwhile.
 
 It takes the dashboard's connection and scope flags, and --context with several contexts.
 doomwatch only gets, lists and watches; it never writes to the cluster.
