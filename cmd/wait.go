@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -207,27 +208,44 @@ func (w *wait) run(ctx context.Context, e *env) error {
 	clusters := e.m.Clusters()
 	gates := make([]*gate, len(clusters))
 	statuses := make([][]model.GateStatus, len(clusters))
+	// Every context is looked at before the wait starts, so that one missing workload does not
+	// hide another context's: the error names each context that cannot wait.
+	var failed []error
 	for i, c := range clusters {
 		g, err := w.newGate(e.src.Sources()[i], c.Model)
 		if err == nil {
 			statuses[i] = c.Gate(g.targets, e.src.Now())
 			err = g.check(statuses[i])
 		}
+		gates[i] = g
 		if err != nil {
 			if e.m.Multi() {
 				err = contextError(c.Context, err)
 			}
-			// The error is the line on stderr; -o json still gets its document.
-			if w.output == "json" && statuses[i] != nil {
-				rep := w.document(ctx, e, gates[:i+1], statuses, report.Failed, "", g)
-				if perr := w.print(e, &rep, err); perr != nil {
-					return perr
-				}
-			}
-			return err
+			failed = append(failed, err)
+			continue
 		}
 		g.started = true
-		gates[i] = g
+	}
+	if len(failed) > 0 {
+		err := failed[0]
+		if len(failed) > 1 {
+			rest := make([]string, len(failed)-1)
+			for i, f := range failed[1:] {
+				rest[i] = f.Error()
+			}
+			// One line, and the first error's kind for main's hint.
+			err = fmt.Errorf("%w; %s", failed[0], strings.Join(rest, "; "))
+		}
+		// The error is the line on stderr; -o json still gets its document, when every context
+		// got as far as its workloads' statuses.
+		if w.output == "json" && !slices.ContainsFunc(statuses, func(s []model.GateStatus) bool { return s == nil }) {
+			rep := w.document(ctx, e, gates, statuses, report.Failed, "")
+			if perr := w.print(e, &rep, err); perr != nil {
+				return perr
+			}
+		}
+		return err
 	}
 
 	var prog progress = &plainProgress{w: e.Stderr}
@@ -238,7 +256,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 	// prints it.
 	end := func(how report.End, message string) error {
 		rc := make(chan report.Gate, 1)
-		go func() { rc <- w.document(ctx, e, gates, statuses, how, message, nil) }()
+		go func() { rc <- w.document(ctx, e, gates, statuses, how, message) }()
 		prog.Stop()
 		rep := <-rc
 		var result error
@@ -352,12 +370,8 @@ func (g *gate) check(statuses []model.GateStatus) error {
 	return err
 }
 
-// document is the verdict of the gates (one per context) of a wait that ended as how says;
-// failing, when set, is the gate of a context that could not wait, the last of gates.
-func (w *wait) document(ctx context.Context, e *env, gates []*gate, statuses [][]model.GateStatus, how report.End, message string, failing *gate) report.Gate {
-	if failing != nil {
-		gates[len(gates)-1] = failing
-	}
+// document is the verdict of the gates (one per context) of a wait that ended as how says.
+func (w *wait) document(ctx context.Context, e *env, gates []*gate, statuses [][]model.GateStatus, how report.End, message string) report.Gate {
 	if len(e.m.Clusters()) == 1 {
 		return gates[0].document(ctx, statuses[0], how, message)
 	}

@@ -683,6 +683,31 @@ func (f *fleetFixture) testWait(t *testing.T) {
 			t.Fatalf("want exit 1: %s", r)
 		}
 		assertOneLineError(t, r, "context fleet-us: deployment/web not found in namespace "+fe.ns)
+
+		// -o json has every context, the ones after the missing one too.
+		r = runDoomwatch(t, waitLimit, nil, args(fe, "-o", "json")...)
+		var doc waitDocFleet
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("decoding wait -o json: %v\n%s", err, r)
+		}
+		checkWaitSchema(t, r.stdout)
+		var clusters []string
+		for _, c := range doc.Clusters {
+			clusters = append(clusters, c.Context+"="+c.Verdict)
+		}
+		if want := []string{"fleet-eu=complete", "fleet-us=missing", "fleet-ap=complete"}; r.code != 1 || !slices.Equal(clusters, want) {
+			t.Errorf("-o json: exit %d, clusters %q; want 1, %q:\n%s", r.code, clusters, want, r)
+		}
+	})
+
+	t.Run("missing in two", func(t *testing.T) {
+		fe := setup(t, map[string]string{"fleet-us": "missing", "fleet-ap": "missing"})
+		r := runDoomwatch(t, waitLimit, nil, args(fe)...)
+		if r.code != 1 || r.timedOut {
+			t.Fatalf("want exit 1: %s", r)
+		}
+		assertOneLineError(t, r, "context fleet-us: deployment/web not found in namespace "+fe.ns+
+			"; context fleet-ap: deployment/web not found in namespace "+fe.ns)
 	})
 }
 
