@@ -60,6 +60,12 @@ type sourceOptions struct {
 	demoFrom time.Duration
 }
 
+// podFlags are -A and -l, the pods the source watches; verb says what the command does with them.
+func (s *sourceOptions) podFlags(fs *pflag.FlagSet, verb string) {
+	fs.BoolVarP(&s.allNamespaces, "all-namespaces", "A", false, verb+" pods in every namespace.")
+	fs.StringVarP(&s.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
+}
+
 // Program is what main tells the commands about the program.
 type Program struct {
 	// Name is how the user ran doomwatch: "doomwatch", or "kubectl doomwatch" as a kubectl plugin.

@@ -31,10 +31,9 @@ const (
 // interrupted or --for has passed, for `doomwatch replay`.
 type record struct {
 	*common
-	allNamespaces bool
-	selector      string
-	rec           recordFlags
-	duration      time.Duration
+	pods     sourceOptions // -A, -l
+	rec      recordFlags
+	duration time.Duration
 }
 
 func newRecord() command { return &record{} }
@@ -95,8 +94,7 @@ func (r *record) addFlags(fs *pflag.FlagSet) *common {
 	fs.StringVarP(&r.rec.path, "output", "o", "", "The directory to record into (required): new, or empty.")
 	fs.DurationVar(&r.duration, "for", 0, "Stop after recording this long (with --demo, of simulated time; default: until SIGINT or SIGTERM).")
 	r.rec.bounds(fs)
-	fs.BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, "Record pods in every namespace.")
-	fs.StringVarP(&r.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
+	r.pods.podFlags(fs, "Record")
 	r.demoFlags(fs, false)
 	r.intervalFlag(fs)
 	r.programFlags(fs)
@@ -146,9 +144,7 @@ func (r *record) validate(fs *pflag.FlagSet, args []string) error {
 
 func (r *record) validateFleet() error { return nil }
 
-func (r *record) source() sourceOptions {
-	return sourceOptions{selector: r.selector, allNamespaces: r.allNamespaces}
-}
+func (r *record) source() sourceOptions { return r.pods }
 
 // recordEvery is how often the recorder looks at the clock without a batch: --for's end.
 const recordEvery = 100 * time.Millisecond

@@ -14,11 +14,10 @@ import (
 // --watch a stream of changes (dashboard.go, once.go, watch.go).
 type root struct {
 	*common
-	allNamespaces bool
-	selector      string
-	once          bool
-	watch         bool
-	output        string
+	pods   sourceOptions // -A, -l
+	once   bool
+	watch  bool
+	output string
 	// rec is --record and its bounds: a recording made beside the dashboard.
 	rec recordFlags
 }
@@ -29,8 +28,7 @@ func (r *root) name() string { return "" }
 
 func (r *root) addFlags(fs *pflag.FlagSet) *common {
 	r.common = newCommon()
-	fs.BoolVarP(&r.allNamespaces, "all-namespaces", "A", false, "Watch pods in every namespace.")
-	fs.StringVarP(&r.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
+	r.pods.podFlags(fs, "Watch")
 	fs.BoolVar(&r.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
 	fs.BoolVarP(&r.watch, "watch", "w", false, "Print every rollout, pod and node once synced, then a line per change of verdict, reason or suspect call.")
 	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --watch: "+report.SnapshotPrinters.List()+" (--watch: one JSON object per line).")
@@ -103,9 +101,7 @@ func (r *root) validate(fs *pflag.FlagSet, args []string) error {
 // validateFleet: every mode of the root takes several contexts.
 func (r *root) validateFleet() error { return nil }
 
-func (r *root) source() sourceOptions {
-	return sourceOptions{selector: r.selector, allNamespaces: r.allNamespaces}
-}
+func (r *root) source() sourceOptions { return r.pods }
 
 func (r *root) run(ctx context.Context, e *env) error {
 	switch {
