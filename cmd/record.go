@@ -91,7 +91,7 @@ const minRecordingSize = 1 << 20
 
 func (r *record) addFlags(fs *pflag.FlagSet) *common {
 	r.common = newCommon()
-	fs.StringVarP(&r.rec.path, "output", "o", "", "The directory to record into (required): new, or empty.")
+	fs.StringVarP(&r.rec.path, "output", "o", "", "The directory to record into, `DIR` (required): new, or empty.")
 	fs.DurationVar(&r.duration, "for", 0, "Stop after recording this long (with --demo, of simulated time; default: until SIGINT or SIGTERM).")
 	r.rec.bounds(fs)
 	r.pods.podFlags(fs, "Record")

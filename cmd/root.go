@@ -32,7 +32,7 @@ func (r *root) addFlags(fs *pflag.FlagSet) *common {
 	fs.BoolVar(&r.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
 	fs.BoolVarP(&r.watch, "watch", "w", false, "Print every rollout, pod and node once synced, then a line per change of verdict, reason or suspect call.")
 	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --watch: "+report.SnapshotPrinters.List()+" (--watch: one JSON object per line).")
-	fs.StringVar(&r.rec.path, "record", "", "Record what the dashboard is shown into this directory (new, or empty), for "+"`doomwatch replay`"+"; with --retention and --max-size as record takes them.")
+	fs.StringVar(&r.rec.path, "record", "", "Record what the dashboard is shown into `DIR` (new, or empty), for doomwatch replay; with --retention and --max-size as record takes them.")
 	r.rec.bounds(fs)
 	r.demoFlags(fs, true)
 	r.modelFlags(fs)
