@@ -38,8 +38,8 @@ type header struct {
 	// replay is a playback's state for the time bar (replayLine), when replayOn.
 	replay   PlayStatus
 	replayOn bool
-	// rec is the note of a recording made beside the dashboard (Options.Recording), recFailing
-	// set while it cannot write.
+	// rec is the note of a recording made beside the dashboard (Options.Recording), sanitised,
+	// recFailing set while it cannot write.
 	rec        string
 	recFailing bool
 	// ranked are the rollouts in the line's order: the model's with one cluster, the fleet's
@@ -247,9 +247,9 @@ func (h *header) recNote() string {
 	case h.rec == "":
 		return ""
 	case h.recFailing:
-		return "  " + h.c.st.danger.Render("● "+model.Sanitize(h.rec))
+		return "  " + h.c.st.danger.Render("● "+h.rec)
 	}
-	return "  " + h.c.st.dim.Render("● "+model.Sanitize(h.rec))
+	return "  " + h.c.st.dim.Render("● "+h.rec)
 }
 
 // View renders the header's lines.

@@ -29,7 +29,8 @@ func (d *dashboard) refreshAll() tea.Cmd {
 		s.spreads = d.m.Spreads()
 	}
 	if d.opts.Recording != nil {
-		d.header.rec, d.header.recFailing = d.opts.Recording()
+		note, failing := d.opts.Recording()
+		d.header.rec, d.header.recFailing = model.Sanitize(note), failing
 	}
 	cmd := d.readPods()
 	d.header.Refresh(s)
