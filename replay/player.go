@@ -33,7 +33,6 @@ type Player struct {
 	r          *recording.Reader
 	cfg        model.Config
 	of         string
-	contexts   []string
 	start      time.Time
 	end        time.Time
 	frames     chan tui.Frame
@@ -93,7 +92,7 @@ var speeds = []float64{0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600}
 func NewPlayer(r *recording.Reader, cfg model.Config) (*Player, *model.Fleet, error) {
 	start, end := r.Span()
 	p := &Player{
-		r: r, cfg: cfg, contexts: r.Contexts(),
+		r: r, cfg: cfg,
 		start: start, end: end, frames: make(chan tui.Frame), wake: make(chan struct{}, 1),
 		clock: time.Now, pos: start, speed: 1, exactBytes: exactBytes,
 	}
@@ -306,7 +305,7 @@ func (p *Player) run(ctx context.Context) {
 			if fr, ok := feed.peek(); ok {
 				if wait = time.Duration(float64(fr.At.Sub(now)) / speed); wait <= 0 {
 					f := tui.Frame{}
-					feed.until(now, &f, p.cfg, p.contexts)
+					feed.until(now, &f)
 					if !p.send(ctx, f) {
 						return
 					}
@@ -368,7 +367,7 @@ func (p *Player) send(ctx context.Context, f tui.Frame) bool {
 // was exact.
 func (p *Player) seekTo(cur *feed, t time.Time) (f tui.Frame, next *feed, from time.Time, err error) {
 	if !t.Before(cur.at) && t.Sub(cur.at) <= exactSeek {
-		cur.until(t, &f, p.cfg, p.contexts)
+		cur.until(t, &f)
 		if cur.err == nil {
 			return f, cur, time.Time{}, nil
 		}
@@ -404,6 +403,8 @@ type feed struct {
 	// at is the position the feed has played to; err a read error that ended it.
 	at  time.Time
 	err error
+	// fresh is the empty fleet a batch after a gap in the recording starts again from.
+	fresh func() *model.Fleet
 }
 
 // prefetch is how far ahead of the position the player decodes while it waits: the `.` key's
@@ -416,7 +417,7 @@ const (
 
 func (p *Player) feed(from time.Time) *feed {
 	next, stop := iter.Pull2(p.r.Batches(from, p.end))
-	return &feed{next: next, stop: stop, at: from}
+	return &feed{next: next, stop: stop, at: from, fresh: func() *model.Fleet { return model.NewFleet(p.cfg, p.r.Contexts()) }}
 }
 
 // pull reads one more batch into the queue; false at the end or after an error.
@@ -466,7 +467,7 @@ func (f *feed) fill(limit time.Time, n int) {
 
 // until adds to out every batch up to t. A batch that starts the recording again after a gap
 // (recording.Frame.Reset) starts a fresh fleet: what came before it is dropped from out.
-func (f *feed) until(t time.Time, out *tui.Frame, cfg model.Config, contexts []string) {
+func (f *feed) until(t time.Time, out *tui.Frame) {
 	for {
 		fr, ok := f.peek()
 		if !ok || fr.At.After(t) {
@@ -475,7 +476,7 @@ func (f *feed) until(t time.Time, out *tui.Frame, cfg model.Config, contexts []s
 		f.queue[0] = recording.Frame{}
 		f.queue = f.queue[1:]
 		if fr.Reset {
-			out.Model, out.Steps = model.NewFleet(cfg, contexts), nil
+			out.Model, out.Steps = f.fresh(), nil
 		}
 		out.Steps = append(out.Steps, tui.Step{At: fr.At, Batch: *fr.Batch})
 	}

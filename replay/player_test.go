@@ -233,8 +233,8 @@ func TestFeedPrefetch(t *testing.T) {
 	}
 	var got, want tui.Frame
 	to := demo.Epoch.Add(60 * time.Second)
-	ahead.until(to, &got, p.cfg, p.contexts)
-	plain.until(to, &want, p.cfg, p.contexts)
+	ahead.until(to, &got)
+	plain.until(to, &want)
 	if len(got.Steps) == 0 || len(got.Steps) != len(want.Steps) {
 		t.Fatalf("%d batches to +60s read ahead, %d not", len(got.Steps), len(want.Steps))
 	}
