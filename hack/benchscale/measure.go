@@ -167,8 +167,7 @@ func (b *bench) churnWindow(ctx context.Context, term *terminal, seq int, logf f
 	var run scale.ChurnResult
 	wg.Go(func() {
 		defer cancel()
-		run = b.fleet.Churn(ctx, b.client, scale.ChurnConfig{Namespace: 0, Rate: b.churnRate,
-			Count: int(b.churnRate * b.churnFor.Seconds()), Duration: b.churnFor, Workers: 48})
+		run = b.churn(ctx)
 	})
 	var w window
 	var werr error
@@ -200,6 +199,12 @@ func (b *bench) churnWindow(ctx context.Context, term *terminal, seq int, logf f
 		logf("churn: %d of %d updates failed, first: %v", run.Failed, run.Sent, run.FirstErr)
 	}
 	return run, w, lat, floor, nil
+}
+
+// churn is the churn window's status updates to the first namespace, as every tool gets them.
+func (b *bench) churn(ctx context.Context) scale.ChurnResult {
+	return b.fleet.Churn(ctx, b.client, scale.ChurnConfig{Namespace: 0, Rate: b.churnRate,
+		Count: int(b.churnRate * b.churnFor.Seconds()), Duration: b.churnFor, Workers: 48})
 }
 
 // probe sets the restart count of a pod on screen to value and waits for its row to show it. The

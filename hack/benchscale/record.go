@@ -117,8 +117,7 @@ func (b *bench) runRecord(ctx context.Context, bin, kubeconfig, dir string, env 
 	go func() {
 		defer close(done)
 		defer cancel()
-		r.churnRun = b.fleet.Churn(wctx, b.client, scale.ChurnConfig{Namespace: 0, Rate: b.churnRate,
-			Count: int(b.churnRate * b.churnFor.Seconds()), Duration: b.churnFor, Workers: 48})
+		r.churnRun = b.churn(wctx)
 	}()
 	r.churn, err = observe(wctx, cmd.Process.Pid, b.churnFor)
 	<-done
