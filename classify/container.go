@@ -212,23 +212,24 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 	case reasonErrImagePull:
 		// Krane pod.rb: ErrImagePull whose message matches /not found/i is doomed (the image was
 		// never pushed); anything else is registry or network trouble the kubelet retries. Beyond
-		// Krane: a refused pull (no such repository, no credentials) is doomed too, and a "not
-		// found" about a layer in the node's own content store is not (pullError).
-		if !pullDoom(&v, pullError(w.Message), spec, cs) {
+		// Krane: a refused pull (no such repository, no credentials) is doomed too, a "not found"
+		// about a layer in the node's own content store is not (pullError), and a registry's rate
+		// limit is named, as the back-off that follows names it (pullBackOff).
+		o := pullError(w.Message)
+		if !pullDoom(&v, o, image(spec, cs)) {
 			v.Kind, v.Rule = Transient, RuleImagePull
-			v.Reason = withDetail("Image pull failed, will retry", w.Message)
+			if o == pullRateLimit {
+				v.Reason = pullRateLimitHead + ", will retry: " + rateLimitText(w.Message)
+			} else {
+				v.Reason = withDetail("Image pull failed, will retry", w.Message)
+			}
 		}
 	case reasonImagePullBackOff:
-		// kubelet 1.30+ appends the previous pull error to the back-off message
-		// (pkg/kubelet/images/image_manager.go: `Back-off pulling image "x": ErrImagePull: ...`).
-		// When that error dooms a pull, the back-off is as doomed as the pull was, even in a single
-		// snapshot. Otherwise it is transient on its own, and the model makes it sticky after a
-		// dooming ErrImagePull it saw earlier.
-		if prev := trimBackOff(w.Message); strings.HasPrefix(prev, reasonErrImagePull+":") && pullDoom(&v, pullError(prev), spec, cs) {
-			break
-		}
-		v.Kind, v.Rule = Transient, RuleImagePullBackOff
-		v.Reason = withDetail("Back-off pulling image "+oneLine(image(spec, cs)), trimBackOff(w.Message))
+		// kubelet 1.32+ appends the previous pull error to the back-off message
+		// (pkg/kubelet/images/image_manager.go pullImage: `Back-off pulling image "x": ErrImagePull:
+		// ...`, from its prevPullErrMsg); earlier kubelets write only `Back-off pulling image "x"`,
+		// and the model then passes the error it saw last to PullBackOff, which judges it here too.
+		pullBackOff(&v, image(spec, cs), trimBackOff(w.Message))
 	case reasonInvalidImageName, reasonErrImageNeverPull:
 		// kubelet pkg/kubelet/images/image_manager.go: neither is retried into success.
 		v.Kind, v.Rule = Doomed, RuleInvalidImage
@@ -391,20 +392,49 @@ func restartable(pod *corev1.Pod) bool {
 	return pod.Status.Phase != corev1.PodFailed && pod.Status.Phase != corev1.PodSucceeded && pod.DeletionTimestamp == nil
 }
 
-// pullDoom sets v to the doomed verdict of a pull error that waiting will not fix and reports
-// whether it did.
-func pullDoom(v *Verdict, o pullOutcome, spec *corev1.Container, cs *corev1.ContainerStatus) bool {
+// pullDoom sets v to the doomed verdict of a pull error of img that waiting will not fix and
+// reports whether it did.
+func pullDoom(v *Verdict, o pullOutcome, img string) bool {
 	switch o {
 	case pullNotFound:
 		v.Kind, v.Rule = Doomed, RuleImageNotFound
-		v.Reason = "Image not found: " + oneLine(image(spec, cs))
+		v.Reason = "Image not found: " + oneLine(img)
 	case pullAccessDenied:
 		v.Kind, v.Rule = Doomed, RuleImageAccessDenied
-		v.Reason = "Image pull access denied (no such repository, or no credentials): " + oneLine(image(spec, cs))
+		v.Reason = "Image pull access denied (no such repository, or no credentials): " + oneLine(img)
 	default:
 		return false
 	}
 	return true
+}
+
+// pullRateLimitHead begins the reason of a pull the registry refused for its rate limit (HTTP 429,
+// Docker Hub's "toomanyrequests"): transient, since a retry after the limit resets succeeds, but a
+// cause the user can act on (authenticate, use a mirror), so the reason names it in the pull's
+// error and in the back-off after it alike.
+const pullRateLimitHead = "Image pull rate-limited by the registry"
+
+// pullBackOff sets v to the verdict of a container waiting out the kubelet's pull back-off for
+// img. prev is the pull error the back-off follows in the kubelet's form, "ErrImagePull: <error>"
+// (image_manager.go prevPullErrMsg: the pull's reason, ": ", its message), or "" when the message
+// carries none. The back-off is as doomed as a pull with that error, even in a single snapshot; a
+// rate limit is named; anything else is transient with the error as the detail. Only an
+// ErrImagePull is judged: the kubelet's other pull reasons there, RegistryUnavailable and
+// SignatureValidationFailed (evalCRIPullErr), stay the detail of a plain back-off.
+func pullBackOff(v *Verdict, img, prev string) {
+	if err, ok := strings.CutPrefix(prev, reasonErrImagePull+": "); ok {
+		o := pullError(err)
+		if pullDoom(v, o, img) {
+			return
+		}
+		if o == pullRateLimit {
+			v.Kind, v.Rule = Transient, RuleImagePullBackOff
+			v.Reason = pullRateLimitHead + " (back-off): " + rateLimitText(err)
+			return
+		}
+	}
+	v.Kind, v.Rule = Transient, RuleImagePullBackOff
+	v.Reason = withDetail("Back-off pulling image "+oneLine(img), prev)
 }
 
 // inCrashLoop reports whether a container that exited (t) will wait out a back-off before its
@@ -523,15 +553,25 @@ func image(spec *corev1.Container, cs *corev1.ContainerStatus) string {
 	return cs.Image
 }
 
+// backOffHead begins every ImagePullBackOff message the kubelet writes (image_manager.go
+// pullImage: `Back-off pulling image %q`).
+const backOffHead = "Back-off pulling image"
+
 // trimBackOff drops kubelet's `Back-off pulling image "x"` prefix from an ImagePullBackOff
 // message, keeping the underlying error that newer kubelets append (`: ErrImagePull: ...`).
 func trimBackOff(msg string) string {
-	if !strings.HasPrefix(msg, "Back-off pulling image") {
+	if !strings.HasPrefix(msg, backOffHead) {
 		return msg
 	}
-	rest := msg[len("Back-off pulling image"):]
+	rest := msg[len(backOffHead):]
 	if i := strings.Index(rest, "\": "); i >= 0 {
 		return rest[i+3:]
 	}
 	return ""
+}
+
+// bareBackOff reports an ImagePullBackOff message that says nothing of the pull error: the
+// kubelet's `Back-off pulling image "x"` alone, or no message.
+func bareBackOff(msg string) bool {
+	return msg == "" || strings.HasPrefix(msg, backOffHead) && trimBackOff(msg) == ""
 }

@@ -65,6 +65,39 @@ const (
 	reasonFailedMap     = "FailedMapVolume"
 )
 
+// The kubelet's Warning event for a failed image pull (kubernetes pkg/kubelet/images/
+// image_manager.go pullImage: events.FailedToPullImage, "Failed", with `Failed to pull image %q: %v`
+// of the image the spec names and the runtime's error, the error the ErrImagePull status carries
+// too: evalCRIPullErr). The kubelet posts other events under the same reason, `Error: ErrImagePull`
+// and `Error: ImagePullBackOff` (pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer,
+// FailedToCreateContainer), which name no cause.
+const (
+	reasonFailed     = "Failed"
+	pullFailedPrefix = `Failed to pull image "`
+)
+
+// PullFailure reads a Warning event about a pod as the kubelet's report of a failed image pull:
+// the image the pull was for and the runtime's error. ok is false for any other event. An image
+// the kubelet pulls has no character %q escapes: one distribution/reference's grammar rejects never
+// reaches a pull (image_manager.go applyDefaultImageTag: InvalidImageName), so the image is the
+// text between the quotes. The prefix client-go's correlator puts on an aggregated event is
+// dropped: the pull failures of one container and its `Error: …` events share a reason and differ
+// in their message, so a long pull failure is folded into one combined event (uncombined).
+func PullFailure(reason, message string) (img, err string, ok bool) {
+	if reason != reasonFailed {
+		return "", "", false
+	}
+	rest, ok := strings.CutPrefix(uncombined(message), pullFailedPrefix)
+	if !ok {
+		return "", "", false
+	}
+	img, err, ok = strings.Cut(rest, `": `)
+	if !ok || img == "" || err == "" {
+		return "", "", false
+	}
+	return img, err, true
+}
+
 // eventReason implements EventReason.
 func eventReason(reason string) bool {
 	switch reason {

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -95,5 +96,33 @@ func TestPodEventsOnlyWhileStarting(t *testing.T) {
 	}
 	if EventReason("BackOff") {
 		t.Error("EventReason(BackOff) = true")
+	}
+}
+
+// TestPullFailure reads the kubelet's Failed event for a pull (truenas/charts#2805, in the fixture
+// pull-backoff-rate-limit-event) and nothing else, its `Error: …` events included.
+func TestPullFailure(t *testing.T) {
+	fx := fixtureNamed(t, "pull-backoff-rate-limit-event.yaml")
+	pull := fx.events[0]
+	tests := []struct {
+		name            string
+		reason, message string
+		img, err        string
+	}{
+		{"the pull", pull.Reason, pull.Message, "nextcloud:29.0.6", strings.TrimPrefix(pull.Message, `Failed to pull image "nextcloud:29.0.6": `)},
+		// client-go's correlator folds similar events (tools/record/events_cache.go EventAggregate).
+		{"combined", pull.Reason, "(combined from similar events): " + pull.Message, "nextcloud:29.0.6", strings.TrimPrefix(pull.Message, `Failed to pull image "nextcloud:29.0.6": `)},
+		{"Error: ErrImagePull", fx.events[1].Reason, fx.events[1].Message, "", ""},
+		{"Error: ImagePullBackOff", fx.events[2].Reason, fx.events[2].Message, "", ""},
+		{"another reason", "BackOff", pull.Message, "", ""},
+	}
+	for _, tt := range tests {
+		img, err, ok := PullFailure(tt.reason, tt.message)
+		if img != tt.img || err != tt.err || ok != (tt.img != "") {
+			t.Errorf("%s: %q %q %v, want %q %q", tt.name, img, err, ok, tt.img, tt.err)
+		}
+	}
+	if !strings.Contains(pull.Message, "toomanyrequests") {
+		t.Fatalf("the fixture's first event is not the pull's: %q", pull.Message)
 	}
 }

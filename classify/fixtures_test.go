@@ -36,10 +36,38 @@ func (fx *fixture) eventsOf() []Event {
 	return out
 }
 
-// verdict is the pod's verdict with its events, as the model judges it.
+// verdict is the pod's verdict with its events, as the model judges it: PodEvents for a pod that
+// waits for its sandbox or volumes, and pullBackOff for the container that decided.
 func (fx *fixture) verdict() Verdict {
 	v, _ := PodEvents(fx.pod, Pod(fx.pod, fx.now), fx.eventsOf())
-	return v
+	if v.Rule != RuleImagePullBackOff {
+		return v
+	}
+	return fx.pullBackOff(ContainerVerdict{Name: v.Container, Init: v.Init, Verdict: v}).Verdict
+}
+
+// pullBackOff is c after PullBackOff, as the model judges a container that backs off a pull its
+// message does not explain: with the error of the newest Failed event for the container's image.
+func (fx *fixture) pullBackOff(c ContainerVerdict) ContainerVerdict {
+	specs := fx.pod.Spec.Containers
+	if c.Init {
+		specs = fx.pod.Spec.InitContainers
+	}
+	img := ""
+	for i := range specs {
+		if specs[i].Name == c.Name {
+			img = specs[i].Image
+		}
+	}
+	var last Event
+	lastErr := ""
+	for _, e := range fx.eventsOf() {
+		if pulled, err, ok := PullFailure(e.Reason, e.Message); ok && pulled == img && (lastErr == "" || e.Last.After(last.Last)) {
+			last, lastErr = e, err
+		}
+	}
+	c, _ = PullBackOff(c, img, lastErr)
+	return c
 }
 
 // loadFixtures decodes every testdata/*.yaml pod and the events after it. It fails the test on a
@@ -149,6 +177,7 @@ func TestFixtures(t *testing.T) {
 				for _, cv := range cvs {
 					if cv.Name == v.Container && cv.Init == v.Init {
 						found = true
+						cv = fx.pullBackOff(cv)
 						if cv.Kind != v.Kind || cv.Reason != v.Reason {
 							t.Errorf("Containers[%s] = %s %q, Pod says %s %q", cv.Name, cv.Kind, cv.Reason, v.Kind, v.Reason)
 						}

@@ -285,6 +285,7 @@ type pullOutcome uint8
 
 const (
 	pullRetry        pullOutcome = iota // network, registry or node trouble: the kubelet retries it
+	pullRateLimit                       // the registry's rate limit: a retry after it resets succeeds
 	pullNotFound                        // the registry says the image or tag does not exist
 	pullAccessDenied                    // the registry refuses: no such repository, or no credentials
 )
@@ -334,11 +335,11 @@ var (
 	}
 )
 
-// pullError judges an image pull error message (ErrImagePull's, or the one kubelet 1.30+ appends
-// to ImagePullBackOff).
+// pullError judges an image pull error message (ErrImagePull's, the one kubelet 1.32+ appends to
+// ImagePullBackOff, or the one in the kubelet's Failed event).
 func pullError(msg string) pullOutcome {
 	if anyFold(msg, pullRateLimitMarkers[:]) {
-		return pullRetry
+		return pullRateLimit
 	}
 	if anyFold(msg, pullDeniedMarkers[:]) || bareAuthStatus(msg) {
 		return pullAccessDenied
@@ -347,6 +348,23 @@ func pullError(msg string) pullOutcome {
 		return pullNotFound
 	}
 	return pullRetry
+}
+
+// rateLimitText is the registry's own answer in a rate-limited pull error: the message from its
+// error code on, "toomanyrequests: You have reached your pull rate limit. …" (Docker Hub's, which
+// containerd prints after "429 Too Many Requests - Server message: " and CRI-O and Docker after
+// their own prefixes), or from the bare status, "429 Too Many Requests", for a registry that sends
+// no error body. The runtime's wrapping before it (the RPC error, the image and manifest URL) says
+// nothing the reason's head and the image column do not; Verdict.Message keeps the whole text.
+func rateLimitText(msg string) string {
+	i := indexFold(msg, "toomanyrequests")
+	if i < 0 {
+		i = indexFold(msg, "429 too many requests")
+	}
+	if i < 0 {
+		return oneLine(msg)
+	}
+	return oneLine(msg[i:])
 }
 
 // bareAuthStatus reports a registry request that ended in a bare 401 or 403 status, as

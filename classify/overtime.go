@@ -76,6 +76,29 @@ func StillNotFound(c ContainerVerdict, first Verdict) (ContainerVerdict, bool) {
 	return c, true
 }
 
+// PullBackOff judges a container waiting out the kubelet's image pull back-off whose message does
+// not say why (RuleImagePullBackOff with `Back-off pulling image "x"` alone, as every kubelet
+// before v1.32 writes it), given lastErr, the error of the last failed pull of img (the image its
+// spec names) that the model saw: the message of the container's ErrImagePull status, or the error
+// in the kubelet's Failed event (PullFailure), the same text. The verdict is
+// the one a v1.32+ kubelet's message, `Back-off pulling image "x": ErrImagePull: <lastErr>`, gets
+// from one status (image_manager.go pullImage appends its prevPullErrMsg): transient with the
+// error as its reason's detail, a rate limit named (a crash loop's reason keeps its exit code the
+// same way); doomed for an image that does not exist or may not be pulled, as
+// RuleStickyImageNotFound, since the status alone does not show it. ok is false, and c is returned
+// unchanged, for any other verdict, a back-off message that carries its own error, or no lastErr.
+func PullBackOff(c ContainerVerdict, img, lastErr string) (ContainerVerdict, bool) {
+	if c.Rule != RuleImagePullBackOff || lastErr == "" || !bareBackOff(c.Message) {
+		return c, false
+	}
+	pullBackOff(&c.Verdict, img, reasonErrImagePull+": "+lastErr)
+	if c.Kind == Doomed {
+		c.Rule = RuleStickyImageNotFound
+	}
+	c.Message = lastErr
+	return c, true
+}
+
 // Replaced reports a pod its controller replaces: failed by the kubelet for a node reason
 // (evicted, preempted, rejected at admission, shut down with its node). Such pods stay in the API
 // until they are garbage-collected, often for days; a rollout's verdict leaves them out

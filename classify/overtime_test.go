@@ -79,3 +79,75 @@ func TestEscalate(t *testing.T) {
 		t.Errorf("Escalates: the runtime's start failures, nothing else")
 	}
 }
+
+// waitingMessage is the waiting message of the fixture's first container.
+func waitingMessage(t *testing.T, fx fixture) string {
+	t.Helper()
+	w := fx.pod.Status.ContainerStatuses[0].State.Waiting
+	if w == nil {
+		t.Fatalf("%s: not waiting", fx.file)
+	}
+	return w.Message
+}
+
+// TestPullBackOff: a back-off whose message says nothing, given the error of the pull before it,
+// gets the verdict a kubelet v1.32+ message with that error appended gets from the status alone,
+// for the same image: a rate limit named and transient, a timeout transient with its error, a
+// missing or refused image doomed (sticky, since the status alone does not show it).
+func TestPullBackOff(t *testing.T) {
+	fixtures := map[string]fixture{}
+	for _, fx := range loadFixtures(t) {
+		fixtures[fx.file] = fx
+	}
+	named := func(file string) fixture {
+		fx, ok := fixtures[file]
+		if !ok {
+			t.Fatalf("no fixture %s", file)
+		}
+		return fx
+	}
+	bare := containerOf(t, named("pull-backoff-rate-limit-event.yaml"), RuleImagePullBackOff)
+	tests := []struct {
+		name      string
+		errFrom   string // the fixture whose ErrImagePull message is the last pull's error
+		img       string
+		kind      Kind
+		rule      Rule
+		reasonAs  string // the fixture whose status gives the same reason in one snapshot
+		reasonHas string
+	}{
+		{"rate limit", "pull-containerd-429-rate-limit.yaml", "centos", Transient, RuleImagePullBackOff,
+			"pull-backoff-containerd-429-rate-limit.yaml", "Image pull rate-limited by the registry (back-off): toomanyrequests: "},
+		{"timeout", "errimagepull-timeout.yaml", "ghcr.io/ollama/open-webui:main", Transient, RuleImagePullBackOff,
+			"imagepullbackoff.yaml", "i/o timeout"},
+		{"not found", "errimagepull-not-found.yaml", "registry.example.com/shop/web:v43", Doomed, RuleStickyImageNotFound,
+			"errimagepull-not-found.yaml", "Image not found: registry.example.com/shop/web:v43"},
+		{"access denied", "pull-docker-access-denied.yaml", "suedostcargo-web", Doomed, RuleStickyImageNotFound,
+			"pull-docker-access-denied.yaml", "Image pull access denied"},
+	}
+	for _, tt := range tests {
+		lastErr := waitingMessage(t, named(tt.errFrom))
+		got, ok := PullBackOff(bare, tt.img, lastErr)
+		if !ok || got.Kind != tt.kind || got.Rule != tt.rule || got.Message != lastErr || got.Name != bare.Name || got.Container != bare.Name {
+			t.Errorf("%s: %v %v %v (message %q, container %q)", tt.name, ok, got.Kind, got.Rule, got.Message, got.Container)
+		}
+		same := named(tt.reasonAs)
+		if want := Pod(same.pod, same.now).Reason; got.Reason != want || !strings.Contains(got.Reason, tt.reasonHas) {
+			t.Errorf("%s: reason %q, want %q (the status's), containing %q", tt.name, got.Reason, want, tt.reasonHas)
+		}
+	}
+
+	notFound := waitingMessage(t, named("errimagepull-not-found.yaml"))
+	if got, ok := PullBackOff(bare, "nextcloud:29.0.6", ""); ok || got != bare {
+		t.Errorf("no error: %v %+v, want the verdict unchanged", ok, got)
+	}
+	// A v1.32+ message carries the kubelet's own last error, which the model's can only repeat.
+	carrying := containerOf(t, named("pull-backoff-containerd-429-rate-limit.yaml"), RuleImagePullBackOff)
+	if got, ok := PullBackOff(carrying, "centos", notFound); ok || got != carrying {
+		t.Errorf("a message with its error: %v %+v, want the verdict unchanged", ok, got)
+	}
+	pull := containerOf(t, named("pull-containerd-429-rate-limit.yaml"), RuleImagePull)
+	if got, ok := PullBackOff(pull, "centos", notFound); ok || got != pull {
+		t.Errorf("ErrImagePull: %v %+v, want the verdict unchanged", ok, got)
+	}
+}

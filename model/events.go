@@ -240,10 +240,21 @@ func (m *Model) dropEvent(e *eventEntry) {
 	}
 	m.setEventList(e, list)
 	if !e.node {
-		if p := m.pods[e.obj]; p != nil && e.about(p) && classify.EventReason(e.ev.Reason) {
+		if p := m.pods[e.obj]; p != nil && e.about(p) && judgedBy(e) {
 			m.evs.rejudge = append(m.evs.rejudge, p)
 		}
 	}
+}
+
+// judgedBy reports whether a verdict reads pod event e: classify.PodEvents reads some reasons, and
+// a back-off reads the kubelet's report of a failed pull (applyPullError). Another event cannot
+// change a verdict, so the model re-judges a pod only for these.
+func judgedBy(e *eventEntry) bool {
+	if classify.EventReason(e.ev.Reason) {
+		return true
+	}
+	_, _, pull := classify.PullFailure(e.ev.Reason, e.ev.Message)
+	return pull
 }
 
 // deleteEvent handles the API's delete of the Event object named k.
@@ -271,7 +282,7 @@ func (m *Model) podEventChanged(e *eventEntry, now time.Time) {
 		return
 	}
 	m.recordSandboxFailure(p, e, now)
-	if classify.EventReason(e.ev.Reason) {
+	if judgedBy(e) {
 		m.evs.rejudge = append(m.evs.rejudge, p)
 	}
 }
@@ -345,6 +356,23 @@ func (m *Model) eventsFor(p *Pod) []classify.Event {
 	}
 	m.evs.scratch = out[:0]
 	return out
+}
+
+// pullFailure returns the error of the newest event about p in which the kubelet reports a failed
+// pull of img (sanitised, as the events are), and when the model saw it (eventEntry.seen).
+func (m *Model) pullFailure(p *Pod, img string) (err string, seen time.Time, ok bool) {
+	if len(m.evs.pods) == 0 {
+		return "", time.Time{}, false
+	}
+	for _, e := range m.evs.pods[nsName{p.rec.GetNamespace(), p.rec.GetName()}] {
+		if !e.about(p) {
+			continue
+		}
+		if pulled, msg, ok := classify.PullFailure(e.ev.Reason, e.ev.Message); ok && pulled == img {
+			return msg, e.seen, true
+		}
+	}
+	return "", time.Time{}, false
 }
 
 // rejudgeEventPods re-judges, once each, the pods whose events changed during this Apply.

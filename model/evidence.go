@@ -18,7 +18,8 @@ const (
 
 // recordFailures adds the pod's transient start failures to the ledger: exit-128 terminations
 // (recorder.terminated) and create errors (recordCreateErrors). Both state and lastState of every
-// container, init containers included, are read.
+// container, init containers included, are read. It first notes the containers' pull errors
+// (notePullErrors), which need the previous record too.
 //
 // When a failure counts (Failure.At). The window is measured on doomwatch's clock, not the
 // node's: a node whose clock is behind by more than the window would otherwise never count, and
@@ -34,6 +35,7 @@ const (
 // failure classify calls deterministic (a missing executable) is the workload's fault, not the
 // node's.
 func (m *Model) recordFailures(p *Pod, prev *podrec.Record, nodeUID string, now time.Time) {
+	m.notePullErrors(p, prev, now)
 	init, statuses := p.rec.InitStatuses(), p.rec.Statuses()
 	if len(init) == 0 && len(statuses) == 0 {
 		return

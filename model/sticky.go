@@ -20,23 +20,31 @@ import (
 // so does an imageID: the kubelet reports one only for a container the runtime created, from an
 // image it had pulled (kubernetes pkg/kubelet/kubelet_pods.go, convertToAPIContainerStatuses).
 //
-// The same per-container memory keeps the other thing the model must remember across updates of
-// a container: its first back-off after a start failure (memoryBackOff, backoff.go).
+// The same per-container memory keeps the other things the model must remember across updates of
+// a container: its first back-off after a start failure (memoryBackOff, backoff.go) and the error
+// of its last failed pull while the kubelet backs off (memoryPullError, pullerror.go).
+//
+// A pod keeps no entry at all (a nil slice) unless one of its containers is in one of these states;
+// an entry is 120 bytes and points at strings the pod's record or verdict already holds.
 type stickyDoom struct {
 	kind      memoryKind
-	container string
 	init      bool
-	image     string
-	verdict   classify.Verdict
 	restarts  int32 // memoryBackOff: the restart count at the first back-off
+	container string
+	image     string
+	// verdict is memoryPull's doomed verdict; memoryPullError keeps only its Message, the pull's
+	// error as the ErrImagePull status said it (sanitised).
+	verdict classify.Verdict
+	seen    int64 // memoryPullError: when the model saw that status (the batch's time, Unix ns)
 }
 
 // memoryKind says what a stickyDoom entry remembers.
 type memoryKind uint8
 
 const (
-	memoryPull    memoryKind = iota // a registry refused the image (sticky doom)
-	memoryBackOff                   // the first back-off after a start failure on the node
+	memoryPull      memoryKind = iota // a registry refused the image (sticky doom)
+	memoryBackOff                     // the first back-off after a start failure on the node
+	memoryPullError                   // the last pull error, for the back-off that follows it
 )
 
 // The kubelet's waiting reasons while it pulls an image (kubernetes pkg/kubelet/images/types.go,
@@ -46,9 +54,19 @@ const (
 	reasonImagePullBackOff = "ImagePullBackOff"
 )
 
-// applySticky records or applies sticky doom for one container verdict and reports whether it
-// promoted the verdict.
+// applySticky applies what the model remembers of one container's image pulls to its verdict:
+// sticky doom after a registry refused the image, else the last pull error for a back-off whose
+// message does not say it (applyPullError). It reports whether it changed the verdict.
 func (m *Model) applySticky(p *Pod, c *classify.ContainerVerdict) bool {
+	if m.stickyNotFound(p, c) {
+		return true
+	}
+	return m.applyPullError(p, c)
+}
+
+// stickyNotFound records or applies sticky doom for one container verdict and reports whether it
+// promoted the verdict.
+func (m *Model) stickyNotFound(p *Pod, c *classify.ContainerVerdict) bool {
 	switch c.Rule {
 	case classify.RuleImageNotFound, classify.RuleImageAccessDenied:
 		img := specImage(p.rec, c.Name, c.Init)
