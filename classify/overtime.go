@@ -16,6 +16,33 @@ func Escalates(r Rule) bool {
 	return r == RuleStartFailure128 || r == RuleCreateErrorTransient
 }
 
+// NotNodeLocal is cross-node escalation's rule: whether a workload whose containers failed to
+// start (Escalates) on failedNodes nodes within the window is not suffering node-local trouble,
+// and on how many nodes the reason says so; 0 when it may be node-local. Krane's exit-128 rule
+// rests on the failures being node-local, a few pods on one node (Shopify/krane#656), so failures
+// on several nodes (min, --escalate-nodes) are the workload's. But flaky nodes are several too
+// (two flaky nodes and one failure elsewhere are three nodes), and so is a runtime that fails a
+// few starts in a hundred on every node. So:
+//   - a workload whose failing revisions are healthy on at least half of their pods (healthy of
+//     total) starts where it runs: what fails is where, not what, and it is never escalated;
+//   - one none of whose failing revisions' pods is healthy has not shown it can start at all:
+//     failedNodes counts, every node it failed on;
+//   - otherwise only the nodes that do not stand out as suspects count (notSuspect of them). The
+//     model judges those suspects with every workload's failures counted but those of the
+//     workloads escalated by the rule before, whose failures must not make suspects of the nodes
+//     they are on.
+func NotNodeLocal(failedNodes, notSuspect, healthy, total, min int) int {
+	switch {
+	case total > 0 && 2*healthy >= total:
+		return 0
+	case healthy == 0 && failedNodes >= min:
+		return failedNodes
+	case notSuspect >= min:
+		return notSuspect
+	}
+	return 0
+}
+
 // Escalate is the verdict of a start failure v (Escalates(v.Rule), or a sandbox failure) of a
 // workload whose pods failed to start on nodes nodes (at least the model's --escalate-nodes):
 // doomed, since the trouble is not node-local. The reason names the exit code when the failure had one (128 from

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,94 @@ func TestTwoFlakyNodesBothSuspect(t *testing.T) {
 	}
 	if nd, ok := snap.node(repeat); !ok || nd.Suspect {
 		t.Errorf("--once: node %s = %+v, want not suspect", repeat, nd)
+	}
+}
+
+// Docker's ContainerCannotRun 128: runc lost its child while starting it on a loaded node,
+// verbatim from kubernetes/kubernetes#87735 (fixture cannotrun-128-node-b-1).
+const dockerRuncEOF = `OCI runtime create failed: container_linux.go:345: starting container process caused "process_linux.go:303: getting the final child's pid from pipe caused \"EOF\"": unknown`
+
+// TestFlakyNodesStandOutInASmallCluster is the small cluster a new user tried with a fresh
+// `--once -o json`, so all the evidence is what the pods' statuses say, dated by the runtime: a
+// rollout of web whose every pod on two nodes failed to start with exit 128 in the last minute
+// (containerd's StartError on one, Docker's ContainerCannotRun on the other), 2 of its 8 pods on a
+// calm node of 49 pods, 1 of 2 on another calm node, and a NotReady node. The failures of web
+// are on four nodes, two flaky: both are named, with their why, and no pod is doomed as not
+// node-local. The model's fixture test of the same table is model.TestFlakyNodesStandOutInASmallCluster.
+func TestFlakyNodesStandOutInASmallCluster(t *testing.T) {
+	e := newEnv(t)
+	a, b, calm, calm2, notReady := e.nodeName("a"), e.nodeName("b"), e.nodeName("calm"), e.nodeName("calm2"), e.nodeName("notready")
+	for _, n := range []string{a, b, calm, calm2} {
+		e.node(n, true)
+	}
+	e.node(notReady, false)
+	_, web := e.deployment("web", 20, 7)
+	_, steady := e.deployment("steady", 44, 44)
+	msgs := []string{runtimeHiccup, cgroupENOENT, nodeMessages["shim-io-timeout"]}
+	i := 0
+	failed := func(n string, docker bool) {
+		i++
+		name := fmt.Sprintf("web-%02d", i)
+		ago := time.Duration(10+3*i) * time.Second
+		if docker {
+			e.pod(podSpec{name: name, node: n, owner: &web, status: podStatus(corev1.PodPending,
+				terminatedStatus("app", 0, term("ContainerCannotRun", 128, dockerRuncEOF, ago), nil))})
+			return
+		}
+		// Recovered on the next try, seconds later, the failure in lastState; or still terminated.
+		fail := term("StartError", 128, msgs[i%3], ago)
+		fail.StartedAt = metav1.NewTime(time.Unix(0, 0)) // containerd's failed start (podtest.Terminated128)
+		if i%2 == 0 {
+			cs := running("app", true, 1, fail)
+			cs.State.Running.StartedAt = metav1.NewTime(fail.FinishedAt.Add(2 * time.Second))
+			e.pod(podSpec{name: name, node: n, owner: &web, status: podStatus(corev1.PodRunning, cs)})
+			return
+		}
+		e.pod(podSpec{name: name, node: n, owner: &web, status: podStatus(corev1.PodPending, terminatedStatus("app", 0, fail, nil))})
+	}
+	started := func(n string) {
+		i++
+		e.pod(podSpec{name: fmt.Sprintf("web-%02d", i), node: n, owner: &web, status: podStatus(corev1.PodRunning, running("app", true, 0, nil))})
+	}
+	old := func(n string) {
+		i++
+		cs := running("app", true, 0, nil)
+		cs.State.Running.StartedAt = metav1.NewTime(time.Now().Add(-3 * time.Hour).Truncate(time.Second))
+		e.pod(podSpec{name: fmt.Sprintf("steady-%02d", i), node: n, owner: &steady, status: podStatus(corev1.PodRunning, cs)})
+	}
+	for range 6 {
+		failed(a, false)
+	}
+	for range 5 {
+		failed(b, true)
+	}
+	failed(calm, false)
+	failed(calm, false)
+	for range 6 {
+		started(calm)
+	}
+	for range 41 {
+		old(calm)
+	}
+	failed(calm2, false)
+	old(calm2)
+	old(notReady)
+	old(notReady)
+
+	snap := onceJSON(t, "--kubeconfig", adminKubeconfig(t), "-n", e.ns)
+	want := map[string]bool{a: true, b: true, calm: false, calm2: false, notReady: false}
+	for n, suspect := range want {
+		nd, ok := snap.node(n)
+		if !ok || nd.Suspect != suspect {
+			t.Errorf("node %s = %+v, want suspect %v", n, nd, suspect)
+		}
+	}
+	if nd, _ := snap.node(a); !strings.HasPrefix(nd.Why, "6 of 6 pods that started here in the last 15m failed with exit 128; 3 of ") {
+		t.Errorf("node %s's why = %q, want the shares it compared", a, nd.Why)
+	}
+	for _, p := range snap.Pods {
+		if p.Verdict == "doomed" {
+			t.Errorf("pod %s doomed (%q): web fails on flaky nodes, not everywhere", p.Name, p.Reason)
+		}
 	}
 }

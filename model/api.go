@@ -121,7 +121,7 @@ func New(cfg Config) *Model {
 		jobs:             make(map[nsName]*batchv1.Job),
 		owners:           make(map[ownerKey]*ownerEntry),
 		ledger:           newLedger(),
-		esc:              newEscalation(),
+		esc:              newEscalation(cfg.EscalateNodes),
 		starting:         make(map[*Pod][]startEpisode),
 		evs:              newEventStore(),
 		idx:              newIndex(),
@@ -180,7 +180,9 @@ func (m *Model) Apply(b *Batch, now time.Time) {
 	if m.releaseHolds(now) {
 		changed = true
 	}
-	m.reconcileEscalation()
+	if m.reconcileEscalation(now) {
+		changed = true
+	}
 	m.forgetOwners()
 	m.flush()
 	if changed {
@@ -194,7 +196,10 @@ func (m *Model) Expire(now time.Time) {
 		m.version++
 	}
 	if m.expire(now) {
-		m.reconcileEscalation()
+		m.version++
+	}
+	// The suspects escalation discounts move with the clock as well as with the ledger.
+	if m.reconcileEscalation(now) {
 		m.version++
 	}
 	if m.releaseHolds(now) {

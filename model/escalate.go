@@ -1,37 +1,64 @@
 package model
 
+import (
+	"slices"
+	"time"
+
+	"doomwatch/classify"
+)
+
 // escalation indexes the ledger by workload and node, for cross-node escalation: a workload whose
-// containers failed to start (a transient exit 128, or CRI-O's transient create error) on at least
-// EscalateNodes distinct nodes within the window is not suffering node-local trouble (the premise
-// of Krane's exit-128 rule, Shopify/krane#656), so its start-failing pods are doomed.
+// containers failed to start (a transient exit 128, or CRI-O's transient create error) on several
+// nodes within the window is not suffering node-local trouble (the premise of Krane's exit-128
+// rule, Shopify/krane#656), so its start-failing pods are doomed. How many nodes, and which count,
+// is classify.NotNodeLocal's rule: none while its failing revisions are healthy on most of their
+// pods; at least EscalateNodes nodes in all while no pod of them is; otherwise at least that many
+// nodes that do not stand out from the others as suspects. Flaky nodes must not make a rollout
+// look doomed: two flaky nodes and one failure elsewhere are three nodes, and the suspect rule
+// names the two.
 //
 // Precisely: in a pod of an escalated workload, every container whose classify verdict is
 // transient with RuleStartFailure128 (the exit-128 failure is its current state, or its lastState
 // while it waits to be recreated) or RuleCreateErrorTransient becomes doomed with RuleEscalated,
 // and the pod's verdict follows; so does a pod waiting on a sandbox it failed to create
 // (RuleSandboxFailed, from its events). Containers that run again (the failure is only history) and
-// verdicts classify already doomed (CrashLoopBackOff) are left alone. The distinct-node count is
-// over the workload's live ledger entries, so escalation clears as failures leave the window.
-// Nodes are counted by name: a node registered again under its old name is the same place.
+// verdicts classify already doomed (CrashLoopBackOff) are left alone. The node counts are over the
+// workload's live ledger entries, so escalation clears as failures leave the window. Nodes are
+// counted by name: a node registered again under its old name is the same place.
 type escalation struct {
-	// nodes counts live ledger entries per workload and node.
+	// min is --escalate-nodes.
+	min int
+	// nodes counts live ledger entries per workload and node; wide holds the workloads whose
+	// entries are on at least min nodes, the only ones that may be escalated.
 	nodes map[string]map[string]int
-	// applied is the distinct-node count each escalated workload's pods were last judged with.
+	wide  map[string]struct{}
+	// pods counts live ledger entries per workload and pod key: the pods that failed, whose
+	// revisions show whether the workload starts where it runs (failingRevisions).
+	pods map[string]map[string]int
+	// applied is the node count each escalated workload's pods were last judged with (the reason
+	// names it); a workload that is not escalated has none.
 	applied map[string]int
-	// touched collects workloads whose node set changed since the last reconcile.
-	touched map[string]struct{}
 	// startPods holds, per workload, its pods with a container whose verdict escalation promotes
 	// (transient, with an escalating rule; judge files them), and startOf the workload each is
 	// filed under.
 	startPods map[string]map[*Pod]struct{}
 	startOf   map[*Pod]string
+	// suspects caches the suspect nodes by name that escalation discounts, judged with every
+	// workload counted but those no pod of whose failing revisions is healthy; valid while the
+	// ledger, the second and those workloads are the same (suspectsAt, suspectsGen, suspectsLeft).
+	suspects     map[string]bool
+	suspectsAt   int64
+	suspectsGen  uint64
+	suspectsLeft []string
 }
 
-func newEscalation() escalation {
+func newEscalation(min int) escalation {
 	return escalation{
+		min:       min,
 		nodes:     make(map[string]map[string]int),
+		wide:      make(map[string]struct{}),
+		pods:      make(map[string]map[string]int),
 		applied:   make(map[string]int),
-		touched:   make(map[string]struct{}),
 		startPods: make(map[string]map[*Pod]struct{}),
 		startOf:   make(map[*Pod]string),
 	}
@@ -43,66 +70,178 @@ func (e *escalation) add(f *Failure) {
 		ns = make(map[string]int)
 		e.nodes[f.Workload] = ns
 	}
-	if ns[f.Node] == 0 {
-		e.touched[f.Workload] = struct{}{}
-	}
 	ns[f.Node]++
+	if len(ns) >= e.min {
+		e.wide[f.Workload] = struct{}{}
+	}
+	ps := e.pods[f.Workload]
+	if ps == nil {
+		ps = make(map[string]int)
+		e.pods[f.Workload] = ps
+	}
+	ps[f.Pod]++
 }
 
 func (e *escalation) remove(f *Failure) {
+	if ps := e.pods[f.Workload]; ps != nil {
+		if ps[f.Pod]--; ps[f.Pod] <= 0 {
+			delete(ps, f.Pod)
+			if len(ps) == 0 {
+				delete(e.pods, f.Workload)
+			}
+		}
+	}
 	ns := e.nodes[f.Workload]
 	if ns == nil {
 		return
 	}
 	if ns[f.Node]--; ns[f.Node] <= 0 {
 		delete(ns, f.Node)
-		e.touched[f.Workload] = struct{}{}
+		if len(ns) < e.min {
+			delete(e.wide, f.Workload)
+		}
 		if len(ns) == 0 {
 			delete(e.nodes, f.Workload)
 		}
 	}
 }
 
-// escalatedNodes returns the distinct-node count when workload w is escalated, else 0.
-func (m *Model) escalatedNodes(w string) int {
-	if n := len(m.esc.nodes[w]); n >= m.cfg.EscalateNodes {
-		return n
-	}
-	return 0
-}
+// escalatedNodes returns the node count workload w's pods are judged with when it is escalated,
+// else 0.
+func (m *Model) escalatedNodes(w string) int { return m.esc.applied[w] }
 
-// reconcileEscalation re-judges the pods of workloads whose escalation changed (escalated,
-// cleared, or escalated over a different number of nodes, which the reason names).
-func (m *Model) reconcileEscalation() {
-	if len(m.esc.touched) == 0 {
-		return
+// reconcileEscalation decides, at now, which workloads are escalated (classify.NotNodeLocal) and
+// re-judges the pods of those whose escalation changed (escalated, cleared, or escalated over a
+// different number of nodes, which the reason names). It costs nothing while no workload failed on
+// EscalateNodes nodes; otherwise one pass over the window's failures a second for the suspects.
+// It reports whether any pod's verdict may have changed.
+func (m *Model) reconcileEscalation(now time.Time) bool {
+	e := &m.esc
+	if len(e.wide) == 0 && len(e.applied) == 0 {
+		return false
 	}
-	var dirty map[string]struct{}
-	for w := range m.esc.touched {
-		n := m.escalatedNodes(w)
-		if m.esc.applied[w] == n {
-			continue
+	next := make(map[string]int, len(e.wide))
+	type health struct{ healthy, total int }
+	revs := make(map[string]health, len(e.wide))
+	var left []string // wide workloads no pod of whose failing revisions is healthy: escalated
+	for w := range e.wide {
+		h, t := m.failingRevisions(w)
+		revs[w] = health{h, t}
+		if h == 0 {
+			left = append(left, w)
 		}
-		if n == 0 {
-			delete(m.esc.applied, w)
-		} else {
-			m.esc.applied[w] = n
-		}
-		if dirty == nil {
-			dirty = make(map[string]struct{})
-		}
-		dirty[w] = struct{}{}
 	}
-	clear(m.esc.touched)
+	suspects := m.escalationSuspects(now, left)
+	for w := range e.wide {
+		ns := e.nodes[w]
+		notSuspect := 0
+		for name := range ns {
+			if !suspects[name] {
+				notSuspect++
+			}
+		}
+		if n := classify.NotNodeLocal(len(ns), notSuspect, revs[w].healthy, revs[w].total, e.min); n > 0 {
+			next[w] = n
+		}
+	}
+	var dirty []string
+	for w, n := range next {
+		if e.applied[w] != n {
+			dirty = append(dirty, w)
+		}
+	}
+	for w := range e.applied {
+		if _, ok := next[w]; !ok {
+			dirty = append(dirty, w)
+		}
+	}
+	if len(dirty) == 0 {
+		return false
+	}
+	e.applied = next
+	m.nodeView.valid = false // the nodes view leaves escalated workloads out
 	var pods []*Pod
-	for w := range dirty {
-		for p := range m.esc.startPods[w] {
+	for _, w := range dirty {
+		for p := range e.startPods[w] {
 			pods = append(pods, p)
 		}
 	}
 	for _, p := range pods {
 		m.rejudge(p)
 	}
+	return true
+}
+
+// failingRevisions counts the pods of the revisions whose pods of workload w failed to start
+// within the window, and how many of them are healthy: whether the workload starts where it runs
+// (classify.NotNodeLocal). A pod without a revision the model counts (a Job's, an unmanaged pod)
+// counts alone, healthy once it started after all, as Krane saw flaky nodes' pods do within
+// seconds. Pods that are gone count no more.
+func (m *Model) failingRevisions(w string) (healthy, total int) {
+	var seen map[any]struct{}
+	for key := range m.esc.pods[w] {
+		p := m.Pod(key)
+		if p == nil {
+			continue
+		}
+		var s *rsPods
+		var k any
+		switch Kind(p.ctrl.kind) {
+		case KindReplicaSet:
+			rk := nsName{p.ctrl.ns, p.ctrl.name}
+			s, k = m.rsPods[rk], rk
+		case KindStatefulSet, KindDaemonSet:
+			sk := setKey{kind: Kind(p.ctrl.kind), ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.Revision()}
+			s, k = m.setPods[sk], sk
+		}
+		if s == nil {
+			total++
+			if p.Verdict.Kind == classify.Healthy {
+				healthy++
+			}
+			continue
+		}
+		if seen == nil {
+			seen = make(map[any]struct{})
+		}
+		if _, ok := seen[k]; ok {
+			continue
+		}
+		seen[k] = struct{}{}
+		healthy += s.healthy
+		total += s.total
+	}
+	return healthy, total
+}
+
+// escalationSuspects is the set of suspect nodes, by name, that escalation discounts: the suspect
+// rule at now with every workload's failures counted but left's, no pod of whose failing revisions
+// is healthy (they are escalated, and their failures must not make suspects of the nodes they are
+// on). It is judged once a second of now and when the ledger changes; nil while no workload may be
+// escalated.
+func (m *Model) escalationSuspects(now time.Time, left []string) map[string]bool {
+	e := &m.esc
+	if len(e.wide) == 0 {
+		return nil
+	}
+	slices.Sort(left)
+	if e.suspects != nil && e.suspectsAt == now.Unix() && e.suspectsGen == m.ledger.gen && slices.Equal(e.suspectsLeft, left) {
+		return e.suspects
+	}
+	skip := make(map[string]struct{}, len(left))
+	for _, w := range left {
+		skip[w] = struct{}{}
+	}
+	ev := m.gatherNodes(now, false)
+	j := ev.judge(m.cfg.SuspectPods, func(w string) bool { _, ok := skip[w]; return ok })
+	out := make(map[string]bool)
+	for i, v := range j.verdicts {
+		if v.suspect {
+			out[j.aggs[i].Name] = true
+		}
+	}
+	e.suspects, e.suspectsAt, e.suspectsGen, e.suspectsLeft = out, now.Unix(), m.ledger.gen, left
+	return out
 }
 
 // indexStart files p under its workload in esc.startPods when it has a container escalation would

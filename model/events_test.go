@@ -150,7 +150,7 @@ func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 	m.Apply(&Batch{Events: []*corev1.Event{ev(0, 1), ev(1, 1), ev(2, 1)}}, t0.Add(10*time.Second))
 	n1 := nodeNamed(t, m, "node-1", t0.Add(10*time.Second))
 	if n1.Failures != 3 || n1.Failures128 != 0 || n1.FailedPods != 3 || !n1.Suspect ||
-		!strings.HasPrefix(n1.Why, "3 pods of 3 workloads failed to start here in the last 15m") {
+		!strings.HasPrefix(n1.Why, "3 of 3 pods that started here in the last 15m failed to start") {
 		t.Errorf("node-1 = %+v, want 3 sandbox failures of 3 pods, suspect", n1)
 	}
 	if !strings.Contains(n1.DominantMessage, `failed to setup network for sandbox "<id>"`) || strings.Contains(n1.DominantMessage, "40d7bc") {

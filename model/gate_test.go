@@ -95,7 +95,7 @@ func TestGateNamesTheSuspectNode(t *testing.T) {
 	if len(st.Transient) != 3 || st.Transient[0].Node != "node-3" {
 		t.Fatalf("transient: %+v", st.Transient)
 	}
-	if len(st.Suspect) != 1 || st.Suspect[0].Name != "node-3" || !strings.HasPrefix(st.Suspect[0].Why, "3 pods") {
+	if len(st.Suspect) != 1 || st.Suspect[0].Name != "node-3" || !strings.HasPrefix(st.Suspect[0].Why, "3 of 3 pods") {
 		t.Errorf("suspect: %+v", st.Suspect)
 	}
 }

@@ -24,6 +24,8 @@ type ledger struct {
 	// horizon: entries at or before it were dropped for capacity; they are not re-admitted when
 	// their pod reports them again.
 	horizon time.Time
+	// gen counts the changes to the live entries, for the caches judged from them.
+	gen uint64
 }
 
 type ledgerEntry struct {
@@ -69,6 +71,7 @@ func (l *ledger) add(f Failure, k failureKey, since time.Time, max int, esc *esc
 		l.entries[l.head+i] = e
 	}
 	l.seen[k] = struct{}{}
+	l.gen++
 	esc.add(&f)
 	for len(l.entries)-l.head > max {
 		l.horizon = l.entries[l.head].At
@@ -81,6 +84,7 @@ func (l *ledger) add(f Failure, k failureKey, since time.Time, max int, esc *esc
 func (l *ledger) drop(esc *escalation) {
 	old := &l.entries[l.head]
 	delete(l.seen, old.key)
+	l.gen++
 	esc.remove(&old.Failure)
 	*old = ledgerEntry{}
 	l.head++
@@ -113,6 +117,7 @@ func (l *ledger) rewriteWorkloads(moved map[string]string, esc *escalation) {
 		esc.remove(&live[i].Failure)
 		live[i].Workload = w
 		esc.add(&live[i].Failure)
+		l.gen++
 	}
 }
 
@@ -124,6 +129,7 @@ func (l *ledger) nameNodeUID(name, uid string) {
 	for i := range live {
 		if live[i].NodeUID == "" && live[i].Node == name {
 			live[i].NodeUID = uid
+			l.gen++
 		}
 	}
 }

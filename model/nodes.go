@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -153,13 +152,11 @@ func idOf(uid, name string) nodeID {
 
 type nodeAgg struct {
 	Node
-	pods      map[failureIdentity]struct{}
+	// pods holds the distinct pods that failed here within the window, each with its workload and
+	// whether one of its failures here was a create error rather than an exit 128.
+	pods      map[failureIdentity]failedPod
 	workloads map[string]struct{}
 	messages  map[string]int
-	// local* count only the failures of node-local workloads, the ones the suspect rule compares.
-	localPods      map[failureIdentity]struct{}
-	localWorkloads map[string]struct{}
-	localNot128    bool // a counted failure was a create error, not an exit 128
 	// ring holds the node's starts (startIndex); unmarked counts its failing pods whose start it
 	// does not hold (a sandbox failure, a create error renewed without an update, a start dated
 	// apart from its failure), which started here all the same.
@@ -167,29 +164,38 @@ type nodeAgg struct {
 	unmarked int
 }
 
-// started is the number of pods of node-local workloads that started or tried to start on the
-// node within the window (buckets from..to): its starts, and its failing pods not among them,
-// less the failing pods of workloads escalated as not node-local. Never fewer than its failing
-// pods.
-func (a *nodeAgg) started(from, to int64) int {
-	n := a.unmarked - (len(a.pods) - len(a.localPods))
-	if a.ring != nil {
-		n += a.ring.count(from, to)
-	}
-	return max(n, len(a.localPods))
+// failedPod is one pod that failed to start on a node, as the suspect rule counts it.
+type failedPod struct {
+	workload string
+	not128   bool
 }
 
-func (m *Model) buildNodes(now time.Time) []Node {
+// nodeEvidence is one pass over the ledger at a moment: every node's failures within the window,
+// and the starts they are weighed against. The suspect rule reads it twice, with different
+// workloads left out: for escalation (escalate.go) and for the nodes view.
+type nodeEvidence struct {
+	aggs     []*nodeAgg // sorted by name, then UID: the rule's answer does not hang on map order
+	from, to int64      // the start buckets within the window
+	total    int        // pods that started or tried to start anywhere: every node's starts, and the unmarked
+}
+
+// gatherNodes aggregates the ledger's failures within the window at now per node; withNodes also
+// fills in each node's own state, attributes and histogram for the nodes view.
+func (m *Model) gatherNodes(now time.Time, withNodes bool) *nodeEvidence {
 	since := now.Add(-m.cfg.Window)
-	aggs := make(map[nodeID]*nodeAgg, len(m.nodes))
+	byID := make(map[nodeID]*nodeAgg, len(m.nodes))
 	starts := &m.nodeView.starts
-	from, to := starts.bucketsIn(now, m.cfg.Window)
+	ev := &nodeEvidence{}
+	ev.from, ev.to = starts.bucketsIn(now, m.cfg.Window)
 	get := func(id nodeID, name string) *nodeAgg {
-		a := aggs[id]
+		a := byID[id]
 		if a == nil {
-			a = &nodeAgg{Node: Node{Name: name, UID: id.uid, Histogram: make([]int, HistogramBuckets),
-				Conditions: unknownConditions()}, ring: starts.rings[id]}
-			aggs[id] = a
+			a = &nodeAgg{Node: Node{Name: name, UID: id.uid}, ring: starts.rings[id]}
+			if withNodes {
+				a.Histogram, a.Conditions = make([]int, HistogramBuckets), unknownConditions()
+			}
+			byID[id] = a
+			ev.aggs = append(ev.aggs, a)
 		}
 		return a
 	}
@@ -197,13 +203,12 @@ func (m *Model) buildNodes(now time.Time) []Node {
 		a := get(idOf(n.uid, name), name)
 		a.Known, a.Ready, a.Cordoned = n.known, n.ready, n.cordoned
 		a.Pods, a.FailingPods = n.pods, n.failing
-		if n.known {
+		if n.known && withNodes {
 			n.attrs.fill(&a.Node)
 		}
 	}
 	bucket := m.cfg.Window / HistogramBuckets
-	allLocal := make(map[failureIdentity]struct{})
-	unmarked, notLocal := 0, 0 // over every node
+	unmarked := 0
 	for _, e := range m.ledger.live() {
 		f := &e.Failure
 		if f.At.Before(since) || f.Node == "" {
@@ -211,34 +216,30 @@ func (m *Model) buildNodes(now time.Time) []Node {
 		}
 		a := get(idOf(f.NodeUID, f.Node), f.Node)
 		if a.pods == nil {
-			a.pods = make(map[failureIdentity]struct{})
+			a.pods = make(map[failureIdentity]failedPod)
 			a.workloads = make(map[string]struct{})
 			a.messages = make(map[string]int)
-			a.localPods = make(map[failureIdentity]struct{})
-			a.localWorkloads = make(map[string]struct{})
 		}
 		a.Failures++
 		if f.ExitCode == 128 {
 			a.Failures128++
 		}
 		id := failureIdentity{f.PodUID, f.Pod}
-		if _, seen := a.pods[id]; !seen {
-			a.pods[id] = struct{}{}
-			if !starts.started(id, a.ring, from, to) {
+		fp, seen := a.pods[id]
+		if !seen {
+			fp.workload = f.Workload
+			if !starts.started(id, a.ring, ev.from, ev.to) {
 				a.unmarked++
 				unmarked++
 			}
 		}
+		fp.not128 = fp.not128 || f.ExitCode != 128
+		a.pods[id] = fp
+		if !withNodes {
+			continue
+		}
 		a.workloads[f.Workload] = struct{}{}
 		a.messages[f.Message]++
-		// Workloads escalated as not node-local fail wherever they run: they say nothing about
-		// this node, nor about the others, so they are left out of both sides of the comparison.
-		if m.escalatedNodes(f.Workload) == 0 {
-			a.localPods[id] = struct{}{}
-			a.localWorkloads[f.Workload] = struct{}{}
-			a.localNot128 = a.localNot128 || f.ExitCode != 128
-			allLocal[id] = struct{}{}
-		}
 		if a.First.IsZero() || f.At.Before(a.First) {
 			a.First = f.At
 		}
@@ -251,42 +252,94 @@ func (m *Model) buildNodes(now time.Time) []Node {
 		}
 		a.Histogram[min(max(b, 0), HistogramBuckets-1)]++
 	}
-	// Suspect: the node stands out from the rest of the cluster by the share of the pods that
-	// started on it that failed (outlier.go): node-local trouble, the premise of Krane's exit-128
-	// rule (Shopify/krane#656). Distinct pods, not failures: one pod restarting five times
-	// elsewhere is one pod. Only the nodes with enough failing pods are candidates; the others
-	// count in the totals. A node that is gone (a UID no Node object holds any more) keeps its
-	// failures for the window, and they count among the other nodes', but it is not suspect: there
-	// is nothing left to cordon, and the flag would be read as the node now under its name.
-	pop := outlierPopulation{failed: len(allLocal), started: starts.total.count(from, to) + unmarked, minPods: m.cfg.SuspectPods}
-	var cands []nodeRate
-	var candAggs []*nodeAgg
-	for _, a := range aggs {
-		notLocal += len(a.pods) - len(a.localPods)
+	ev.total = starts.total.count(ev.from, ev.to) + unmarked
+	sort.Slice(ev.aggs, func(i, j int) bool {
+		a, b := ev.aggs[i], ev.aggs[j]
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.UID < b.UID
+	})
+	return ev
+}
+
+// nodeJudgement is the suspect rule's answer over a nodeEvidence, with some workloads left out.
+type nodeJudgement struct {
+	pop      outlierPopulation
+	aggs     []*nodeAgg // the candidates, in the order of rates and verdicts
+	rates    []nodeRate
+	verdicts []outlierVerdict
+	// left is, per candidate, its failed pods of the workloads left out, and all128 whether every
+	// failure it counts was an exit 128: what its why sentence says beside the rates.
+	left   []int
+	all128 []bool
+}
+
+// judge applies the suspect rule (outlier.go) to the evidence, leaving out the failures of the
+// workloads left reports true for: workloads that fail wherever they run say nothing about this
+// node, nor about the others, so they are left out of both sides of the comparison.
+//
+// The node stands out from the rest of the cluster by the share of the pods that started on it
+// that failed: node-local trouble, the premise of Krane's exit-128 rule (Shopify/krane#656).
+// Distinct pods, not failures: one pod restarting five times elsewhere is one pod. Only the nodes
+// with enough failing pods are candidates; the others count in the totals. A node that is gone (a
+// UID no Node object holds any more) keeps its failures for the window, and they count among the
+// other nodes', but it is not suspect: there is nothing left to cordon, and the flag would be read
+// as the node now under its name.
+func (ev *nodeEvidence) judge(minPods int, left func(workload string) bool) nodeJudgement {
+	j := nodeJudgement{pop: outlierPopulation{minPods: minPods}}
+	notLocal := 0
+	for _, a := range ev.aggs {
+		failed, out, all128 := 0, 0, true
+		for _, fp := range a.pods {
+			if left != nil && left(fp.workload) {
+				out++
+				continue
+			}
+			failed++
+			all128 = all128 && !fp.not128
+		}
+		notLocal += out
+		j.pop.failed += failed
 		if a.UID != "" && !a.Known {
 			continue
 		}
-		pop.nodes++
-		if len(a.localPods) >= m.cfg.SuspectPods {
-			cands = append(cands, nodeRate{failed: len(a.localPods), started: a.started(from, to)})
-			candAggs = append(candAggs, a)
+		j.pop.nodes++
+		if failed < minPods {
+			continue
 		}
+		// The node's starts, and its failing pods not among them, less the failing pods of the
+		// workloads left out; never fewer than its failing pods.
+		started := a.unmarked - out
+		if a.ring != nil {
+			started += a.ring.count(ev.from, ev.to)
+		}
+		j.aggs = append(j.aggs, a)
+		j.rates = append(j.rates, nodeRate{failed: failed, started: max(started, failed)})
+		j.left = append(j.left, out)
+		j.all128 = append(j.all128, all128)
 	}
-	pop.started = max(pop.started-notLocal, pop.failed)
-	for i, v := range judgeOutliers(pop, cands) {
+	j.pop.started = max(ev.total-notLocal, j.pop.failed)
+	j.verdicts = judgeOutliers(j.pop, j.rates)
+	return j
+}
+
+func (m *Model) buildNodes(now time.Time) []Node {
+	ev := m.gatherNodes(now, true)
+	j := ev.judge(m.cfg.SuspectPods, func(w string) bool { return m.escalatedNodes(w) > 0 })
+	for i, v := range j.verdicts {
 		if !v.suspect {
 			continue
 		}
-		a, c := candAggs[i], cands[i]
+		a, c := j.aggs[i], j.rates[i]
 		a.Suspect = true
 		a.Why = whySentence(why{
-			here: c, workloads: len(a.localWorkloads), exit128: !a.localNot128, byRate: v.byRate,
-			base: v.base, others: v.others, elsewhere: pop.failed - c.failed,
-			startedElsewhere: pop.started - c.started, left: len(a.pods) - c.failed, window: m.cfg.Window,
+			here: c, exit128: j.all128[i], byRate: v.byRate, base: v.base, others: v.others,
+			left: j.left[i], window: m.cfg.Window,
 		})
 	}
-	out := make([]Node, 0, len(aggs))
-	for _, a := range aggs {
+	out := make([]Node, 0, len(ev.aggs))
+	for _, a := range ev.aggs {
 		a.FailedPods, a.Workloads = len(a.pods), len(a.workloads)
 		a.DominantMessage = dominant(a.messages)
 		out = append(out, a.Node)
@@ -325,79 +378,51 @@ func dominant(msgs map[string]int) string {
 
 // why is what a suspect node's sentence says.
 type why struct {
-	here      nodeRate // this node's failed and started pods (of node-local workloads)
-	workloads int      // the distinct workloads of those failed pods
-	exit128   bool     // every one of those failures was an exit 128
+	here    nodeRate // this node's failed and started pods (of node-local workloads)
+	exit128 bool     // every one of those failures was an exit 128
 	// byRate: judged against base, the nodes not suspect (others is the number of other suspect
-	// nodes, which base leaves out); otherwise by failure percentage, with too few starts
-	// elsewhere to compare rates.
+	// nodes, which base leaves out); otherwise by failure percentage, with too few pods that
+	// started on the nodes not suspect without failing to compare rates.
 	byRate bool
 	base   nodeRate
 	others int
-	// elsewhere is the distinct pods of node-local workloads that failed on the other nodes, of
-	// startedElsewhere that started there.
-	elsewhere, startedElsewhere int
-	left                        int // pods that failed here of workloads escalated as not node-local
-	window                      time.Duration
+	left   int // pods that failed here of workloads escalated as not node-local
+	window time.Duration
 }
 
-// whySentence explains a suspect node: how many of the pods that started here failed, "4 of 6
-// pods that started here in the last 15m failed to start with exit 128", or, when every one of
-// them failed, "4 pods of 3 workloads failed to start with exit 128 here in the last 15m" (with
-// "(100%)" when judged by rate). Judged by rate, it gives the share it was compared with,
-// ", against 0.6% of 310 on other nodes" ("on nodes not suspect" when other nodes are suspect
-// too, which the rate leaves out); judged by failure percentage, when too few pods started
-// elsewhere to compare rates, it gives none. Then how many failed elsewhere, "; 2 elsewhere",
-// with ", of 4 that started there" when no share was given and some started there without
-// failing; and how many pods of not-node-local workloads it left out. "with exit 128" is said
-// only when it is true of every failure it counts: CRI-O reports the same runtime trouble as a
-// create error. It stays short: the dashboard's header gives it, and what the suspects share,
-// on one line of 200 columns.
+// whySentence explains a suspect node in the words an operator reads, the call and how it was
+// made: "6 of 6 pods that started here in the last 15m failed with exit 128; 3 of 53 elsewhere".
+// The second half is what the node was compared with: the nodes not suspect ("elsewhere" when
+// no other node is suspect, "on nodes not suspect" when some are, which the comparison leaves
+// out). Judged by failure percentage (half or more failed here) when too few pods started there
+// without failing to compare rates, it says so: "; 1 of 2 elsewhere (thin evidence: too few to
+// compare)". Then how many pods of not-node-local workloads it left out. "with exit 128"
+// is said only when it is true of every failure it counts: CRI-O reports the same runtime trouble
+// as a create error ("failed to start"). It stays short: the dashboard's header gives it, and what
+// the suspects share, on one line.
 func whySentence(w why) string {
 	failed := " failed to start"
 	if w.exit128 {
-		failed += " with exit 128"
+		failed = " failed with exit 128"
 	}
-	in := " in the last " + ShortDuration(w.window)
-	var s string
-	if w.here.started > w.here.failed {
-		s = strconv.Itoa(w.here.failed) + " of " + plural(w.here.started, "pod") + " that started here" + in + failed
+	s := strconv.Itoa(w.here.failed) + " of " + plural(w.here.started, "pod") + " that started here in the last " +
+		ShortDuration(w.window) + failed
+	where := "elsewhere"
+	if w.others > 0 {
+		where = "on nodes not suspect"
+	}
+	if w.base.started == 0 {
+		s += "; none started " + where
 	} else {
-		s = plural(w.here.failed, "pod") + " of " + plural(w.workloads, "workload") + failed + " here" + in
-		if w.byRate {
-			s += " (100%)"
-		}
+		s += "; " + strconv.Itoa(w.base.failed) + " of " + strconv.Itoa(w.base.started) + " " + where
 	}
-	if w.byRate {
-		where := "other nodes"
-		if w.others > 0 {
-			where = "nodes not suspect"
-		}
-		s += ", against " + percent(w.base.failed, w.base.started) + " of " + strconv.Itoa(w.base.started) + " on " + where
-	}
-	s += "; " + strconv.Itoa(w.elsewhere) + " elsewhere"
-	if !w.byRate && w.startedElsewhere > w.elsewhere {
-		s += ", of " + strconv.Itoa(w.startedElsewhere) + " that started there"
+	if !w.byRate {
+		s += " (thin evidence: too few to compare)"
 	}
 	if w.left > 0 {
 		s += "; " + plural(w.left, "pod") + " of not-node-local workloads left out"
 	}
 	return s
-}
-
-// percent prints n/d as a percentage: one decimal below 10% ("0.6%"), none above ("33%").
-func percent(n, d int) string {
-	if d <= 0 || n <= 0 {
-		return "0%"
-	}
-	p := 100 * float64(n) / float64(d)
-	if p < 0.1 {
-		return "<0.1%"
-	}
-	if p < 10 {
-		return strings.TrimSuffix(strconv.FormatFloat(p, 'f', 1, 64), ".0") + "%"
-	}
-	return strconv.FormatFloat(math.Round(p), 'f', 0, 64) + "%"
 }
 
 func plural(n int, noun string) string {

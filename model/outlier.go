@@ -24,23 +24,31 @@ import (
 //     spread is the sampling noise of each node's own volume, which the binomial measures
 //     exactly. Dividing by the number of nodes (Bonferroni) keeps background noise from making a
 //     suspect of one node in 5,000.
-//   - By failure percentage (Envoy's failure percentage), when the nodes that are not suspect
-//     have too few pods that started without failing to tell: fewer than --suspect-pods, or so
-//     few that this node could not stand out by rate even if none had failed there. It is
-//     suspect when at least SuspectShare of the pods that started there failed and at most half
-//     of the other nodes are suspect too (Envoy's max_ejection_percent: when more fail alike, the
-//     trouble is the cluster's).
+//   - By failure percentage (Envoy's failure percentage), where a small population cannot meet
+//     that bound: at least SuspectShare of the pods that started on the node failed, and at most
+//     half of the other nodes are suspect too (Envoy's max_ejection_percent: when more fail alike,
+//     the trouble is the cluster's). The route is open when the binomial bound cannot tell: the
+//     nodes not suspect have fewer than --suspect-pods pods that started without failing, or so
+//     few that this node could not stand out by rate even if none had failed there, or fewer
+//     than SuspectBaseStarts starts in all, too few to know their rate; or when the node's share
+//     is SuspectRatio times theirs and its failures would be unlikely at their rate at the looser
+//     family-wise SuspectShareAlpha (4 of 4 against 3 of 23 on 10 nodes). The why sentence says
+//     the evidence is thin.
 //
 // The baseline must not include the bad nodes, or several bad nodes hide each other (the median
 // of failing-pod counts hid three bad nodes behind one with spurious evidence). It is found from
 // the bottom up, a forward search: it starts with the nodes below --suspect-pods, which cannot be
 // suspect, and takes in the nodes that do not stand out from it, the most ordinary half first,
-// until none is left; the nodes it never takes in are the suspects. When the nodes below
-// --suspect-pods have fewer than --suspect-pods pods that started without failing, the
-// candidates with the lowest shares (below SuspectShare) are taken in first until they do.
+// until none is left; the nodes it never takes in are judged against it. A node that failed at
+// least SuspectShare of its starts is never taken in, whether or not it is named: on a small
+// population a bad node the bound cannot name would raise the baseline's rate and hide the bad
+// nodes judged after it. When the nodes below --suspect-pods have fewer than --suspect-pods pods
+// that started without failing, the candidates with the lowest shares (below SuspectShare) are
+// taken in first until they do.
 //
-// In the baseline's rate the nodes not suspect are counted as if one more of their pods had
-// failed, (F+1)/(S+1): a handful of clean starts elsewhere is not proof that the rate there is 0.
+// In the baseline's rate the nodes not suspect are counted as if half a pod more of theirs had
+// failed, (F+½)/(S+1) (baseRate): a handful of clean starts elsewhere is not proof that the rate
+// there is 0.
 
 // SuspectRatio: a suspect node's share of failed starts is at least this multiple of the share
 // on the nodes that are not suspect.
@@ -49,6 +57,19 @@ const SuspectRatio = 3
 // SuspectShare is the failure-percentage route's threshold: at least half of the pods that
 // started on the node failed to start.
 const SuspectShare = 0.5
+
+// SuspectBaseStarts is how many pods must have started on the nodes not suspect within the window
+// for their rate to be known: below it, a few failures among a few starts (3 of 9 could be a rate
+// of 10% or of 60%) leave the binomial bound unable to tell, and the failure-percentage route
+// decides, as Envoy's failure_percentage route judges hosts the success-rate route cannot.
+const SuspectBaseStarts = 20
+
+// SuspectShareAlpha is the failure-percentage route's bound: the family-wise chance, spread
+// over the nodes, that a node failing at the baseline's rate fails as often as a node it names.
+// Looser than SuspectAlpha, for the populations too small for that bound (4 of 4 pods against 3
+// of 23 elsewhere is 7.7e-4 on 10 nodes), and strict enough that sparse noise on 5,000 nodes
+// (3 of 3 pods at 2%, 8e-6) names nothing.
+const SuspectShareAlpha = 0.02
 
 // SuspectAlpha is the family-wise chance of naming a node by rate when every node fails alike,
 // spread over the nodes (Bonferroni).
@@ -93,6 +114,7 @@ func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
 		return out
 	}
 	limit := SuspectAlpha / float64(max(pop.nodes, 1))
+	shareLimit := SuspectShareAlpha / float64(max(pop.nodes, 1))
 	// out[i].suspect marks the candidates outside the baseline; the baseline is pop minus them.
 	base := nodeRate{failed: pop.failed, started: pop.started}
 	for i, c := range cands {
@@ -124,12 +146,14 @@ func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
 	// the lowest shares (at least one) joins it, and the rest are judged again against the larger
 	// baseline, until every candidate left stands out. Half at a time, so a baseline that starts
 	// small and noisy grows from its most ordinary nodes before it judges the others, and the
-	// search takes O(n log n) judgements.
+	// search takes O(n log n) judgements. A candidate that failed at least SuspectShare of its
+	// starts never joins, whether or not it stands out: a bad node the binomial bound cannot name
+	// on a small population would raise the baseline's rate and hide the bad nodes judged after it.
 	var ordinary []int
 	for {
 		ordinary = ordinary[:0]
 		for i := range cands {
-			if out[i].suspect && !standsOut(cands[i], base, &out[i], pop.minPods, limit) {
+			if out[i].suspect && !standsOut(cands[i], base, &out[i], pop.minPods, limit, shareLimit) && share(cands[i]) < SuspectShare {
 				ordinary = append(ordinary, i)
 			}
 		}
@@ -139,6 +163,11 @@ func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
 		sort.SliceStable(ordinary, func(a, b int) bool { return lessShare(cands[ordinary[a]], cands[ordinary[b]]) })
 		for _, i := range ordinary[:(len(ordinary)+1)/2] {
 			join(i)
+		}
+	}
+	for i := range out {
+		if out[i].suspect && !standsOut(cands[i], base, &out[i], pop.minPods, limit, shareLimit) {
+			out[i].suspect, out[i].byRate = false, false
 		}
 	}
 	suspects := 0
@@ -162,17 +191,39 @@ func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
 }
 
 // standsOut judges candidate c against the baseline base, and records in v by which route.
-func standsOut(c, base nodeRate, v *outlierVerdict, minPods int, limit float64) bool {
-	// The rate route can tell when the baseline has enough pods that started without failing,
-	// enough that the node would stand out if none there had failed.
+func standsOut(c, base nodeRate, v *outlierVerdict, minPods int, limit, shareLimit float64) bool {
+	v.byRate = false
 	ok := base.started - base.failed
-	v.byRate = ok >= minPods && tail(c.failed, c.started, 1/float64(ok+1)) <= limit
-	if !v.byRate {
+	if ok < minPods {
+		// Nothing to compare with: no rate on the baseline. Failure percentage alone.
 		return share(c) >= SuspectShare
 	}
-	rate := float64(base.failed+1) / float64(base.started+1)
-	return float64(c.failed)*float64(base.started) >= SuspectRatio*float64(base.failed)*float64(c.started) &&
-		tail(c.failed, c.started, rate) <= limit
+	// The rate route can tell when the baseline has enough pods that started without failing,
+	// enough that the node would stand out if none there had failed.
+	rate := baseRate(base)
+	ratio := float64(c.failed)*float64(base.started) >= SuspectRatio*float64(base.failed)*float64(c.started)
+	p := tail(c.failed, c.started, rate)
+	powered := tail(c.failed, c.started, 1/float64(ok+1)) <= limit
+	if ratio && p <= limit && powered {
+		v.byRate = true
+		return true
+	}
+	if share(c) < SuspectShare {
+		return false
+	}
+	// Failure percentage, half or more of the node's starts failed, when the binomial bound cannot
+	// tell: the node could not stand out however clean the baseline (too few starts here), or the
+	// baseline's rate is itself uncertain (fewer than SuspectBaseStarts starts there), or its
+	// share is SuspectRatio times the baseline's and that many failures would still be unlikely at
+	// the baseline's rate at the looser SuspectShareAlpha.
+	return !powered || base.started < SuspectBaseStarts || ratio && p <= shareLimit
+}
+
+// baseRate is the baseline's rate of failed starts, (F+½)/(S+1): the mean of its posterior under
+// Jeffreys' prior, so a handful of clean starts elsewhere is not taken for a rate of 0, and a few
+// failures among a few dozen starts are not inflated either ((F+1)/(S+1) doubled 1 of 23).
+func baseRate(base nodeRate) float64 {
+	return (float64(base.failed) + 0.5) / float64(base.started+1)
 }
 
 func share(r nodeRate) float64 {

@@ -172,7 +172,7 @@ type sweepResult struct {
 // rule's own two routes name it against the rest, every other node pooled (pure: the other nodes
 // that are not bad candidates, as if the rule knew which of them are bad). That is, its share is
 // at least SuspectRatio times the rest's and its failures are improbable at the rest's rate
-// (p <= SuspectAlpha/nodes, with the rest's rate counted as (F+1)/(S+1)); or, where the rest has
+// (p <= SuspectAlpha/nodes, with the rest's rate counted as baseRate counts it); or, where the rest has
 // too few pods that started without failing to tell, at least SuspectShare of its pods failed and
 // at most half of the other nodes have failed alike (at least minPods failed pods, at least
 // SuspectShare of their starts).
@@ -200,7 +200,7 @@ func covers(nodes [][2]int, bad []bool, i, minPods int, pure bool) bool {
 	ok := base.started - base.failed
 	if ok >= minPods && tail(c.failed, c.started, 1/float64(ok+1)) <= limit {
 		return float64(c.failed)*float64(base.started) >= SuspectRatio*float64(base.failed)*float64(c.started) &&
-			tail(c.failed, c.started, float64(base.failed+1)/float64(base.started+1)) <= limit
+			tail(c.failed, c.started, baseRate(base)) <= limit
 	}
 	return share(c) >= SuspectShare && 2*alike <= len(nodes)-1
 }

@@ -112,7 +112,7 @@ func TestSnapshotTable(t *testing.T) {
 		"VERDICT     REASON",
 		"\nNODES\n",
 		"START-FAILURES",
-		"3 pods of 2 workloads failed to start with exit 128 here in the last 15m; 0 elsewhere",
+		"3 of 3 pods that started here in the last 15m failed with exit 128; none started elsewhere (thin evidence: too few to compare)",
 		"\nROLLOUTS\n",
 		"Deployment/web",
 		`deployment "web" successfully rolled out`,

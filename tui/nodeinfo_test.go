@@ -60,11 +60,11 @@ func TestNodesPanelSaysWhatTheSuspectIs(t *testing.T) {
 		t.Errorf("detail lines under a node that is neither suspect nor selected:\n%s", frame)
 	}
 	// The header has room for the shared attribute after the why at 200 columns, not at 80.
-	if !strings.Contains(lines[3], "0 elsewhere · node-3 runs containerd://2.2.0 (0 of 4 others do)") {
+	if !strings.Contains(lines[3], "0 of 12 elsewhere · node-3 runs containerd://2.2.0 (0 of 4 others do)") {
 		t.Errorf("the header's suspect line at 200 columns: %q", lines[3])
 	}
 	narrow := strings.Split(RenderFrame(m, FrameOptions{Width: 80, Height: 24, Now: t0, NoColor: true}), "\n")
-	if strings.Contains(narrow[3], "containerd") || !strings.HasPrefix(narrow[3], "⚠ suspect node node-3: 4 pods") {
+	if strings.Contains(narrow[3], "containerd") || !strings.HasPrefix(narrow[3], "⚠ suspect node node-3: 4 of 4 pods") {
 		t.Errorf("the header's suspect line at 80 columns: %q", narrow[3])
 	}
 }
