@@ -183,7 +183,7 @@ func TestSandboxFailuresMakeNodeSuspect(t *testing.T) {
 				t.Errorf("%s = %s %s %q, want transient sandbox-failed", p.Name, v.Kind, v.Rule, v.Reason)
 			}
 		}
-		if n, _ := nodeOf(m, now, flaky); n.Failures128 != 0 || !strings.Contains(n.Why, "3 pods of 3 workloads failed to start here") {
+		if n, _ := nodeOf(m, now, flaky); n.Failures128 != 0 || !strings.HasPrefix(n.Why, "3 of ") || !strings.Contains(n.Why, "that started here in the last 15m failed to start;") {
 			t.Errorf("flaky node = %+v, want 3 sandbox failures, none of them exit 128", n)
 		}
 	})

@@ -231,8 +231,8 @@ type Node struct {
 	Histogram []int
 	// Suspect: the node stands out from the others (outlier.go). A node that is gone never is.
 	Suspect bool
-	// Why explains a suspect node: "4 pods of 3 workloads failed to start with exit 128 here in
-	// the last 15m; 0 elsewhere".
+	// Why explains a suspect node and how the call was made: "6 of 6 pods that started here in
+	// the last 15m failed with exit 128; 3 of 53 elsewhere" (whySentence).
 	Why string
 	// Conditions are the node's conditions in NodeConditionTypes' order: Ready, MemoryPressure,
 	// DiskPressure, PIDPressure, NetworkUnavailable (Status "Unknown" when not reported or the
