@@ -22,18 +22,24 @@ func Escalates(r Rule) bool {
 // rests on the failures being node-local, a few pods on one node (Shopify/krane#656), so failures
 // on several nodes (min, --escalate-nodes) are the workload's. But flaky nodes are several too
 // (two flaky nodes and one failure elsewhere are three nodes), and so is a runtime that fails a
-// few starts in a hundred on every node. So:
-//   - a workload whose failing revisions are healthy on at least half of their pods (healthy of
-//     total) starts where it runs: what fails is where, not what, and it is never escalated;
-//   - one none of whose failing revisions' pods is healthy has not shown it can start at all:
-//     failedNodes counts, every node it failed on;
+// few starts in a hundred on every node. The pods of the workload's failing revisions tell which:
+// total of them, healthy and failing (transient or doomed), the rest still on their way. So:
+//   - healthy on at least half of their pods, the revisions start where they run: what fails is
+//     where, not what, and the workload is never escalated;
+//   - while some pods have not had their try (neither healthy nor failing), it waits: the first
+//     failures of a rollout land on flaky and calm nodes alike before any pod is ready, and a
+//     workload that cannot start fails on every try soon enough;
+//   - none healthy, nothing shows the workload can start at all: failedNodes counts, every node
+//     it failed on;
 //   - otherwise only the nodes that do not stand out as suspects count (notSuspect of them). The
 //     model judges those suspects with every workload's failures counted but those of the
-//     workloads escalated by the rule before, whose failures must not make suspects of the nodes
-//     they are on.
-func NotNodeLocal(failedNodes, notSuspect, healthy, total, min int) int {
+//     workloads none of whose failing revisions' pods is healthy, whose failures must not make
+//     suspects of the nodes they are on.
+func NotNodeLocal(failedNodes, notSuspect, healthy, failing, total, min int) int {
 	switch {
 	case total > 0 && 2*healthy >= total:
+		return 0
+	case healthy+failing < total:
 		return 0
 	case healthy == 0 && failedNodes >= min:
 		return failedNodes

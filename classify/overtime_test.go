@@ -155,21 +155,23 @@ func TestPullBackOff(t *testing.T) {
 // Cross-node escalation: which nodes count, and when none do.
 func TestNotNodeLocal(t *testing.T) {
 	tests := []struct {
-		name                                    string
-		failedNodes, notSuspect, healthy, total int
-		want                                    int
+		name                                             string
+		failedNodes, notSuspect, healthy, failing, total int
+		want                                             int
 	}{
-		{"three nodes, none suspect, nothing healthy", 3, 3, 0, 6, 3},
-		{"three nodes, none suspect, a few healthy", 3, 3, 2, 10, 3},
-		{"two flaky nodes and one failure elsewhere", 3, 1, 6, 20, 0},
-		{"healthy on half the pods: where, not what", 5, 5, 10, 20, 0},
-		{"nothing healthy: every node counts, suspects too", 3, 1, 0, 8, 3},
-		{"two nodes are not enough", 2, 2, 0, 4, 0},
-		{"no revision counted (a Job's pods): the nodes decide", 4, 3, 0, 0, 4},
+		{"three nodes, none suspect, nothing healthy", 3, 3, 0, 6, 6, 3},
+		{"three nodes, none suspect, a few healthy", 3, 3, 2, 8, 10, 3},
+		{"two flaky nodes and one failure elsewhere", 3, 1, 6, 14, 20, 0},
+		{"healthy on half the pods: where, not what", 5, 5, 10, 10, 20, 0},
+		{"nothing healthy: every node counts, suspects too", 3, 1, 0, 8, 8, 3},
+		{"the rollout's first failures, its other pods still starting", 3, 3, 0, 3, 5, 0},
+		{"two nodes are not enough", 2, 2, 0, 4, 4, 0},
+		{"every pod it had is gone", 4, 3, 0, 0, 0, 4},
 	}
 	for _, tc := range tests {
-		if got := NotNodeLocal(tc.failedNodes, tc.notSuspect, tc.healthy, tc.total, 3); got != tc.want {
-			t.Errorf("%s: NotNodeLocal(%d, %d, %d, %d, 3) = %d, want %d", tc.name, tc.failedNodes, tc.notSuspect, tc.healthy, tc.total, got, tc.want)
+		if got := NotNodeLocal(tc.failedNodes, tc.notSuspect, tc.healthy, tc.failing, tc.total, 3); got != tc.want {
+			t.Errorf("%s: NotNodeLocal(%d, %d, %d, %d, %d, 3) = %d, want %d", tc.name, tc.failedNodes, tc.notSuspect, tc.healthy,
+				tc.failing, tc.total, got, tc.want)
 		}
 	}
 }

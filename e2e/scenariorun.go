@@ -240,13 +240,28 @@ func (ru *run) play(ctx context.Context) error {
 	var pending sync.WaitGroup
 	bctx, bcancel := context.WithCancel(ctx)
 	defer func() { bcancel(); pending.Wait() }()
-	behave := func(trigger time.Time) {
+	behave := func(trigger time.Time) error {
 		ctx := bctx
 		for i, b := range s.Behaviours {
+			// A behaviour that starts with the rollout is applied here, before the rollout, so
+			// that kwok has its Stages before the rollout's first pod is created; only its end
+			// waits on a goroutine.
+			var put func() ([]*unstructured.Unstructured, error)
+			if b.From.Duration <= 0 {
+				var end time.Time
+				if b.For.Duration > 0 {
+					end = trigger.Add(b.For.Duration)
+				}
+				window, err := ru.putBehaviour(ctx, i, end)
+				if err != nil {
+					return err
+				}
+				put = func() ([]*unstructured.Unstructured, error) { return window, nil }
+			}
 			pending.Add(1)
 			go func() {
 				defer pending.Done()
-				if err := ru.behaviour(ctx, i, trigger.Add(b.From.Duration)); err != nil {
+				if err := ru.behaviour(ctx, i, trigger.Add(b.From.Duration), put); err != nil {
 					behaviours <- err
 				}
 			}()
@@ -260,9 +275,12 @@ func (ru *run) play(ctx context.Context) error {
 				}
 			}()
 		}
+		return nil
 	}
 	trigger := time.Now()
-	behave(trigger)
+	if err := behave(trigger); err != nil {
+		return err
+	}
 	ru.r.Trigger = time.Now()
 	for _, o := range rollout {
 		if err := ru.apply(ctx, o); err != nil {
@@ -368,8 +386,29 @@ func (ru *run) rolledOut(ctx context.Context, o *unstructured.Unstructured) erro
 	return nil
 }
 
-// behaviour puts behaviour i on its nodes at from, and takes it off when it ends.
-func (ru *run) behaviour(ctx context.Context, i int, from time.Time) error {
+// putBehaviour applies behaviour i's Stages, ending at end (zero: never), and returns those to
+// delete when it ends.
+func (ru *run) putBehaviour(ctx context.Context, i int, end time.Time) ([]*unstructured.Unstructured, error) {
+	b := ru.s.Behaviours[i]
+	window, lasting, err := ru.s.stageObjects(i, end)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range append(slices.Clone(lasting), window...) {
+		ru.mu.Lock()
+		ru.stages = append(ru.stages, o.GetName())
+		ru.mu.Unlock()
+		if err := ru.cp.ApplyStage(ctx, o); err != nil {
+			return nil, err
+		}
+	}
+	ru.cfg.logf("[%s] behaviour %s on %v", ru.s.Name, b.Stage, b.Nodes)
+	return window, nil
+}
+
+// behaviour puts behaviour i on its nodes at from, and takes it off when it ends. Its Stages are
+// applied first (put), unless put is nil: then they are in place already (startBehaviour).
+func (ru *run) behaviour(ctx context.Context, i int, from time.Time, put func() ([]*unstructured.Unstructured, error)) error {
 	b := ru.s.Behaviours[i]
 	var end time.Time
 	if b.For.Duration > 0 {
@@ -378,19 +417,13 @@ func (ru *run) behaviour(ctx context.Context, i int, from time.Time) error {
 	if !sleepUntil(ctx, from) {
 		return nil
 	}
-	window, lasting, err := ru.s.stageObjects(i, end)
+	if put == nil {
+		put = func() ([]*unstructured.Unstructured, error) { return ru.putBehaviour(ctx, i, end) }
+	}
+	window, err := put()
 	if err != nil {
 		return err
 	}
-	for _, o := range append(slices.Clone(lasting), window...) {
-		ru.mu.Lock()
-		ru.stages = append(ru.stages, o.GetName())
-		ru.mu.Unlock()
-		if err := ru.cp.ApplyStage(ctx, o); err != nil {
-			return err
-		}
-	}
-	ru.cfg.logf("[%s] behaviour %s on %v", ru.s.Name, b.Stage, b.Nodes)
 	nudge := b.Stage == "node-sandbox-failure"
 	if end.IsZero() {
 		if nudge {

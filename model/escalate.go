@@ -11,9 +11,10 @@ import (
 // containers failed to start (a transient exit 128, or CRI-O's transient create error) on several
 // nodes within the window is not suffering node-local trouble (the premise of Krane's exit-128
 // rule, Shopify/krane#656), so its start-failing pods are doomed. How many nodes, and which count,
-// is classify.NotNodeLocal's rule: none while its failing revisions are healthy on most of their
-// pods; at least EscalateNodes nodes in all while no pod of them is; otherwise at least that many
-// nodes that do not stand out from the others as suspects. Flaky nodes must not make a rollout
+// is classify.NotNodeLocal's rule: none while its failing revisions are healthy on half of their
+// pods or more, or while some of their pods have not had their try yet; at least EscalateNodes
+// nodes in all while no pod of them is healthy; otherwise at least that many nodes that do not
+// stand out from the others as suspects. Flaky nodes must not make a rollout
 // look doomed: two flaky nodes and one failure elsewhere are three nodes, and the suspect rule
 // names the two.
 //
@@ -121,13 +122,12 @@ func (m *Model) reconcileEscalation(now time.Time) bool {
 		return false
 	}
 	next := make(map[string]int, len(e.wide))
-	type health struct{ healthy, total int }
-	revs := make(map[string]health, len(e.wide))
-	var left []string // wide workloads no pod of whose failing revisions is healthy: escalated
+	revs := make(map[string]revisionHealth, len(e.wide))
+	var left []string // wide workloads no pod of whose failing revisions is healthy
 	for w := range e.wide {
-		h, t := m.failingRevisions(w)
-		revs[w] = health{h, t}
-		if h == 0 {
+		h := m.failingRevisions(w)
+		revs[w] = h
+		if h.healthy == 0 {
 			left = append(left, w)
 		}
 	}
@@ -140,7 +140,7 @@ func (m *Model) reconcileEscalation(now time.Time) bool {
 				notSuspect++
 			}
 		}
-		if n := classify.NotNodeLocal(len(ns), notSuspect, revs[w].healthy, revs[w].total, e.min); n > 0 {
+		if n := classify.NotNodeLocal(len(ns), notSuspect, revs[w].healthy, revs[w].failing, revs[w].total, e.min); n > 0 {
 			next[w] = n
 		}
 	}
@@ -172,12 +172,18 @@ func (m *Model) reconcileEscalation(now time.Time) bool {
 	return true
 }
 
+// revisionHealth is what the pods of the revisions whose pods of a workload failed to start say:
+// how many there are, how many are healthy and how many are failing (transient or doomed); the
+// rest are still on their way (creating, starting, not ready yet).
+type revisionHealth struct{ healthy, failing, total int }
+
 // failingRevisions counts the pods of the revisions whose pods of workload w failed to start
-// within the window, and how many of them are healthy: whether the workload starts where it runs
-// (classify.NotNodeLocal). A pod without a revision the model counts (a Job's, an unmanaged pod)
-// counts alone, healthy once it started after all, as Krane saw flaky nodes' pods do within
-// seconds. Pods that are gone count no more.
-func (m *Model) failingRevisions(w string) (healthy, total int) {
+// within the window: whether the workload starts where it runs (classify.NotNodeLocal). A pod
+// without a revision the model counts (a Job's, an unmanaged pod) counts alone, healthy once it
+// started after all, as Krane saw flaky nodes' pods do within seconds. Pods that are gone count no
+// more.
+func (m *Model) failingRevisions(w string) revisionHealth {
+	var h revisionHealth
 	var seen map[any]struct{}
 	for key := range m.esc.pods[w] {
 		p := m.Pod(key)
@@ -195,9 +201,12 @@ func (m *Model) failingRevisions(w string) (healthy, total int) {
 			s, k = m.setPods[sk], sk
 		}
 		if s == nil {
-			total++
-			if p.Verdict.Kind == classify.Healthy {
-				healthy++
+			h.total++
+			switch {
+			case p.Verdict.Kind == classify.Healthy:
+				h.healthy++
+			case failing(p.Verdict.Kind):
+				h.failing++
 			}
 			continue
 		}
@@ -208,10 +217,11 @@ func (m *Model) failingRevisions(w string) (healthy, total int) {
 			continue
 		}
 		seen[k] = struct{}{}
-		healthy += s.healthy
-		total += s.total
+		h.healthy += s.healthy
+		h.failing += s.failing
+		h.total += s.total
 	}
-	return healthy, total
+	return h
 }
 
 // escalationSuspects is the set of suspect nodes, by name, that escalation discounts: the suspect

@@ -178,7 +178,10 @@ func (m *Model) linkReplicaSet(k nsName, rs *appsv1.ReplicaSet) {
 // (and with which reasons, sanitised) and healthy, counted by count and uncount.
 type rsPods struct {
 	total, doomed, healthy int
-	reasons                map[string]int
+	// failing counts the pods that are transient or doomed: with healthy, the pods that have had
+	// their try (escalation waits for the rest, failingRevisions).
+	failing int
+	reasons map[string]int
 }
 
 // countRS adds (d = 1) or removes (d = -1) pod p in its ReplicaSet's counts and marks the rollout
@@ -232,6 +235,9 @@ func (s *rsPods) add(p *Pod, d int) {
 	s.total += d
 	if p.Verdict.Kind == classify.Healthy {
 		s.healthy += d
+	}
+	if failing(p.Verdict.Kind) {
+		s.failing += d
 	}
 	if p.Verdict.Kind == classify.Doomed {
 		s.doomed += d

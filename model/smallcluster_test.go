@@ -514,3 +514,59 @@ func TestSuspectSweepSmall(t *testing.T) {
 	}
 	t.Log("\n" + b.String())
 }
+
+// TestFirstFailuresOfARollout: the first pods of a rollout fail on two flaky nodes and a calm one
+// while the others are still being created, before any is ready: three nodes, none healthy yet.
+// Escalation waits for the revision's pods to have had their try, so nothing is doomed, and the
+// pods that then start make it the flaky nodes' trouble. A revision whose every pod fails on three
+// nodes is escalated once they all have.
+func TestFirstFailuresOfARollout(t *testing.T) {
+	nodes := []planNode{{"flaky-a", true, containerd}, {"flaky-b", true, containerd}, {"calm-1", true, containerd},
+		{"calm-2", true, containerd}, {"calm-3", true, containerd}}
+	first := clusterPlan{nodes: nodes}
+	for i := range 6 {
+		first.pods = append(first.pods, planPod{node: i % 5, workload: "web", failed: i < 3, at: 20 * time.Second, shape: 0})
+	}
+	m := New(DefaultConfig())
+	now := t0
+	ns := make([]*corev1.Node, len(nodes))
+	for i, n := range nodes {
+		ns[i] = withUID(node(n.name, true, false), n.name+"-uid")
+	}
+	ds, rss := first.workloads()
+	m.Apply(&Batch{Nodes: ns, Deployments: ds, ReplicaSets: rss}, now)
+	pods := first.objects(now, false)
+	creating := first.objects(now, true)
+	// The three failed pods, and three still creating.
+	apply(m, now, pods[0], pods[1], pods[2], creating[3], creating[4], creating[5])
+	for _, p := range m.pods {
+		if p.Verdict.Kind == classify.Doomed {
+			t.Errorf("%s doomed (%s %q) while the rollout's other pods are still creating", p.Key, p.Verdict.Rule, p.Verdict.Reason)
+		}
+	}
+	// They start: the revision runs, and the failures are where it ran.
+	apply(m, now.Add(10*time.Second), pods[3], pods[4], pods[5])
+	for _, p := range m.pods {
+		if p.Verdict.Kind == classify.Doomed {
+			t.Errorf("%s doomed (%s %q) once half the revision runs", p.Key, p.Verdict.Rule, p.Verdict.Reason)
+		}
+	}
+
+	// A revision that cannot start: its pods fail wherever they land, once all have tried.
+	bad := clusterPlan{nodes: nodes}
+	for i := range 4 {
+		bad.pods = append(bad.pods, planPod{node: i % 4, workload: "web", failed: true, at: 20 * time.Second})
+	}
+	m = New(DefaultConfig())
+	ds, rss = bad.workloads()
+	m.Apply(&Batch{Nodes: ns, Deployments: ds, ReplicaSets: rss}, now)
+	pods, creating = bad.objects(now, false), bad.objects(now, true)
+	apply(m, now, pods[0], pods[1], pods[2], creating[3])
+	if v := m.Pod("shop/" + pods[0].Name).Verdict; v.Kind == classify.Doomed {
+		t.Errorf("doomed (%q) before the revision's last pod tried", v.Reason)
+	}
+	apply(m, now.Add(5*time.Second), pods[3])
+	if v := m.Pod("shop/" + pods[0].Name).Verdict; v.Rule != classify.RuleEscalated || !strings.Contains(v.Reason, "on 4 nodes") {
+		t.Errorf("verdict = %s %s %q, want escalated on 4 nodes once every pod failed", v.Kind, v.Rule, v.Reason)
+	}
+}
