@@ -50,12 +50,14 @@ func (r *replayCmd) usage(prog string) string {
 	return fmt.Sprintf(`Play a recording (%[1]s record, or %[1]s --record) back in the dashboard, or print from it.
 
 Usage:
-  %[1]s replay DIR                        the dashboard over the recording, from its start
+  %[1]s replay DIR                        the dashboard over the recording, from its first state
   %[1]s replay DIR --once [--at T] [--seek] [-o table|json]
                                          the state at T (default: the end), as --once printed it live
   %[1]s replay DIR --timeline [-o table|json]
                                          every verdict change and suspect-node call, with its time
 
+The dashboard opens at the recording's first state: its first moment with every cluster synced
+(a recording starts before the clusters' lists come, seconds later).
 T is an offset from the recording's start (90s; a recording of --demo starts with the story, so
 --at 90s is --demo --at 90s) or an RFC 3339 time (2026-01-15T10:01:30Z).
 
@@ -87,7 +89,7 @@ func (r *replayCmd) validate(fs *pflag.FlagSet, args []string) error {
 	case r.seek && !r.once:
 		return errors.New("--seek needs --once (the dashboard seeks by itself)")
 	case fs.Changed("at") && !r.once:
-		return errors.New("--at needs --once (the dashboard starts at the recording's start; seek with ← and →)")
+		return errors.New("--at needs --once (the dashboard opens at the recording's first state; seek with ← and →)")
 	case fs.Changed("output") && !r.once && !r.timeline:
 		return errors.New("-o/--output needs --once or --timeline")
 	}
@@ -208,7 +210,7 @@ func openRecording(path string) (*recording.Reader, error) {
 	return rd, nil
 }
 
-// runDashboard is the dashboard over the recording, playing from its start.
+// runDashboard is the dashboard over the recording, playing from its first state.
 func (r *replayCmd) runDashboard(ctx context.Context) error {
 	if !term.IsTerminal(os.Stdout.Fd()) {
 		return errors.New("the dashboard needs a terminal, and stdout is not one: use replay --once or --timeline")
@@ -222,6 +224,9 @@ func (r *replayCmd) runDashboard(ctx context.Context) error {
 		return err
 	}
 	defer p.Close()
+	// Playing from its first state before the dashboard draws its first frame, whose time bar
+	// says so: were it started on Play's goroutine, that frame could say paused.
+	p.Toggle()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})

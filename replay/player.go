@@ -15,10 +15,10 @@ import (
 	"doomwatch/tui"
 )
 
-// Player plays a recording into the dashboard (tui.Player): from the start at ×1, paused and
-// resumed, faster or slower, seeking and jumping to the next verdict change. Its methods are
-// called on the dashboard's goroutine and never block: a seek is done by the player's goroutine,
-// the only one that reads the recording, and reaches the dashboard as a frame.
+// Player plays a recording into the dashboard (tui.Player): from its first state (opening) at
+// ×1, paused and resumed, faster or slower, seeking and jumping to the next verdict change. Its
+// methods are called on the dashboard's goroutine and never block: a seek is done by the player's
+// goroutine, the only one that reads the recording, and reaches the dashboard as a frame.
 //
 // Playing is exact: the dashboard's model gets the recorded batches at their recorded times, as
 // the live one did. So is a seek forward of up to exactSeek, played as the batches up to the new
@@ -35,8 +35,12 @@ type Player struct {
 	of         string
 	start      time.Time
 	end        time.Time
-	frames     chan tui.Frame
-	wake       chan struct{}
+	// first is where the dashboard opens the recording, seeks back to at most, and plays again
+	// from: the first moment it holds every cluster's state (opening). Before it the recorder
+	// had not yet been sent the clusters' lists: there is nothing to show.
+	first  time.Time
+	frames chan tui.Frame
+	wake   chan struct{}
 	// clock is the wall clock (a test's own).
 	clock func() time.Time
 
@@ -45,7 +49,10 @@ type Player struct {
 	pos, wall time.Time
 	playing   bool
 	speed     float64
-	note      string
+	// note is what the time bar says of the position noteAt: what a jump found there, or why it
+	// found nothing. It is shown until the position has moved noteHold past noteAt.
+	note   string
+	noteAt time.Time
 	// seek is a position asked for and not yet reached (seeking), with the note to show then.
 	seek     time.Time
 	seeking  bool
@@ -86,32 +93,31 @@ const exactBytes = 1 << 20
 // speeds are the paces + and - step through.
 var speeds = []float64{0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600}
 
-// NewPlayer makes a player of r, the recording at path, paused at the start's state, which it
-// returns for the dashboard's Options.Model. The player owns r, for playing (Close closes it);
-// Play opens another reader at path for the timeline's scan.
+// NewPlayer makes a player of r, the recording at path, paused at its first state (opening),
+// which it returns for the dashboard's Options.Model: the dashboard's first frame shows it. The
+// player owns r, for playing (Close closes it); Play opens another reader at path for the
+// timeline's scan.
 func NewPlayer(r *recording.Reader, cfg model.Config) (*Player, *model.Fleet, error) {
 	start, end := r.Span()
-	p := &Player{
-		r: r, cfg: cfg,
-		start: start, end: end, frames: make(chan tui.Frame), wake: make(chan struct{}, 1),
-		clock: time.Now, pos: start, speed: 1, exactBytes: exactBytes,
-	}
-	m, err := At(r, cfg, start)
+	m, first, err := opening(r, cfg)
 	if err != nil {
 		r.Close()
 		return nil, nil, err
+	}
+	p := &Player{
+		r: r, cfg: cfg,
+		start: start, end: end, first: first, frames: make(chan tui.Frame), wake: make(chan struct{}, 1),
+		clock: time.Now, pos: first, speed: 1, exactBytes: exactBytes,
 	}
 	p.of = m.Name()
 	return p, m, nil
 }
 
-// Play plays until ctx ends, from the start; the timeline for the jumps is scanned meanwhile from
+// Play runs the player until ctx ends: it sends the batches while playing (Toggle starts it,
+// before Play or after) and does the seeks; the timeline for the jumps is scanned meanwhile from
 // a reader of its own at path. Frames is closed when it returns.
 func (p *Player) Play(ctx context.Context, path string) {
 	go p.scan(ctx, path)
-	p.mu.Lock()
-	p.playing, p.wall = true, p.clock()
-	p.mu.Unlock()
 	p.run(ctx)
 }
 
@@ -153,19 +159,30 @@ func (p *Player) Status() tui.PlayStatus {
 	defer p.mu.Unlock()
 	at := p.position()
 	note := p.note
+	if at.Sub(p.noteAt) > noteHold {
+		note = ""
+	}
 	if p.seeking {
 		at, note = p.seek, "seeking…"
 	}
 	return tui.PlayStatus{Of: p.of, Start: p.start, End: p.end, At: at, Playing: p.playing, Speed: p.speed, Note: note}
 }
 
-// Toggle implements tui.Player: pause, or play; at the end, play again from the start.
+// noteHold is how long of the recording the time bar's note stays once the position has moved
+// on from where it was said: long enough to read at ×1; after it, the state the note spoke of
+// may have changed (a pod it called transient is doomed by the recording's end).
+const noteHold = 10 * time.Second
+
+// say sets the time bar's note, about the position at; p.mu is held.
+func (p *Player) say(note string, at time.Time) { p.note, p.noteAt = note, at }
+
+// Toggle implements tui.Player: pause, or play; at the end, play again from the first state.
 func (p *Player) Toggle() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.hold()
 	if !p.playing && !p.pos.Before(p.end) {
-		p.seekLocked(p.start, "")
+		p.seekLocked(p.first, "")
 	}
 	p.playing = !p.playing
 	p.poke()
@@ -230,20 +247,20 @@ func (p *Player) Jump(next bool) {
 	case found != nil:
 		p.seekLocked(found.at, found.note)
 	case p.scanErr != nil:
-		p.note = "no timeline: " + p.scanErr.Error()
+		p.say("no timeline: "+p.scanErr.Error(), at)
 	case !p.done && next:
-		p.note = "no later change found yet (timeline read to +" + p.scanned.Sub(p.start).Truncate(time.Second).String() + ")"
+		p.say("no later change found yet (timeline read to +"+p.scanned.Sub(p.start).Truncate(time.Second).String()+")", at)
 	case next:
-		p.note = "no later change"
+		p.say("no later change", at)
 	default:
-		p.note = "no earlier change"
+		p.say("no earlier change", at)
 	}
 }
 
-// seekLocked asks the player's goroutine to go to t; p.mu is held.
+// seekLocked asks the player's goroutine to go to t, not before the first state; p.mu is held.
 func (p *Player) seekLocked(t time.Time, note string) {
-	if t.Before(p.start) {
-		t = p.start
+	if t.Before(p.first) {
+		t = p.first
 	}
 	if t.After(p.end) {
 		t = p.end
@@ -264,7 +281,7 @@ func (p *Player) poke() {
 // times, and does the seeks.
 func (p *Player) run(ctx context.Context) {
 	defer close(p.frames)
-	feed := p.feed(p.start)
+	feed := p.feed(p.first)
 	defer func() { feed.stop() }()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -282,14 +299,14 @@ func (p *Player) run(ctx context.Context) {
 				p.seeking = false
 			}
 			p.pos, p.wall = target, p.clock()
-			p.note = note
+			p.say(note, target)
 			if !from.IsZero() {
 				// The snapshot's objects are exact, not what the model remembered before it.
-				p.note = strings.TrimPrefix(note+" · ", " · ") + "from the snapshot at +" +
-					from.Sub(p.start).Truncate(time.Second).String() + ": start failures before it not counted"
+				p.say(strings.TrimPrefix(note+" · ", " · ")+"from the snapshot at +"+
+					from.Sub(p.start).Truncate(time.Second).String()+": start failures before it not counted", target)
 			}
 			if err != nil {
-				p.note = "cannot read the recording: " + err.Error()
+				p.say("cannot read the recording: "+err.Error(), target)
 			}
 			p.mu.Unlock()
 			if err == nil && !p.send(ctx, f) {
@@ -314,7 +331,8 @@ func (p *Player) run(ctx context.Context) {
 			} else if feed.err != nil {
 				p.mu.Lock()
 				p.hold()
-				p.playing, p.note = false, "cannot read the recording: "+feed.err.Error()
+				p.playing = false
+				p.say("cannot read the recording: "+feed.err.Error(), p.pos)
 				p.mu.Unlock()
 				continue
 			} else if wait = time.Duration(float64(p.end.Sub(now)) / speed); wait <= 0 {

@@ -27,6 +27,68 @@ func At(r *recording.Reader, cfg model.Config, t time.Time) (*model.Fleet, error
 	return m, nil
 }
 
+// opening returns where the replay dashboard opens r, and the fleet there: the first moment the
+// recording holds every cluster's state, as the live dashboard's "syncing pods" ended. A
+// recording starts when its recorder did (a recording of the demo at the story's start), before
+// the informers' first lists came: its first snapshot is empty, and the lists are its first
+// batches, seconds later (of the story, with --demo: 4 s at --speed 10, more at higher speeds and
+// on a loaded machine). Opened at its start, the dashboard showed nothing until it had played
+// them, with the time bar already moving.
+//
+// A cluster has its state once it has synced, or is unreachable (as the live header then says
+// so rather than "syncing"). opening looks for that moment as far as a seek replays exactly from
+// the start (within exactSeek of it, or in its first exactBytes), so that it costs no more than
+// such a seek; a recording that does not get there so soon opens at its start, and what it holds
+// of the clusters comes in as it plays.
+func opening(r *recording.Reader, cfg model.Config) (*model.Fleet, time.Time, error) {
+	start, end := r.Span()
+	m, err := r.Seek(cfg, start)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if settled(m) {
+		m.Expire(start)
+		return m, start, nil
+	}
+	at, found := start, false
+	for fr, err := range r.Batches(start, end) {
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		if found && fr.At.After(at) {
+			// Every batch of the moment it settled, and none after.
+			break
+		}
+		if fr.At.Sub(start) > exactSeek && r.BytesUntil(fr.At) > exactBytes {
+			break
+		}
+		if fr.Reset {
+			m = model.NewFleet(cfg, r.Contexts())
+		}
+		m.Apply(fr.Batch, fr.At)
+		at = fr.At
+		found = found || settled(m)
+	}
+	if !found {
+		if m, err = r.Seek(cfg, start); err != nil {
+			return nil, time.Time{}, err
+		}
+		at = start
+	}
+	m.Expire(at)
+	return m, at, nil
+}
+
+// settled says whether every cluster of m has its state: synced, or unreachable.
+func settled(m *model.Fleet) bool {
+	for _, c := range m.Clusters() {
+		if h := c.Health(); !h.Synced && h.Unreachable == "" {
+			return false
+		}
+	}
+	return true
+}
+
 // play replays the recording from its start up to to into a fresh fleet, calling each with the
 // fleet after the start's snapshot and after every batch (a fleet started over after a gap in
 // the recording is a new one), until each returns false.

@@ -111,7 +111,10 @@ func (d *dashboard) replayKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 // seekStep is how far ← and → move a playback.
 const seekStep = 10 * time.Second
 
-// replayLine is the time bar: what is replayed, the position in the span, the pace, and a bar.
+// replayLine is the time bar: what is replayed, the position in the span, the pace, a bar, and
+// the player's note. The bar is never given up for the rest: where all of it does not fit (at 80
+// columns), the date gives way first (the time of day stays), then the time, then the note is
+// clipped (or left out when too little of it would show), then the name of what is replayed.
 func (h *header) replayLine() string {
 	st, s := h.c.st, h.replay
 	state := "▶ playing"
@@ -123,24 +126,55 @@ func (h *header) replayLine() string {
 	}
 	span := s.End.Sub(s.Start)
 	pos := s.At.Sub(s.Start)
-	head := st.warn.Render("replay") + " of " + model.Sanitize(s.Of) + "  " + s.At.UTC().Format(time.RFC3339) +
-		"  " + st.dim.Render(fmt.Sprintf("+%s of %s", shortDuration(pos), shortDuration(span))) +
+	at := s.At.UTC()
+	of, note := model.Sanitize(s.Of), model.Sanitize(s.Note)
+	rest := "  " + st.dim.Render(fmt.Sprintf("+%s of %s", shortDuration(pos), shortDuration(span))) +
 		"  " + state + fmt.Sprintf(" ×%g", s.Speed)
-	tail := ""
-	if s.Note != "" {
-		tail = "  " + st.dim.Render(model.Sanitize(s.Note))
-	}
-	barW := h.width - width(head) - width(tail) - 4
-	if barW >= 10 {
-		filled := barW
-		if span > 0 {
-			filled = int(int64(barW) * int64(pos) / int64(span))
+	line := func(of, stamp string) string {
+		if stamp != "" {
+			stamp = "  " + stamp
 		}
-		filled = min(max(filled, 0), barW)
-		head += "  [" + strings.Repeat("█", filled) + strings.Repeat("░", barW-filled) + "]"
+		return st.warn.Render("replay") + " of " + of + stamp + rest
 	}
-	return clip(head+tail, h.width)
+	noteW := 0
+	if note != "" {
+		noteW = 2 + width(note)
+	}
+	var head string
+	for _, stamp := range []string{at.Format(time.RFC3339), at.Format("15:04:05Z"), ""} {
+		head = line(of, stamp)
+		if width(head)+barFrame+minBar+noteW <= h.width {
+			break
+		}
+	}
+	if over := width(head) + barFrame + minBar - h.width; over > 0 {
+		if width(of)-over < minOf {
+			return clip(head, h.width) // too narrow for a bar
+		}
+		of = clip(of, width(of)-over)
+		head = line(of, "")
+	}
+	barW := h.width - width(head) - barFrame
+	tail := ""
+	if room := barW - minBar - 2; note != "" && room >= min(minNote, width(note)) {
+		tail = "  " + st.dim.Render(clip(note, room))
+		barW -= width(tail)
+	}
+	filled := barW
+	if span > 0 {
+		filled = int(int64(barW) * int64(pos) / int64(span))
+	}
+	filled = min(max(filled, 0), barW)
+	return clip(head+"  ["+strings.Repeat("█", filled)+strings.Repeat("░", barW-filled)+"]"+tail, h.width)
 }
+
+// The time bar's least widths: of the bar (with barFrame around it), of a note clipped to fit
+// beside it (shorter than "pod shop/pa…" it says nothing), and of the name of what is replayed.
+const (
+	minBar, barFrame = 10, 4
+	minNote          = 12
+	minOf            = 8
+)
 
 // shortDuration is d as kubectl's ages are ("90s", "5m", "3h10m"), 0s for none.
 func shortDuration(d time.Duration) string {

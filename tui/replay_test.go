@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -60,5 +61,42 @@ func TestReplayKeysAndTimeBar(t *testing.T) {
 	live := newTestDashboard(t, 160, 30)
 	if strings.Contains(screen(live), "replay") || strings.Contains(screen(live), "pause/play") {
 		t.Errorf("a live dashboard shows replay: %s", screen(live))
+	}
+}
+
+// TestTimeBarFits: the time bar keeps its bar at 80 columns, whatever the note and the name of
+// what is replayed: the date gives way first, then the time, then the note is clipped, then the
+// name; on a wide terminal all of it shows.
+func TestTimeBarFits(t *testing.T) {
+	const long = "pod shop/api-7d9f8b6c5-xk2lq doomed"
+	bar := regexp.MustCompile(`\[[█░]{10,}\]`)
+	at := t0.Add(90 * time.Second)
+	cases := []struct {
+		of, note string
+		width    int
+		// want are on the line.
+		want []string
+	}{
+		{"demo", "", 80, []string{"replay of demo", at.UTC().Format(time.RFC3339), "+90s of 5m", "▶ playing ×2"}},
+		{"prod-eu-1", long, 80, []string{"replay of prod-eu-1", "+90s of 5m", "▶ playing ×2", "pod shop/api-"}},
+		{"arn:aws:eks:eu-west-1:123456789012:cluster/prod-eu-1", long, 80, []string{"replay of arn:aws:eks", "+90s of 5m", "▶ playing ×2"}},
+		{"prod-eu-1", long, 200, []string{"replay of prod-eu-1", at.UTC().Format(time.RFC3339), "+90s of 5m", "▶ playing ×2", long}},
+	}
+	for _, c := range cases {
+		p := &fakePlayer{status: PlayStatus{Of: c.of, Start: t0, End: t0.Add(5 * time.Minute), At: at, Playing: true, Speed: 2, Note: c.note}}
+		d := newDashboard(Options{Model: model.FleetOf("", fixtureModel()), Now: func() time.Time { return at }, Replay: p}, true)
+		d.Update(tea.WindowSizeMsg{Width: c.width, Height: 24})
+		line := strings.Split(screen(d), "\n")[1]
+		if w := width(line); w > c.width {
+			t.Errorf("%d columns, %s: the time bar is %d wide: %q", c.width, c.of, w, line)
+		}
+		if !bar.MatchString(line) {
+			t.Errorf("%d columns, %s, note %q: no bar on the time bar: %q", c.width, c.of, c.note, line)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(line, w) {
+				t.Errorf("%d columns, %s: the time bar lacks %q: %q", c.width, c.of, w, line)
+			}
+		}
 	}
 }
