@@ -9,9 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"k8s.io/client-go/kubernetes/fake"
+	utilclock "k8s.io/utils/clock"
 
 	"doomwatch/kube"
 )
@@ -26,14 +28,19 @@ type Options struct {
 	Seed int64
 	// Speed scales simulated time against real time in live mode (default 1).
 	Speed float64
-	// At > 0 selects snapshot mode: every event up to Epoch+At is applied at once and the
-	// clock stays there. At == 0 is live mode: the scenario plays out as the clock advances.
+	// At > 0 selects snapshot mode: the story up to Epoch+At is in the clientset before the
+	// informers list, and the clock stays there. Doomwatch then sees the cluster once, as --once
+	// run at that moment would, not the earlier states a doomwatch watching since the start saw
+	// (a container's first failed start, overwritten in its status by the second). At == 0 is
+	// live mode: the story plays out, step by step, as the clock advances.
 	At time.Duration
 	// From starts live mode at this simulated time: every event up to it is applied before the
 	// informers list, and the story plays on from there. A deploy gate starts at Deployed, as one
 	// runs after the deploy.
 	From time.Duration
-	// Interval is the source's coalescing interval (kube.Options.Interval).
+	// Interval is the source's coalescing interval (kube.Options.Interval, default
+	// kube.DefaultInterval), of simulated time: live mode hands the informers Interval/Speed of real
+	// time (at least minInterval), so that doomwatch batches the story alike at any --speed.
 	Interval time.Duration
 	// Namespace and Selector scope the source as -n and -l do for a real cluster ("" for all).
 	Namespace string
@@ -43,6 +50,15 @@ type Options struct {
 
 	// origin is the real time live mode begins at, shared by a fleet's clusters; zero is now.
 	origin time.Time
+	// real is the real time live mode follows (nil: the system's clock). Tests step one of their
+	// own, to play the story at any --speed without waiting for it.
+	real realTime
+}
+
+// realTime is what live mode needs of the real time: k8s.io/utils/clock's RealClock, or a test's.
+type realTime interface {
+	utilclock.PassiveClock
+	NewTimer(d time.Duration) utilclock.Timer
 }
 
 // Variant is one demo cluster of --demo --fleet: the same shop in three regions, where a
@@ -93,49 +109,77 @@ func (v Variant) calm() bool { return v == AP }
 // (create, update, update status, delete). It then starts the ordinary informer kube.Source on that
 // clientset, so the demo exercises exactly the code a real cluster does.
 func Start(ctx context.Context, opts Options) (*kube.Source, error) {
+	src, _, err := start(ctx, opts)
+	return src, err
+}
+
+// start is Start, handing back the engine too.
+func start(ctx context.Context, opts Options) (*kube.Source, *engine, error) {
 	if opts.At < 0 {
-		return nil, fmt.Errorf("demo: --at must not be negative, got %s", opts.At)
+		return nil, nil, fmt.Errorf("demo: --at must not be negative, got %s", opts.At)
 	}
 	if opts.Speed < 0 {
-		return nil, errors.New("demo: --speed must be positive")
+		return nil, nil, errors.New("demo: --speed must be positive")
 	}
 	if opts.Speed == 0 {
 		opts.Speed = 1
 	}
-	cs := fake.NewClientset()
-	eng := newEngine(opts.Seed, opts.Variant, cs)
 	if opts.At == 0 && opts.From < 0 {
-		return nil, fmt.Errorf("demo: the starting time must not be negative, got %s", opts.From)
+		return nil, nil, fmt.Errorf("demo: the starting time must not be negative, got %s", opts.From)
 	}
-	clk := &clock{epoch: Epoch, speed: opts.Speed, fixed: opts.At > 0, at: max(opts.At, opts.From), start: opts.origin}
+	if opts.real == nil {
+		opts.real = utilclock.RealClock{}
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = kube.DefaultInterval
+	}
+	// The tracker without field management: the demo never applies, and NewClientset's field
+	// manager costs about a millisecond a write (client-go testing managedFieldObjectTracker
+	// builds a REST mapper for every create and update), more than the rest of the demo together.
+	cs := fake.NewSimpleClientset()
+	eng := newEngine(opts.Seed, opts.Variant, cs)
+	clk := &clock{epoch: Epoch, speed: opts.Speed, fixed: opts.At > 0, at: max(opts.At, opts.From), start: opts.origin, real: opts.real}
 	if clk.start.IsZero() {
-		clk.start = time.Now()
+		clk.start = clk.real.Now()
+	}
+	interval := opts.Interval
+	if !clk.fixed {
+		interval = max(time.Duration(float64(interval)/opts.Speed), minInterval)
 	}
 
 	// Everything up to the starting point is in the clientset before the informers list, so the
 	// first sync already shows it (in snapshot mode, that is the whole answer).
 	eng.advance(clk.at)
 	if err := eng.sync(ctx); err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
+		return nil, nil, fmt.Errorf("demo: %w", err)
 	}
 	// From here on informers watch, and every write waits until they have read enough.
 	eng.watches = watchClient(cs)
-	return startSource(ctx, eng, clk, kube.Options{
+	src, err := startSource(ctx, eng, clk, interval, kube.Options{
 		Namespace:     opts.Namespace,
 		AllNamespaces: opts.Namespace == "",
 		Selector:      opts.Selector,
-		Interval:      opts.Interval,
+		Interval:      interval,
 		Now:           clk.Now,
 		Context:       opts.Variant.Name(),
 		Logs:          logsOf(cs),
 	})
+	return src, eng, err
 }
+
+// minInterval is the least coalescing interval live mode hands the informers, however high the
+// --speed: below it the coalescer would only spin. At the default interval it binds from --speed
+// 100 on, where doomwatch batches more than 100ms of the story together.
+const minInterval = time.Millisecond
 
 // StartFleet starts the clusters of --demo --fleet (Fleet), each as Start would with opts and a
 // seed of its own, on one simulated clock, fanned into one kube.Fleet.
 func StartFleet(ctx context.Context, opts Options) (*kube.Fleet, error) {
 	var sources []*kube.Source
-	origin := time.Now()
+	if opts.real == nil {
+		opts.real = utilclock.RealClock{}
+	}
+	origin := opts.real.Now()
 	for i, v := range Fleet {
 		o := opts
 		o.Variant, o.Seed, o.origin = v, opts.Seed+int64(i), origin
@@ -148,11 +192,12 @@ func StartFleet(ctx context.Context, opts Options) (*kube.Fleet, error) {
 	return kube.Join(ctx, sources, make([]string, len(sources))), nil
 }
 
-// startSource starts the Source on the engine's clientset and, in live mode, the engine. Should the
+// startSource starts the Source on the engine's clientset and, in live mode, the engine, which
+// writes no two steps less than two coalescing intervals (interval, of real time) apart. Should the
 // engine fail (or panic: it runs in its own goroutine, where nothing else would recover it and the
 // process would die with the terminal still in the dashboard's alternate screen), it stops the
 // Source: Batches closes and Err says why.
-func startSource(ctx context.Context, eng *engine, clk *clock, opts kube.Options) (*kube.Source, error) {
+func startSource(ctx context.Context, eng *engine, clk *clock, interval time.Duration, opts kube.Options) (*kube.Source, error) {
 	if clk.fixed {
 		return kube.Start(ctx, eng.client, opts)
 	}
@@ -163,7 +208,7 @@ func startSource(ctx context.Context, eng *engine, clk *clock, opts kube.Options
 		return nil, err
 	}
 	go func() {
-		if err := eng.run(ctx, clk); err != nil {
+		if err := eng.run(ctx, clk, 2*interval); err != nil {
 			stop(fmt.Errorf("demo: %w", err))
 		}
 	}()
@@ -177,6 +222,7 @@ type clock struct {
 	fixed bool
 	at    time.Duration // the fixed time, or the time live mode began at
 	start time.Time     // real time at which live mode began
+	real  realTime
 }
 
 // Now returns the simulated time: Epoch+At in snapshot mode, otherwise Epoch+From plus the real
@@ -187,39 +233,53 @@ func (c *clock) elapsed() time.Duration {
 	if c.fixed {
 		return c.at
 	}
-	return c.at + time.Duration(float64(time.Since(c.start))*c.speed)
+	return c.at + time.Duration(float64(c.real.Since(c.start))*c.speed)
 }
 
-// tick is how often live mode looks at the clock. Scenario steps are a second or more apart,
-// so 100ms keeps them punctual without busy work.
-const tick = 100 * time.Millisecond
+// until is the real time left until the simulated clock reads at (none if it already has).
+func (c *clock) until(at time.Duration) time.Duration {
+	return time.Duration(math.Ceil(float64(at-c.elapsed()) / c.speed))
+}
 
-// run plays the scenario in live mode until ctx ends. After the last event it holds the final
-// state: the story stays on screen. It returns an error if a write fails for any reason other
-// than ctx ending, or if a scenario step panics.
-func (e *engine) run(ctx context.Context, clk *clock) (err error) {
+// run plays the scenario in live mode until ctx ends: it waits for each step's time on the clock,
+// then moves the world to it and writes it. Every step is written on its own, even when the clock
+// has already passed several (a busy machine), and the next one no sooner than pace after it, so
+// the informers deliver each step's state, as a cluster's API server does each write, rather than
+// only the last one's. After the last step it holds the final state: the story stays on screen. It
+// returns an error if a write fails for any reason other than ctx ending, or if a scenario step
+// panics.
+func (e *engine) run(ctx context.Context, clk *clock, pace time.Duration) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("scenario engine panicked: %v", r)
 		}
 	}()
-	t := time.NewTicker(tick)
-	defer t.Stop()
+	var wrote time.Time // real time of the last write
 	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		if e.done() {
+		at, ok := e.nextStep()
+		if !ok {
 			return nil
 		}
-		e.advance(clk.elapsed())
+		wait := clk.until(at)
+		if !wrote.IsZero() {
+			wait = max(wait, pace-clk.real.Since(wrote))
+		}
+		if wait > 0 {
+			t := clk.real.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-t.C():
+			}
+		}
+		e.step(at)
 		if err := e.sync(ctx); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
+		wrote = clk.real.Now()
 	}
 }

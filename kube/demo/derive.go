@@ -2,11 +2,14 @@ package demo
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -194,9 +197,9 @@ func derivePod(p *corev1.Pod, at time.Duration) {
 	setPodCondition(p, corev1.PodReady, corev1.ConditionFalse, "ContainersNotReady", msg, at)
 }
 
-// deriveDeployment computes a Deployment's status as its controller does (kubernetes
-// pkg/controller/deployment/sync.go calculateStatus and progress.go): counts summed over its
-// ReplicaSets, Available against maxUnavailable, and Progressing with the progress deadline.
+// deriveDeployment computes a Deployment's status as its controller does on each sync: the counters
+// and the Available condition of calculateStatus (kubernetes pkg/controller/deployment/sync.go), then
+// the Progressing condition of syncRolloutStatus (progress.go), at simulated time at.
 func (w *world) deriveDeployment(key string, at time.Duration) {
 	d := w.deploys[key]
 	var newRS *appsv1.ReplicaSet
@@ -218,71 +221,199 @@ func (w *world) deriveDeployment(key string, at time.Duration) {
 		return
 	}
 	prev := d.Status
+	defer func() {
+		if !equality.Semantic.DeepEqual(prev, d.Status) {
+			w.synced[key] = at
+		}
+	}()
+	// calculateStatus: the counters summed over the ReplicaSets, the conditions copied from the
+	// status the controller last wrote, and Available against maxUnavailable.
 	st := appsv1.DeploymentStatus{
 		ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: newRS.Status.Replicas,
-		ReadyReplicas: ready, AvailableReplicas: available, Conditions: prev.Conditions,
+		ReadyReplicas: ready, AvailableReplicas: available, CollisionCount: d.Status.CollisionCount,
+		Conditions: slices.Clone(d.Status.Conditions),
 	}
 	if u := specTotal - available; u > 0 {
 		st.UnavailableReplicas = u
 	}
 	want := *d.Spec.Replicas
-	// Progress is any increase of the new ReplicaSet's pods, ready or available ones
-	// (progress.go: util.DeploymentProgressing).
-	if prev.UpdatedReplicas < st.UpdatedReplicas || prev.ReadyReplicas < st.ReadyReplicas || prev.AvailableReplicas < st.AvailableReplicas {
-		w.progress[key] = at
-	}
-	// Condition reasons and messages: sync.go calculateStatus (Available) and progress.go
-	// syncRolloutStatus (Progressing), with the new ReplicaSet's name.
 	maxUnavailable, _ := intstr.GetScaledValueFromIntOrPercent(d.Spec.Strategy.RollingUpdate.MaxUnavailable, int(want), false)
 	if available >= want-int32(maxUnavailable) {
-		setDeployCondition(&st, appsv1.DeploymentAvailable, corev1.ConditionTrue, "MinimumReplicasAvailable", "Deployment has minimum availability.", at)
+		setDeployCondition(&st, newDeployCondition(appsv1.DeploymentAvailable, corev1.ConditionTrue, minimumReplicasAvailable, "Deployment has minimum availability.", at))
 	} else {
-		setDeployCondition(&st, appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", at)
+		setDeployCondition(&st, newDeployCondition(appsv1.DeploymentAvailable, corev1.ConditionFalse, minimumReplicasUnavailable, "Deployment does not have minimum availability.", at))
 	}
-	complete := st.UpdatedReplicas == want && st.Replicas == want && st.AvailableReplicas == want
-	deadline := time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second
-	last := w.progress[key]
+
+	// syncRolloutStatus. Without a progress deadline there is no Progressing condition.
+	if !hasProgressDeadline(d) {
+		st.Conditions = withoutDeployCondition(st.Conditions, appsv1.DeploymentProgressing)
+		d.Status = st
+		return
+	}
+	// "If there is only one replica set that is active then that means we are not running a new
+	// rollout and this is a resync where we don't need to estimate any progress": a Deployment whose
+	// last rollout completed (reason NewReplicaSetAvailable) and that has no old pods left keeps its
+	// condition, however many of its pods are unavailable for the moment (an evicted pod being
+	// replaced). Only a new ReplicaSet's rollout (old pods alongside the new ones) is checked again.
+	cur := deployCondition(d.Status, appsv1.DeploymentProgressing)
+	if st.Replicas == st.UpdatedReplicas && cur != nil && cur.Reason == newRSAvailableReason {
+		d.Status = st
+		return
+	}
 	switch {
-	case complete:
-		setDeployCondition(&st, appsv1.DeploymentProgressing, corev1.ConditionTrue, "NewReplicaSetAvailable",
-			fmt.Sprintf("ReplicaSet %q has successfully progressed.", newRS.Name), at)
-	case at >= last+deadline:
-		// The controller notices the deadline when it passes, not when it next syncs, so the
-		// condition carries the same times however often the demo looks.
-		setDeployCondition(&st, appsv1.DeploymentProgressing, corev1.ConditionFalse, "ProgressDeadlineExceeded",
-			fmt.Sprintf("ReplicaSet %q has timed out progressing.", newRS.Name), last+deadline)
-	default:
-		setDeployCondition(&st, appsv1.DeploymentProgressing, corev1.ConditionTrue, "ReplicaSetUpdated",
-			fmt.Sprintf("ReplicaSet %q is progressing.", newRS.Name), last)
+	case deploymentComplete(d, &st):
+		setDeployCondition(&st, newDeployCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, newRSAvailableReason,
+			fmt.Sprintf("ReplicaSet %q has successfully progressed.", newRS.Name), at))
+	case deploymentProgressing(d, &st):
+		// Progress moves lastUpdateTime (the deadline's clock) even when the reason stays; the
+		// transition time holds while the status stays True.
+		c := newDeployCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, replicaSetUpdatedReason,
+			fmt.Sprintf("ReplicaSet %q is progressing.", newRS.Name), at)
+		if cur != nil {
+			if cur.Status == corev1.ConditionTrue {
+				c.LastTransitionTime = cur.LastTransitionTime
+			}
+			st.Conditions = withoutDeployCondition(st.Conditions, appsv1.DeploymentProgressing)
+		}
+		setDeployCondition(&st, c)
+	case deploymentTimedOut(d, &st, at):
+		setDeployCondition(&st, newDeployCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, timedOutReason,
+			fmt.Sprintf("ReplicaSet %q has timed out progressing.", newRS.Name), at))
 	}
 	d.Status = st
 }
 
-// setDeployCondition replaces a condition; the transition time holds while the status does
-// (deployment util SetDeploymentCondition), the update time moves with the reason and message.
-func setDeployCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason, msg string, at time.Duration) {
-	conds := make([]appsv1.DeploymentCondition, 0, len(st.Conditions)+1)
-	next := appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg, LastUpdateTime: timestamp(at), LastTransitionTime: timestamp(at)}
-	placed := false
+// The Deployment condition reasons (kubernetes pkg/controller/deployment/util/deployment_util.go).
+const (
+	newReplicaSetReason        = "NewReplicaSetCreated"
+	replicaSetUpdatedReason    = "ReplicaSetUpdated"
+	newRSAvailableReason       = "NewReplicaSetAvailable"
+	timedOutReason             = "ProgressDeadlineExceeded"
+	minimumReplicasAvailable   = "MinimumReplicasAvailable"
+	minimumReplicasUnavailable = "MinimumReplicasUnavailable"
+)
+
+// replicaSetCreated is what the deployment controller records when it creates the ReplicaSet of
+// a new template: a Progressing condition that starts the progress deadline's clock (kubernetes
+// pkg/controller/deployment/sync.go getNewReplicaSet; its message is "Created new replica set %q").
+func replicaSetCreated(d *appsv1.Deployment, rs *appsv1.ReplicaSet, at time.Duration) {
+	if hasProgressDeadline(d) {
+		setDeployCondition(&d.Status, newDeployCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, newReplicaSetReason,
+			fmt.Sprintf("Created new replica set %q", rs.Name), at))
+	}
+}
+
+// hasProgressDeadline is util.HasProgressDeadline: a deadline that is set and not MaxInt32.
+func hasProgressDeadline(d *appsv1.Deployment) bool {
+	return d.Spec.ProgressDeadlineSeconds != nil && *d.Spec.ProgressDeadlineSeconds != math.MaxInt32
+}
+
+// deploymentComplete is util.DeploymentComplete: every replica updated and available, no old
+// ones, and the latest generation observed.
+func deploymentComplete(d *appsv1.Deployment, st *appsv1.DeploymentStatus) bool {
+	want := *d.Spec.Replicas
+	return st.UpdatedReplicas == want && st.Replicas == want && st.AvailableReplicas == want &&
+		st.ObservedGeneration >= d.Generation
+}
+
+// deploymentProgressing is util.DeploymentProgressing: against the status the controller last
+// wrote, more updated, ready or available pods, or fewer old ones.
+func deploymentProgressing(d *appsv1.Deployment, st *appsv1.DeploymentStatus) bool {
+	old := d.Status
+	return st.UpdatedReplicas > old.UpdatedReplicas ||
+		st.Replicas-st.UpdatedReplicas < old.Replicas-old.UpdatedReplicas ||
+		st.ReadyReplicas > old.ReadyReplicas ||
+		st.AvailableReplicas > old.AvailableReplicas
+}
+
+// deploymentTimedOut is util.DeploymentTimedOut: the Progressing condition's lastUpdateTime (the
+// last progress, or the new ReplicaSet's creation) is more than the deadline ago. A condition of a
+// completed rollout (NewReplicaSetAvailable) never times out; one that has, stays so.
+func deploymentTimedOut(d *appsv1.Deployment, st *appsv1.DeploymentStatus, at time.Duration) bool {
+	c := deployCondition(*st, appsv1.DeploymentProgressing)
+	switch {
+	case c == nil || c.Reason == newRSAvailableReason:
+		return false
+	case c.Reason == timedOutReason:
+		return true
+	}
+	return c.LastUpdateTime.Add(progressDeadline(d)).Before(Epoch.Add(at))
+}
+
+func progressDeadline(d *appsv1.Deployment) time.Duration {
+	return time.Duration(*d.Spec.ProgressDeadlineSeconds) * time.Second
+}
+
+// progressCheck is when the deployment controller, having last changed d's status at now, looks at
+// its progress again with nothing else changed (kubernetes pkg/controller/deployment/progress.go
+// requeueStuckDeployment): a second after the deadline passes (its lastUpdateTime plus the
+// deadline, "a second to avoid milliseconds skew"), or, with less than a second to go, at once and
+// rate limited until it has passed, which the demo plays as one look 5ms after it (the first
+// back-off of the controller's queue, workqueue.DefaultTypedControllerRateLimiter in
+// deployment_controller.go NewDeploymentController). ok is false when no look can change the status: no deadline or Progressing
+// condition, a complete rollout, one that timed out, or one whose condition says its last rollout
+// completed (DeploymentTimedOut never times that out, and syncRolloutStatus leaves it be).
+func progressCheck(d *appsv1.Deployment, now time.Duration) (at time.Duration, ok bool) {
+	c := deployCondition(d.Status, appsv1.DeploymentProgressing)
+	if !hasProgressDeadline(d) || c == nil || deploymentComplete(d, &d.Status) ||
+		c.Reason == timedOutReason || c.Reason == newRSAvailableReason {
+		return 0, false
+	}
+	due := c.LastUpdateTime.Add(progressDeadline(d)).Sub(Epoch)
+	if due-now < time.Second {
+		return max(due, now) + 5*time.Millisecond, true
+	}
+	return due + time.Second, true
+}
+
+// nextProgressCheck is the earliest progressCheck of the world's Deployments.
+func (w *world) nextProgressCheck() (time.Duration, bool) {
+	var next time.Duration
+	found := false
+	for k, d := range w.deploys {
+		if at, ok := progressCheck(d, w.synced[k]); ok && (!found || at < next) {
+			next, found = at, true
+		}
+	}
+	return next, found
+}
+
+// newDeployCondition is util.NewDeploymentCondition at simulated time at.
+func newDeployCondition(t appsv1.DeploymentConditionType, s corev1.ConditionStatus, reason, msg string, at time.Duration) appsv1.DeploymentCondition {
+	return appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg, LastUpdateTime: timestamp(at), LastTransitionTime: timestamp(at)}
+}
+
+// deployCondition is util.GetDeploymentCondition: a copy of the condition of type t, or nil.
+func deployCondition(st appsv1.DeploymentStatus, t appsv1.DeploymentConditionType) *appsv1.DeploymentCondition {
 	for _, c := range st.Conditions {
+		if c.Type == t {
+			return &c
+		}
+	}
+	return nil
+}
+
+// setDeployCondition is util.SetDeploymentCondition: a condition of the same status and reason is
+// left as it is (times and message included); otherwise it is replaced, at the end of the list,
+// keeping its transition time while the status holds.
+func setDeployCondition(st *appsv1.DeploymentStatus, c appsv1.DeploymentCondition) {
+	cur := deployCondition(*st, c.Type)
+	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
+		return
+	}
+	if cur != nil && cur.Status == c.Status {
+		c.LastTransitionTime = cur.LastTransitionTime
+	}
+	st.Conditions = append(withoutDeployCondition(st.Conditions, c.Type), c)
+}
+
+// withoutDeployCondition is util's filterOutCondition, behind RemoveDeploymentCondition.
+func withoutDeployCondition(conds []appsv1.DeploymentCondition, t appsv1.DeploymentConditionType) []appsv1.DeploymentCondition {
+	var out []appsv1.DeploymentCondition
+	for _, c := range conds {
 		if c.Type != t {
-			conds = append(conds, c)
-			continue
+			out = append(out, c)
 		}
-		if c.Status == s && c.Reason == reason && c.Message == msg {
-			next.LastUpdateTime = c.LastUpdateTime
-			if reason == "ReplicaSetUpdated" {
-				next.LastUpdateTime = timestamp(at)
-			}
-		}
-		if c.Status == s {
-			next.LastTransitionTime = c.LastTransitionTime
-		}
-		conds = append(conds, next)
-		placed = true
 	}
-	if !placed {
-		conds = append(conds, next)
-	}
-	st.Conditions = conds
+	return out
 }

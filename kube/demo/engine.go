@@ -34,22 +34,23 @@ type world struct {
 	jobs    map[string]*batchv1.Job
 	// events are the Warning events posted about the pods and nodes (events.go).
 	events map[string]*corev1.Event
-	// progress is when each Deployment last made progress, for its progress deadline
-	// (kubernetes pkg/controller/deployment/progress.go).
-	progress map[string]time.Duration
+	// synced is when the deployment controller last changed each Deployment's status: its last
+	// sync with work to do, from which it schedules the next look at the progress deadline
+	// (progressCheck).
+	synced map[string]time.Duration
 }
 
 func newWorld() *world {
 	return &world{
-		nodes:    map[string]*corev1.Node{},
-		pods:     map[string]*corev1.Pod{},
-		rss:      map[string]*appsv1.ReplicaSet{},
-		deploys:  map[string]*appsv1.Deployment{},
-		stss:     map[string]*appsv1.StatefulSet{},
-		dss:      map[string]*appsv1.DaemonSet{},
-		jobs:     map[string]*batchv1.Job{},
-		events:   map[string]*corev1.Event{},
-		progress: map[string]time.Duration{},
+		nodes:   map[string]*corev1.Node{},
+		pods:    map[string]*corev1.Pod{},
+		rss:     map[string]*appsv1.ReplicaSet{},
+		deploys: map[string]*appsv1.Deployment{},
+		stss:    map[string]*appsv1.StatefulSet{},
+		dss:     map[string]*appsv1.DaemonSet{},
+		jobs:    map[string]*batchv1.Job{},
+		events:  map[string]*corev1.Event{},
+		synced:  map[string]time.Duration{},
 	}
 }
 
@@ -58,9 +59,8 @@ type engine struct {
 	client  kubernetes.Interface
 	world   *world
 	events  []event
-	next    int           // index of the first event not yet applied
-	now     time.Duration // simulated time the world reflects
-	written *world        // what the clientset holds, to write only differences
+	next    int    // index of the first event not yet applied
+	written *world // what the clientset holds, to write only differences
 	// watches, once set (live mode), paces writes to what the informers have read; nil while
 	// nothing watches yet, before the informers start.
 	watches *watches
@@ -79,22 +79,46 @@ func newEngine(seed int64, v Variant, client kubernetes.Interface) *engine {
 	return e
 }
 
-// done reports whether every event has been applied.
-func (e *engine) done() bool { return e.next >= len(e.events) }
+// nextStep is the simulated time of the engine's next step: the scenario's next event, or a controller's next look at the world with nothing else changed
+// (the deployment controller checking a progress deadline), whichever comes first. ok is false when
+// neither will ever come: the story is over.
+func (e *engine) nextStep() (at time.Duration, ok bool) {
+	if e.next < len(e.events) {
+		at, ok = e.events[e.next].at, true
+	}
+	if c, found := e.world.nextProgressCheck(); found && (!ok || c < at) {
+		at, ok = c, true
+	}
+	return at, ok
+}
 
-// advance applies the events up to simulated time t. Status is derived after every single event,
-// so the world at t does not depend on how the events were grouped into ticks: live mode at any
-// --speed passes through the same states as snapshots (--at) taken at its ticks.
-func (e *engine) advance(t time.Duration) {
-	for e.next < len(e.events) && e.events[e.next].at <= t {
+// step moves the world to the step at at (nextStep's): it applies the scenario's events at at in
+// the order they were planned, the controllers deriving their status after each single event, or,
+// with no event then, lets the controllers look.
+func (e *engine) step(at time.Duration) {
+	applied := false
+	for e.next < len(e.events) && e.events[e.next].at <= at {
 		ev := e.events[e.next]
 		ev.do(e.world, ev.at)
 		e.world.derive(ev.at)
 		e.next++
+		applied = true
 	}
-	if t > e.now {
-		e.now = t
-		e.world.derive(t)
+	if !applied {
+		e.world.derive(at)
+	}
+}
+
+// advance moves the world to simulated time t, step by step: the world at t is the one after
+// every step up to t, whoever asks and however often. A snapshot (--at) and live mode at any
+// --speed pass through the same states, at the same simulated times.
+func (e *engine) advance(t time.Duration) {
+	for {
+		at, ok := e.nextStep()
+		if !ok || at > t {
+			return
+		}
+		e.step(at)
 	}
 }
 

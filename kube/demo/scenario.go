@@ -35,7 +35,8 @@ const Deployed = 15 * time.Second
 //   - 8s:  Deployment search/search rolls out v3.2.0, which runs out of memory: OOMKilled 137,
 //     CrashLoopBackOff. Doomed.
 //   - 15s: Deployment shop/payments rolls out an image tag that does not exist: ErrImagePull
-//     "not found", then ImagePullBackOff. Doomed, and its progress deadline (60s) passes at 75s.
+//     "not found", then ImagePullBackOff. Doomed, and its progress deadline (60s) passes at 75s: the
+//     controller says so a second later (ProgressDeadlineExceeded).
 //   - 24s: node-2 comes under memory pressure and evicts an inventory pod; its ReplicaSet replaces
 //     it, on node-3, where it too fails once with exit 128 before running.
 //   - ~80s: checkout's rollout completes. From then on the back-offs of payments and search tick
@@ -274,7 +275,7 @@ func (b *builder) settled(a appSpec, replicas int32, created time.Duration, firs
 	b.at(created, func(w *world, at time.Duration) {
 		w.deploys[dk] = d
 		w.rss[rk] = rs
-		w.progress[dk] = at
+		replicaSetCreated(d, rs, at)
 	})
 	for i := 0; i < int(replicas); i++ {
 		p := newPod(b.g, rs.Namespace, rs.Name+"-"+b.g.suffix(5), rs.Spec.Template, ownerRef("ReplicaSet", rs), created)
@@ -493,7 +494,7 @@ func (b *builder) rollout(wl *workload, start time.Duration, image string, planP
 		dep := w.deploys[dk]
 		dep.Generation, dep.Annotations, dep.Spec = rolled.Generation, rolled.Annotations, rolled.Spec
 		w.rss[newKey] = newRS
-		w.progress[dk] = at
+		replicaSetCreated(dep, newRS, at)
 	})
 
 	old, created := len(wl.pods), 0
@@ -619,7 +620,7 @@ func (b *builder) unschedulable(at time.Duration) {
 	pk := objectKey(p.Namespace, p.Name)
 	b.at(at, func(w *world, at time.Duration) {
 		w.deploys[dk], w.rss[rk], w.pods[pk] = d, rs, p
-		w.progress[dk] = at
+		replicaSetCreated(d, rs, at)
 		// Verbatim from aws/karpenter-provider-aws#4450 (4 nodes there, 5 here): kube-scheduler's
 		// FitError with NodeResourcesFit's "Insufficient memory", then the preemption postfilter's
 		// summary; no pod on any node has a lower priority, so SelectVictimsOnNode finds no victims
@@ -818,7 +819,7 @@ func (b *builder) sandboxFailure(t time.Duration, node string, recover time.Dura
 	podIP := b.g.podIP(node)
 	b.at(t, func(w *world, at time.Duration) {
 		w.deploys[dk], w.rss[rk], w.pods[k] = d, rs, p
-		w.progress[dk] = at
+		replicaSetCreated(d, rs, at)
 		podSchedule(p, node, hostIP, podIP, at)
 		setPodCondition(p, corev1.PodReadyToStartContainers, corev1.ConditionFalse, "", "", at)
 		p.Status.PodIP, p.Status.PodIPs = "", nil

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	utilclock "k8s.io/utils/clock"
 
 	"doomwatch/kube"
 	"doomwatch/model"
@@ -123,10 +124,11 @@ func TestWritesWaitForAWatcher(t *testing.T) {
 }
 
 // TestLiveAtHighSpeed plays the whole scenario in live mode at --speed 1000 (the simulated
-// hour in under four seconds) through the real informers. Each 100ms tick then spans 100s of
-// simulated time, thousands of writes in all: nothing panics, the source stays up to the end, and
-// every part of the story reaches the model: node-3 (and no other node) turns suspect, payments and
-// search are doomed, checkout completes, and the CronJob's history holds its last 3 runs.
+// hour in about four seconds) through the real informers. The engine then writes the story's
+// steps a few milliseconds apart, thousands of writes in all: nothing panics, the source stays up
+// to the end, and every part of the story reaches the model: node-3 (and no other node) turns
+// suspect, payments and search are doomed, checkout completes, and the CronJob's history holds
+// its last 3 runs.
 func TestLiveAtHighSpeed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
@@ -206,8 +208,8 @@ func TestEnginePanicStopsTheSource(t *testing.T) {
 	i := sort.Search(len(eng.events), func(i int) bool { return eng.events[i].at > 0 })
 	eng.events[i].do = func(*world, time.Duration) { panic("step exploded") }
 
-	clk := &clock{epoch: Epoch, speed: 100, start: time.Now()}
-	src, err := startSource(ctx, eng, clk, kube.Options{AllNamespaces: true, Now: clk.Now, Context: "demo"})
+	clk := &clock{epoch: Epoch, speed: 100, start: time.Now(), real: utilclock.RealClock{}}
+	src, err := startSource(ctx, eng, clk, time.Millisecond, kube.Options{AllNamespaces: true, Interval: time.Millisecond, Now: clk.Now, Context: "demo"})
 	if err != nil {
 		t.Fatal(err)
 	}
