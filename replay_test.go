@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"doomwatch/kube/demo"
 )
 
 // story is what --once says of the demo's story: each pod's verdict and reason (by name: the
@@ -55,7 +58,7 @@ func storyOf(t *testing.T, out string) story {
 // same suspect node. Its timeline has the doom of the payments rollout and the suspect call.
 func TestRecordReplayDemo(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rec")
-	code, _, stderr := runCLI("record", "-o", dir, "--demo", "--speed", "20", "--for", "100s")
+	code, _, stderr := runCLI("record", "-o", dir, "--demo", "--speed", "20", "--for", "115s")
 	if code != exitOK {
 		t.Fatalf("record: exit %d, stderr %q", code, stderr)
 	}
@@ -102,6 +105,21 @@ func TestRecordReplayDemo(t *testing.T) {
 		if !strings.Contains(timeline, want) {
 			t.Errorf("the timeline lacks %q:\n%s", want, timeline)
 		}
+	}
+	// The recording lasts as long as --for, though the story's last change may come before: the
+	// recorder marks its end, where replay --once without --at looks.
+	code, end, stderr := runCLI("replay", dir, "--once", "-o", "json")
+	if code != exitOK {
+		t.Fatalf("replay --once: exit %d, stderr %q", code, stderr)
+	}
+	var doc struct {
+		GeneratedAt string `json:"generatedAt"`
+	}
+	if err := json.Unmarshal([]byte(end), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if want := demo.Epoch.Add(115 * time.Second).Format(time.RFC3339); doc.GeneratedAt != want {
+		t.Errorf("the recording --for 115s ends at %s, want %s", doc.GeneratedAt, want)
 	}
 }
 

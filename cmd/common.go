@@ -50,7 +50,7 @@ func (o *common) demoFlags(fs *pflag.FlagSet, at bool) {
 
 // intervalFlag is the coalescing interval.
 func (o *common) intervalFlag(fs *pflag.FlagSet) {
-	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval.")
+	fs.DurationVar(&o.interval, "interval", kube.DefaultInterval, "Coalescing interval: at most one update of the model per interval (with --demo, of the story's time).")
 }
 
 // modelFlags are the coalescing interval and the model's thresholds.

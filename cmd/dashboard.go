@@ -40,7 +40,7 @@ func (r *root) runDashboard(ctx context.Context, e *env) error {
 	err := tui.Run(ctx, opts)
 	if rec != nil {
 		stopTee()
-		if cerr := rec.close(); cerr != nil && err == nil {
+		if cerr := rec.close(e.src.Now()); cerr != nil && err == nil {
 			err = cerr
 		} else if cerr == nil {
 			rec.summary(e.Stderr)

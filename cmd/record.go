@@ -182,7 +182,11 @@ loop:
 			break
 		}
 	}
-	if err := rec.close(); err != nil {
+	end := e.src.Now()
+	if r.duration > 0 && end.After(start.Add(r.duration)) {
+		end = start.Add(r.duration)
+	}
+	if err := rec.close(end); err != nil {
 		return err
 	}
 	rec.summary(e.Stderr)
@@ -220,7 +224,7 @@ type recorder struct {
 
 // startRecorder creates the recording for e's source; say reports its failures to write and
 // its recoveries (nil: only note does). A recording of the demo starts at the story's start, so
-// that an offset into it is the story's time (replay --at 90s is --demo --at 90s).
+// that an offset into it is the story's time (replay --at 90s is the story at 90 s).
 func startRecorder(e *env, f *recordFlags, isDemo bool, say func(string)) (*recorder, error) {
 	start := e.src.Now()
 	if isDemo {
@@ -273,8 +277,20 @@ func (rc *recorder) note() (string, bool) {
 	return "rec " + rc.path, false
 }
 
-// close writes what is left out and closes the recording.
-func (rc *recorder) close() error {
+// close marks the recording's end at at, the source's clock when recording stopped, writes what is
+// left out and closes the recording. Without the mark a recording ends at its last batch: a quiet
+// cluster's (or the demo's, once its story is told) would end before --for did, and replay --at
+// between the two would be past its end. The mark is a batch without changes, not counted.
+func (rc *recorder) close(at time.Time) error {
+	rc.mu.Lock()
+	recorded := rc.batches > 0
+	rc.mu.Unlock()
+	if _, last := rc.w.Span(); recorded && at.After(last) {
+		err := rc.w.Append(at, &model.Batch{})
+		rc.mu.Lock()
+		rc.saw(err)
+		rc.mu.Unlock()
+	}
 	if err := rc.w.Close(); err != nil {
 		return fmt.Errorf("recording %s: %w", rc.path, err)
 	}

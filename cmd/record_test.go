@@ -42,7 +42,7 @@ func TestTeeStopsBeforeClose(t *testing.T) {
 		<-out
 	}
 	stop()
-	if err := rc.close(); err != nil {
+	if err := rc.close(time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

@@ -59,7 +59,7 @@ Usage:
 The dashboard opens at the recording's first state: its first moment with every cluster synced
 (a recording starts before the clusters' lists come, seconds later).
 T is an offset from the recording's start (90s; a recording of --demo starts with the story, so
---at 90s is --demo --at 90s) or an RFC 3339 time (2026-01-15T10:01:30Z).
+--at 90s is the story at 90 s, at any --speed) or an RFC 3339 time (2026-01-15T10:01:30Z).
 
 Keys (besides the dashboard's): space pause/play, + and - faster/slower, ← → (or , .) 10s back and
 forward, [ ] the previous and next verdict change or suspect-node call. The log pane has no logs:

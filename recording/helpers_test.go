@@ -136,8 +136,15 @@ func objects(t testing.TB, f *model.Fleet) string {
 			}
 			fmt.Fprintf(&buf, "pod %s revision %q %s\nevents %+v\n", p.Key, p.Record().Revision(), pod, c.PodEvents(p.Key))
 		}
+		// By workload: the model lists rollouts doomed first, and a verdict may rest on what the
+		// model remembered from updates before a seek's snapshot (README, "A longer seek").
+		var rollouts []string
 		for _, r := range c.Rollouts() {
-			fmt.Fprintf(&buf, "rollout %s desired %d updated %d ready %d available %d\n", r.Workload(), r.Desired, r.Updated, r.Ready, r.Available)
+			rollouts = append(rollouts, fmt.Sprintf("rollout %s desired %d updated %d ready %d available %d\n", r.Workload(), r.Desired, r.Updated, r.Ready, r.Available))
+		}
+		slices.Sort(rollouts)
+		for _, l := range rollouts {
+			buf.WriteString(l)
 		}
 	}
 	return buf.String()
