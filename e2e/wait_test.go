@@ -484,7 +484,7 @@ func TestWaitTransientNodeRecovers(t *testing.T) {
 	}
 	for _, s := range []string{
 		`deployment/web: deployment "web" successfully rolled out`,
-		"\nwarning: " + n3 + " is suspect: 3 pods of 1 workload failed to start with exit 128 here",
+		"\nwarning: " + n3 + " is suspect: 3 of 3 pods that started here in the last 15m failed with exit 128; ",
 	} {
 		if !strings.Contains(r.stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, r)
