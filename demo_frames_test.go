@@ -37,35 +37,66 @@ func demoModel(t *testing.T, at time.Duration) (*model.Model, *kube.Source) {
 	return m, src
 }
 
-// TestDemoFrames pins the dashboard on the demo scenario at a few simulated times and two terminal
-// sizes, and checks that the story a user should see at 90s is on screen.
+// demoSizes are the terminal sizes the demo is pinned at: the default terminal, a common larger
+// one, and a wide one.
+var demoSizes = [][2]int{{80, 24}, {120, 40}, {200, 50}}
+
+// TestDemoFrames pins the dashboard on the demo scenario at a few simulated times and three
+// terminal sizes, and checks that the story a user should see at 90s is on screen: the pods with
+// the suspect node and its why under them, and at 90s the nodes, the rollouts, a doomed pod's
+// detail and the pods scrolled to their end.
 func TestDemoFrames(t *testing.T) {
 	for _, at := range []time.Duration{20 * time.Second, 90 * time.Second} {
 		m, src := demoModel(t, at)
-		for _, size := range [][2]int{{80, 24}, {200, 50}} {
-			name := fmt.Sprintf("at-%s-%dx%d", at, size[0], size[1])
-			t.Run(name, func(t *testing.T) {
-				frame := tui.RenderFrame(m, tui.FrameOptions{
-					Width: size[0], Height: size[1], Now: src.Now(), NoColor: true,
-					Context: src.Context(), Scope: src.Scope(),
-				})
-				if got := strings.Count(frame, "\n") + 1; got != size[1] {
-					t.Errorf("frame has %d lines, want %d", got, size[1])
-				}
-				for i, line := range strings.Split(frame, "\n") {
-					if w := len([]rune(line)); w > size[0] {
-						t.Errorf("line %d is %d runes wide, more than the terminal's %d", i+1, w, size[0])
+		// want are texts the frame must show at 90s, wide those it must show from 120 columns.
+		type view struct {
+			name       string
+			set        func(*tui.FrameOptions)
+			want, wide []string
+		}
+		views := []view{{"", func(*tui.FrameOptions) {}, []string{"suspect node node-3", "✖ doomed", "payments", "search",
+			"⚠ SUSPECT node-3", "why: 5 of 5 pods that started here in the last 15m failed to start;", " more\n"}, nil}}
+		if at == 90*time.Second {
+			rows := m.PodView(model.Query{})
+			last := rows.At(rows.Len() - 1)
+			views = append(views,
+				view{"nodes-", func(o *tui.FrameOptions) { o.Focus = tui.FocusNodes }, []string{"NODES", "⚠ SUSPECT node-3", "node-5", "why: ", "msg: "}, nil},
+				view{"rollouts-", func(o *tui.FrameOptions) { o.Focus = tui.FocusRollouts }, []string{"ROLLOUTS 12 rollouts", "READY", "REASON", "2/2 new pods do"},
+					[]string{"2/2 new pods doomed: Crashing repeatedly (exit 137)", "2/2 new pods doomed: Image not found"}},
+				view{"detail-", func(o *tui.FrameOptions) { o.Selected, o.Detail = rows.At(0).ID(), true }, []string{"POD search/", "✖ doomed", "OOMKilled"}, nil},
+				view{"scrolled-", func(o *tui.FrameOptions) { o.Selected = last.ID() }, []string{last.Name, " more above\n"}, nil},
+			)
+		}
+		for _, size := range demoSizes {
+			for _, v := range views {
+				name := fmt.Sprintf("at-%s-%s%dx%d", at, v.name, size[0], size[1])
+				t.Run(name, func(t *testing.T) {
+					o := tui.FrameOptions{Width: size[0], Height: size[1], Now: src.Now(), NoColor: true,
+						Context: src.Context(), Scope: src.Scope()}
+					v.set(&o)
+					frame := tui.RenderFrame(m, o)
+					if got := strings.Count(frame, "\n") + 1; got != size[1] {
+						t.Errorf("frame has %d lines, want %d", got, size[1])
 					}
-				}
-				if at == 90*time.Second {
-					for _, want := range []string{"suspect node node-3", "✖ doomed", "payments", "search"} {
-						if !strings.Contains(frame, want) {
-							t.Errorf("at 90s the frame does not show %q:\n%s", want, frame)
+					for i, line := range strings.Split(frame, "\n") {
+						if w := len([]rune(line)); w > size[0] {
+							t.Errorf("line %d is %d runes wide, more than the terminal's %d", i+1, w, size[0])
 						}
 					}
-				}
-				goldenFrame(t, name, frame)
-			})
+					if at == 90*time.Second {
+						want := v.want
+						if size[0] >= 120 {
+							want = append(want[:len(want):len(want)], v.wide...)
+						}
+						for _, w := range want {
+							if !strings.Contains(frame, w) {
+								t.Errorf("at 90s the frame does not show %q:\n%s", w, frame)
+							}
+						}
+					}
+					goldenFrame(t, name, frame)
+				})
+			}
 		}
 	}
 }
@@ -108,7 +139,7 @@ func TestDemoFleetFrames(t *testing.T) {
 		{"rollouts", func(o *tui.FrameOptions) { o.Focus = tui.FocusRollouts }, []string{"payments: doomed in demo-eu, demo-ap; complete in demo-us"}},
 		{"focus-us", func(o *tui.FrameOptions) { o.Query.Context = "demo-us" }, []string{"demo-us"}},
 	}
-	for _, size := range [][2]int{{80, 24}, {200, 50}} {
+	for _, size := range demoSizes {
 		for _, v := range views {
 			name := fmt.Sprintf("fleet-%s-%dx%d", v.name, size[0], size[1])
 			t.Run(name, func(t *testing.T) {

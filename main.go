@@ -84,7 +84,12 @@ func message(err error) string {
 	case err == nil, errors.As(err, &gate):
 		return ""
 	case errors.As(err, &usage):
-		return fmt.Sprintf("%s (see %s --help)", model.Sanitize(err.Error()), progName())
+		// The help of the command that was run: the root's does not document a subcommand's flags.
+		help := progName() + " --help"
+		if usage.Command != "" {
+			help = progName() + " " + usage.Command + " --help"
+		}
+		return fmt.Sprintf("%s (see %s)", model.Sanitize(err.Error()), help)
 	}
 	msg := model.Sanitize(err.Error())
 	if hint := clusterHint(err); hint != "" {

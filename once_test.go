@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,40 @@ func TestDemoOnceJSON(t *testing.T) {
 	}
 	if snap.Context != "demo" || snap.Summary.Pods == 0 || len(snap.Nodes) == 0 {
 		t.Errorf("snapshot context %q, %d pods, %d nodes: want the synced demo cluster", snap.Context, snap.Summary.Pods, len(snap.Nodes))
+	}
+}
+
+// TestDemoOnceTellsTheStory: --demo --once without --at shows the demo at 90s, with its doomed
+// rollouts and its suspect node, not its first moment, when every pod is still healthy; --at 0s
+// still shows that first moment.
+func TestDemoOnceTellsTheStory(t *testing.T) {
+	once := func(args ...string) story {
+		t.Helper()
+		code, stdout, stderr := runCLI(append([]string{"--demo", "--once", "-o", "json"}, args...)...)
+		if code != exitOK {
+			t.Fatalf("--demo --once %v: exit code %d, stderr %q", args, code, stderr)
+		}
+		return storyOf(t, stdout)
+	}
+	told, at90 := once(), once("--at", "90s")
+	for _, want := range []string{"shop/Deployment/payments doomed", "search/Deployment/search doomed"} {
+		if !slices.Contains(told.rollouts, want) {
+			t.Errorf("--demo --once: rollouts %q, want %q", told.rollouts, want)
+		}
+	}
+	if !slices.Equal(told.suspects, []string{"node-3"}) {
+		t.Errorf("--demo --once: suspect nodes %q, want node-3", told.suspects)
+	}
+	if !slices.Equal(told.pods, at90.pods) || !slices.Equal(told.rollouts, at90.rollouts) {
+		t.Errorf("--demo --once differs from --demo --once --at 90s:\n%q\n%q", told.rollouts, at90.rollouts)
+	}
+	start := once("--at", "0s")
+	if len(start.suspects) > 0 || slices.ContainsFunc(start.rollouts, func(r string) bool { return strings.HasSuffix(r, " doomed") }) {
+		t.Errorf("--demo --once --at 0s: rollouts %q, suspects %q; want the story's start, nothing doomed yet", start.rollouts, start.suspects)
+	}
+	code, stdout, _ := runCLI("--help")
+	if code != exitOK || !strings.Contains(stdout, "--once defaults to 90s") {
+		t.Errorf("--help does not say what --demo --once shows without --at")
 	}
 }
 
@@ -117,7 +152,8 @@ func TestOnceRequestTimeoutIsOneBound(t *testing.T) {
 }
 
 // TestDemoFleetOnceTable: with several contexts the table has a CONTEXT column, how each cluster
-// answered, and what is true across clusters.
+// answered, and what is true across clusters: the workloads whose verdict differs between them,
+// and how many fare the same.
 func TestDemoFleetOnceTable(t *testing.T) {
 	code, stdout, stderr := runCLI("--demo", "--fleet", "--once", "--at", "90s")
 	if code != exitOK {
@@ -127,13 +163,15 @@ func TestDemoFleetOnceTable(t *testing.T) {
 		"CONTEXT   NAMESPACE     NAME ",
 		"\nCLUSTERS\nCONTEXT   SERVER   SYNCED   FORBIDDEN   ERROR\ndemo-eu   <none>   true     <none>      <none>\n",
 		"\nACROSS CLUSTERS\nthe 2 suspect nodes of 2 clusters (demo-eu, demo-us) both run containerd://2.2.0 (0 of 13 others do)\n",
-		"\nshop/Deployment/payments: doomed in demo-eu, demo-ap; complete in demo-us\n",
+		// What differs between the clusters is listed; what is the same in each is counted.
+		"\nshop/Deployment/payments: doomed in demo-eu, demo-ap; complete in demo-us\n" +
+			"11 workloads the same everywhere they run: 1 doomed, 2 progressing, 8 complete\n",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the table lacks %q:\n%s", want, stdout)
 		}
 	}
-	if code, _, stderr := runCLI("--fleet", "--once"); code != exitUsage || !strings.Contains(stderr, "--fleet") {
-		t.Errorf("--fleet without --demo: exit %d, stderr %q", code, stderr)
+	if strings.Contains(stdout, "search/Deployment/search: doomed in") || strings.Contains(stdout, "shop/Deployment/cart: complete in") {
+		t.Errorf("the table lists workloads that fare the same in every cluster one by one:\n%s", stdout)
 	}
 }

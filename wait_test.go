@@ -11,37 +11,6 @@ import (
 	"doomwatch/report"
 )
 
-func TestWaitUsageErrors(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"wait"}, "wait needs workloads"},
-		{[]string{"wait", "web"}, `"web" is not TYPE/NAME`},
-		{[]string{"wait", "-l", "app=web", "deployment/web"}, "not both"},
-		{[]string{"wait", "-l", "app in (", "--demo"}, "parsing -l"},
-		{[]string{"wait", "deployment/web", "-o", "table"}, "must be text or json"},
-		{[]string{"wait", "deployment/web", "--timeout", "0s"}, "--timeout must be positive"},
-		{[]string{"wait", "deployment/web", "--once"}, "unknown flag: --once"},
-		{[]string{"wait", "deployment/web", "-A"}, "unknown shorthand flag: 'A'"},
-		{[]string{"--timeout", "5s"}, "unknown flag: --timeout"},
-		{[]string{"-n", "shop", "wait", "deployment/web", "--speed", "2"}, "--speed needs --demo"},
-	} {
-		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			code, stdout, stderr := runCLI(tc.args...)
-			if code != exitUsage {
-				t.Errorf("exit code %d, want %d (stderr %q)", code, exitUsage, stderr)
-			}
-			if !strings.Contains(oneErrorLine(t, stderr), tc.want) {
-				t.Errorf("stderr = %q, want it to mention %q", stderr, tc.want)
-			}
-			if stdout != "" {
-				t.Errorf("stdout = %q, want nothing", stdout)
-			}
-		})
-	}
-}
-
 // TestHelpReadsAsThePlugin: run as kubectl-doomwatch (how kubectl runs a plugin), the help names
 // the command "kubectl doomwatch"; otherwise "doomwatch". wait has its own help.
 func TestHelpReadsAsThePlugin(t *testing.T) {

@@ -74,7 +74,7 @@ func (s Source) String() string {
 // an image "not found", the exit-128 ledger) without re-deriving anything.
 type Rule uint8
 
-// Rules, one per row of the README's verdict table.
+// Rules, one per row of classify/RULES.md's table.
 const (
 	RuleNone                 Rule = iota
 	RuleRunningReady              // running and ready

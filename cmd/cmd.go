@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"doomwatch/kube"
 	"doomwatch/model"
@@ -66,6 +67,22 @@ func (s *sourceOptions) podFlags(fs *pflag.FlagSet, verb string) {
 	fs.StringVarP(&s.selector, "selector", "l", "", "Label selector for pods, as kubectl's -l (e.g. app=web,tier!=cache).")
 }
 
+// validate parses -l as the source will, so that a selector it could not use is a usage error,
+// told before connecting to anything.
+func (s *sourceOptions) validate() error {
+	_, err := parseSelector(s.selector)
+	return err
+}
+
+// parseSelector parses a -l selector as kubectl does (labels.Parse); "" selects everything.
+func parseSelector(selector string) (labels.Selector, error) {
+	sel, err := labels.Parse(selector)
+	if err != nil {
+		return nil, fmt.Errorf("parsing -l %q: %w", selector, err)
+	}
+	return sel, nil
+}
+
 // Program is what main tells the commands about the program.
 type Program struct {
 	// Name is how the user ran doomwatch: "doomwatch", or "kubectl doomwatch" as a kubectl plugin.
@@ -77,7 +94,8 @@ type Program struct {
 	ExitCode func(error) int
 }
 
-// env is what a command runs with: the program, the started source and the model it feeds.
+// env is what a command runs with: the program, the source and the model it feeds, started
+// before run unless the command is on screen first (onScreen).
 type env struct {
 	*Program
 	src *kube.Fleet
@@ -85,12 +103,26 @@ type env struct {
 	// deadline bounds all that --request-timeout covers: the connection check and the first
 	// sync share it, so the worst case is the timeout, not twice it. The informers have none.
 	deadline time.Time
+	// start starts the source and the model, setting src and m; Execute calls it before run,
+	// unless the command is on screen first (onScreen).
+	start func(ctx context.Context) error
+	// contexts are the contexts start connects to, and o the options it starts with.
+	contexts []string
+	o        *common
+}
+
+// onScreen is a command that is on screen while its source connects (the dashboard says where
+// to, rather than leave the terminal blank for as long as --request-timeout): when first is true
+// for it, Execute leaves env.start to its run.
+type onScreen interface {
+	first() bool
 }
 
 // Execute parses args, finds the command and runs it. It prints the help, the version and the
 // commands' output itself; the error it returns is main's to print and map to an exit code.
 func Execute(p *Program, args []string) error {
 	c, fs, o, rest, err := parse(args)
+	usageErr := func(err error) error { return &UsageError{Err: err, Command: c.name()} }
 	if err != nil {
 		return usageErr(err)
 	}
@@ -133,13 +165,22 @@ func Execute(p *Program, args []string) error {
 			return usageErr(err)
 		}
 	}
-	e := &env{Program: p, deadline: time.Now().Add(timeout)}
-	if e.src, err = o.start(ctx, c.source(), contexts, e.deadline); err != nil {
-		return o.cluster(err)
+	e := &env{Program: p, deadline: time.Now().Add(timeout), contexts: contexts, o: o}
+	e.start = func(ctx context.Context) error {
+		src, err := o.start(ctx, c.source(), contexts, e.deadline)
+		if err != nil {
+			return o.cluster(err)
+		}
+		e.src, e.m = src, model.NewFleet(o.model, src.Contexts())
+		for i, c := range e.m.Clusters() {
+			c.Server = src.Servers()[i]
+		}
+		return nil
 	}
-	e.m = model.NewFleet(o.model, e.src.Contexts())
-	for i, c := range e.m.Clusters() {
-		c.Server = e.src.Servers()[i]
+	if s, ok := c.(onScreen); !ok || !s.first() {
+		if err := e.start(ctx); err != nil {
+			return err
+		}
 	}
 	return c.run(ctx, e)
 }
@@ -193,12 +234,15 @@ func flagSet(c command) (*pflag.FlagSet, *common) {
 }
 
 // UsageError is a bad flag, value or argument.
-type UsageError struct{ Err error }
+type UsageError struct {
+	Err error
+	// Command is the command whose flags or arguments were wrong ("" for the root, "wait", ...):
+	// its help is the one that documents them.
+	Command string
+}
 
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
-
-func usageErr(err error) error { return &UsageError{err} }
 
 // ClusterError is an error from a real cluster (not the demo): reaching it, its credentials, its
 // RBAC. main adds the hint that fits its kind (kube.ErrUnreachable and the rest).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -42,7 +43,7 @@ func (o *common) demoFlags(fs *pflag.FlagSet, at bool) {
 	fs.BoolVar(&o.demo, "demo", false, "Run against the embedded demo cluster instead of a real one.")
 	fs.BoolVar(&o.fleet, "fleet", false, "With --demo: three demo clusters (demo-eu, demo-us, demo-ap) in one view, as --context a,b,c shows real ones.")
 	if at {
-		fs.DurationVar(&o.at, "at", 0, "With --demo: show the scenario at this simulated time (e.g. 90s) and hold it there.")
+		fs.DurationVar(&o.at, "at", 0, fmt.Sprintf("With --demo: show the scenario at this simulated time (e.g. 90s) and hold it there. --once defaults to %ds, when its doomed rollouts and its suspect node are all on screen (--at 0s: the story's start); the dashboard and --watch play the story from its start.", int(demoOnceAt/time.Second)))
 	}
 	fs.Int64Var(&o.seed, "seed", 1, "With --demo: seed for names and jitter (the story is the same).")
 	fs.Float64Var(&o.speed, "speed", 1, "With --demo: simulated seconds per real second.")
@@ -95,6 +96,23 @@ func (o *common) validate(fs *pflag.FlagSet) error {
 			if fs.Changed(name) {
 				return fmt.Errorf("--%s needs --demo", name)
 			}
+		}
+	}
+	if o.demo {
+		// The demo's clusters are not a kubeconfig's contexts: picking among them is --fleet's.
+		for _, name := range []string{"context", "all-contexts"} {
+			if fs.Changed(name) {
+				names := make([]string, len(demo.Fleet))
+				for i, v := range demo.Fleet {
+					names[i] = v.Name()
+				}
+				return fmt.Errorf("--%s picks kubeconfig contexts, which --demo does not read: --demo --fleet shows its clusters %s in one view", name, strings.Join(names, ", "))
+			}
+		}
+	}
+	if o.kube != nil {
+		if err := o.kube.Validate(); err != nil {
+			return err
 		}
 	}
 	if fs.Changed("suspect-share") {

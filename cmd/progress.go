@@ -66,11 +66,10 @@ func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
 
 func (p *plainProgress) Stop() {}
 
-// progressLine is a workload's one line: "deployment/web: 2/3 updated, 1/3 ready · 1 healthy,
-// 1 progressing, 1 transient".
+// progressLine is a workload's one line, its counts as the live view has them: "deployment/web:
+// 3 desired, 2 updated, 1 ready · 1 healthy, 1 progressing, 1 transient".
 func progressLine(st *model.GateStatus) string {
-	r := &st.Rollout
-	line := fmt.Sprintf("%s: %d/%d updated, %d/%d ready · %s", st.Target, r.Updated, r.Desired, r.Ready, r.Desired, tui.BadgeCounts(st.Pods))
+	line := fmt.Sprintf("%s: %s · %s", st.Target, tui.RolloutCounts(&st.Rollout), tui.BadgeCounts(st.Pods))
 	if st.Old > 0 {
 		line += fmt.Sprintf(" · %d old", st.Old)
 	}

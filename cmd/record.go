@@ -133,6 +133,9 @@ func (r *record) validate(fs *pflag.FlagSet, args []string) error {
 	if err := r.common.validate(fs); err != nil {
 		return err
 	}
+	if err := r.pods.validate(); err != nil {
+		return err
+	}
 	if r.duration < 0 {
 		return fmt.Errorf("--for must not be negative, got %s", r.duration)
 	}

@@ -48,7 +48,7 @@ Usage:
   %[1]s --demo                      the embedded demo cluster
   %[1]s --once [-o table|json]      print a snapshot and exit
   %[1]s --watch [-o table|json]     print every verdict, then each change of one, until interrupted
-  %[1]s --demo --once --at 90s      the demo scenario at 90s of simulated time
+  %[1]s --demo --once               the demo's story at 90s of simulated time (--at for another moment)
   %[1]s --context 'prod-*'          several clusters in one view (a comma list, a glob or --all-contexts)
   %[1]s --demo --fleet              three demo clusters in one view
   %[1]s wait deployment/NAME ...    a deploy gate: exit 0 when rolled out, 1 when doomed (see %[1]s wait --help)
@@ -58,7 +58,8 @@ Usage:
 
 doomwatch only gets, lists and watches; it never writes to the cluster.
 Exit codes: 0 success, 1 error (e.g. cluster unreachable; --once with several contexts: any of
-them did not sync, the others are printed), 2 usage error.
+them did not sync, the others are printed), 2 usage error: an unknown flag or argument, a value
+that cannot be right (an invalid -n namespace or -l selector), flags that do not go together.
 
 Flags:
 `, prog)
@@ -70,6 +71,12 @@ func (r *root) validate(fs *pflag.FlagSet, args []string) error {
 	}
 	if err := r.common.validate(fs); err != nil {
 		return err
+	}
+	if err := r.pods.validate(); err != nil {
+		return err
+	}
+	if r.demo && r.once && !fs.Changed("at") {
+		r.at = demoOnceAt
 	}
 	if r.once && r.watch {
 		return errors.New("--once and --watch cannot be combined: --once prints one snapshot, --watch a stream of changes")

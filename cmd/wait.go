@@ -164,10 +164,8 @@ func (w *wait) validate(fs *pflag.FlagSet, args []string) error {
 	if w.refs, err = parseWorkloads(args); err != nil {
 		return err
 	}
-	if w.selector != "" {
-		if _, err := labels.Parse(w.selector); err != nil {
-			return fmt.Errorf("parsing -l %q: %w", w.selector, err)
-		}
+	if _, err := parseSelector(w.selector); err != nil {
+		return err
 	}
 	if err := report.GatePrinters.Check(w.output); err != nil {
 		return err

@@ -73,10 +73,23 @@ func TestPlainProgress(t *testing.T) {
 	p.Update(st(model.RolloutComplete, 3), t0.Add(13*time.Second))          // verdict change at once
 	want := "10:00:00 deployment/web: progressing: why\n" +
 		"10:00:01 warning: web-1/app (transient, on node node-3): Failed to start on node, will retry (exit 128): …\n" +
-		"10:00:06 deployment/web: 3/3 updated, 2/3 ready · 2 healthy, 1 progressing\n" +
+		"10:00:06 deployment/web: 3 desired, 3 updated, 2 ready · 2 healthy, 1 progressing\n" +
 		"10:00:13 deployment/web: complete: why\n"
 	if got := buf.String(); got != want {
 		t.Errorf("progress:\n%s\nwant:\n%s", got, want)
+	}
+
+	// Mid-rollout, with a surge, more pods are ready than desired: the old ones count too.
+	surge := model.GateStatus{
+		Target:  model.Target{Kind: model.KindDeployment, Namespace: "shop", Name: "checkout"},
+		Found:   true,
+		Rollout: model.Rollout{Verdict: model.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14},
+		Pods:    model.Counts{Pods: 5, Healthy: 3, Progressing: 2},
+		Old:     11,
+	}
+	want = "deployment/checkout: 12 desired, 3 updated, 14 ready · 3 healthy, 2 progressing · 11 old"
+	if got := progressLine(&surge); got != want {
+		t.Errorf("progress line %q, want %q", got, want)
 	}
 }
 

@@ -4,13 +4,16 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
 // TestBadInput: each way of pointing doomwatch at the wrong thing gives a one-line error on
-// stderr and a non-zero exit within the request timeout, never a hang. The bound is enforced by
+// stderr and the exit code the help promises (2 for a usage error, 1 otherwise) within the
+// request timeout, never a hang; the main package's TestBadInput has the cases that need no
+// cluster. -v prints each case's exit code and line. The bound is enforced by
 // the exec's context deadline (request timeout plus slack for process start-up under -race), not
 // by measuring wall-clock time.
 func TestBadInput(t *testing.T) {
@@ -90,28 +93,39 @@ func TestBadInput(t *testing.T) {
 	// client-go renders a 401 as "the server has asked for the client to provide credentials";
 	// doomwatch may add its own words.
 	credentialWords := []string{"unauthorized", "credentials", "certificate"}
+	missing := filepath.Join(dir, "nonexistent")
 	cases := []struct {
 		name string
 		args []string
+		env  []string
+		// code is the exit code: 2 for a usage error, told before anything is reached.
+		code int
 		// mention lists words of which the one-line error must contain one, so the user knows
 		// what to fix (nil: any one line).
 		mention []string
 	}{
-		{"malformed kubeconfig", []string{"--kubeconfig", malformed}, []string{"kubeconfig"}},
-		{"unknown context", []string{"--kubeconfig", good, "--context", "no-such-context"}, []string{"no-such-context"}},
-		{"server that does not answer", []string{"--kubeconfig", silentCfg}, nil},
-		{"expired client certificate", []string{"--kubeconfig", expiredCfg}, credentialWords},
-		{"certificate from the wrong CA", []string{"--kubeconfig", foreignCfg}, credentialWords},
+		{"malformed kubeconfig", []string{"--kubeconfig", malformed}, nil, 1, []string{"kubeconfig"}},
+		{"unknown context", []string{"--kubeconfig", good, "--context", "no-such-context"}, nil, 1, []string{"no-such-context"}},
+		{"server that does not answer", []string{"--kubeconfig", silentCfg}, nil, 1, nil},
+		{"expired client certificate", []string{"--kubeconfig", expiredCfg}, nil, 1, credentialWords},
+		{"certificate from the wrong CA", []string{"--kubeconfig", foreignCfg}, nil, 1, credentialWords},
+		// A namespace no cluster can have would show an empty list; a selector the API server
+		// would refuse is the command line's fault: both are usage errors, before connecting.
+		{"namespace that is not a DNS label", []string{"--kubeconfig", good, "-n", "Invalid_NS!"}, nil, 2, []string{`invalid -n/--namespace "Invalid_NS!"`}},
+		{"selector that does not parse", []string{"--kubeconfig", good, "-l", "app in (("}, nil, 2, []string{`parsing -l "app in (("`}},
+		{"--all-contexts and --context", []string{"--kubeconfig", good, "--all-contexts", "--context", "x"}, nil, 2, []string{"give one"}},
+		{"KUBECONFIG naming no file", nil, []string{"KUBECONFIG=" + missing}, 1, []string{missing + " (from KUBECONFIG) does not exist"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--once", "-o", "json", "--request-timeout=" + requestTimeout.String()}, tc.args...)
-			r := runDoomwatch(t, requestTimeout+slack, nil, args...)
+			r := runDoomwatch(t, requestTimeout+slack, tc.env, args...)
+			t.Logf("%s: exit %d  %s", tc.name, r.code, strings.TrimSpace(r.stderr))
 			if r.timedOut {
 				t.Fatalf("did not return within the request timeout (%s) plus %s: %s", requestTimeout, slack, r)
 			}
-			if r.code == 0 {
-				t.Fatalf("exit 0, want non-zero: %s", r)
+			if r.code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", r.code, tc.code, r)
 			}
 			assertOneLineError(t, r, tc.mention...)
 		})

@@ -161,7 +161,7 @@ func (t *tool) result() ToolResult {
 	return r
 }
 
-// waitOutcome reads `doomwatch wait`'s exit code (README "Deploy gate"): 0 complete, 1 doomed
+// waitOutcome reads `doomwatch wait`'s exit code (docs/wait.md): 0 complete, 1 doomed
 // (when it says so; otherwise an error), 70 timeout.
 func waitOutcome(code int, out string) string {
 	switch {
@@ -355,7 +355,7 @@ func (st *verdictStream) synced(limit time.Duration) error {
 	return fmt.Errorf("doomwatch --watch printed nothing within %s; stderr:\n%s", limit, tail(st.errb.String(), 20))
 }
 
-// stop interrupts doomwatch (it exits 130 on SIGINT, README) and returns every line it printed.
+// stop interrupts doomwatch (it exits 130 on SIGINT, docs/wait.md) and returns every line it printed.
 func (st *verdictStream) stop() []StreamLine {
 	_ = st.cmd.Process.Signal(syscall.SIGINT)
 	select {

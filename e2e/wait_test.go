@@ -358,7 +358,7 @@ func TestWaitRolloutCompletes(t *testing.T) {
 	// Ready pods alone do not complete a rollout: kubectl waits for the Deployment's counts. The
 	// gate's next status line (within 5s) shows it has seen them, and it is still waiting.
 	w.awaitStderr("a status line with both pods healthy", 20*time.Second, func(s string) bool {
-		return strings.Contains(s, " deployment/web: 2/2 updated, 0/2 ready · 2 healthy\n")
+		return strings.Contains(s, " deployment/web: 2 desired, 2 updated, 0 ready · 2 healthy\n")
 	})
 	written := time.Now()
 	e.rolledOut("web", rs.Name, 2)
@@ -1032,7 +1032,7 @@ func TestWaitPlainProgress(t *testing.T) {
 		ready = !ready
 		e.setStatus("web-a", podStatus(corev1.PodRunning, running("app", ready, 0, nil)))
 	}
-	statusLine := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d deployment/web: \d+/3 updated, `)
+	statusLine := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d deployment/web: 3 desired, \d+ updated, `)
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	limit := time.After(20 * time.Second)
@@ -1077,7 +1077,7 @@ func TestWaitPlainProgress(t *testing.T) {
 			sawProgressing = true
 		case text == `deployment/web: complete: deployment "web" successfully rolled out`:
 			sawComplete = true
-		case strings.HasPrefix(text, "deployment/web: ") && strings.Contains(text, "/3 updated, "):
+		case strings.HasPrefix(text, "deployment/web: 3 desired, "):
 			statuses++
 			// The stamps are whole seconds of the program's clock: lines at least 5s apart are
 			// stamped at least 5 apart (midnight aside).
@@ -1110,7 +1110,7 @@ func TestWaitLiveViewInPseudoTerminal(t *testing.T) {
 	tty := startTerminal(t, append([]string{"wait"}, waitArgs(t, e, "deployment/web")...)...)
 	tty.waitScreen("the workload's live line", 30*time.Second, func(s string) bool {
 		l := lineWith(s, "deployment/web")
-		return strings.Contains(l, "0/2 updated") || strings.Contains(l, "2/2 updated")
+		return strings.Contains(l, "2 desired, 0 updated") || strings.Contains(l, "2 desired, 2 updated")
 	})
 	for _, p := range []string{"web-a", "web-b"} {
 		e.setStatus(p, podStatus(corev1.PodRunning, running("app", true, 0, nil)))

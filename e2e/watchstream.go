@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// StreamLine is one line of `doomwatch --watch -o json` (README: one JSON object per rollout, pod
+// StreamLine is one line of `doomwatch --watch -o json` (docs/json.md: one JSON object per rollout, pod
 // and node once synced, then one per change of a verdict, a reason or a suspect call):
 //
 //	{"time":"RFC3339Nano","type":"rollout","namespace":"","kind":"Deployment","name":"","verdict":"progressing|complete|doomed","reason":""}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -34,7 +36,7 @@ func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*
 	loader := f.loader()
 	if noConfig(f, loader) {
 		// client-go would fall back to http://localhost:8080, which is never what was meant.
-		return nil, errors.New("no kubeconfig found: set KUBECONFIG or --kubeconfig, or try --demo")
+		return nil, noConfigError(f)
 	}
 	cfg, err := loader.ClientConfig()
 	if err != nil {
@@ -164,6 +166,43 @@ func noConfig(f *Flags, loader clientcmd.ClientConfig) bool {
 	return err == nil && len(raw.Clusters) == 0
 }
 
+// noConfigError says why there is no cluster to connect to, naming the files looked for: client-go
+// skips a file KUBECONFIG names that does not exist (and ~/.kube/config when it is not there)
+// without a word, where a missing --kubeconfig is an error of its own ("stat …").
+func noConfigError(f *Flags) error {
+	files, from := []string{f.kubeconfig}, " (from --kubeconfig)"
+	if f.kubeconfig == "" {
+		files, from = clientcmd.NewDefaultClientConfigLoadingRules().GetLoadingPrecedence(), ""
+		if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "" {
+			from = " (from " + clientcmd.RecommendedConfigPathEnvVar + ")"
+		}
+	}
+	var missing, empty []string
+	for _, file := range files {
+		if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, file)
+		} else {
+			empty = append(empty, file)
+		}
+	}
+	var what []string
+	if len(missing) > 0 {
+		verb := " does not exist"
+		if len(missing) > 1 {
+			verb = " do not exist"
+		}
+		what = append(what, strings.Join(missing, ", ")+from+verb)
+	}
+	if len(empty) > 0 {
+		what = append(what, strings.Join(empty, ", ")+from+" defines no cluster")
+	}
+	lead := "no kubeconfig found"
+	if len(empty) > 0 {
+		lead = "no cluster in the kubeconfig"
+	}
+	return fmt.Errorf("%s: %s; set KUBECONFIG or --kubeconfig, or try --demo", lead, model.Sanitize(strings.Join(what, "; ")))
+}
+
 // What went wrong when connecting, for the caller to tell apart with errors.Is (main adds a hint
 // that fits each).
 var (
@@ -199,4 +238,17 @@ func lineErrorf(err error, format string, args ...any) error {
 
 func kindErrorf(kind, err error, format string, args ...any) error {
 	return &lineError{msg: model.Sanitize(fmt.Sprintf(format, args...)), err: err, kind: kind}
+}
+
+// Target is where Connect connects for the context named name ("" for the current one): the
+// context's name, as the header shows it, and the API server's address, read from the kubeconfig
+// without a request, so that the dashboard can say where it connects before Connect returns.
+// server is "" when the kubeconfig cannot say; Connect then says why.
+func (f *Flags) Target(name string) (context, server string) {
+	cf := f.forContext(name)
+	loader := cf.loader()
+	if cfg, err := loader.ClientConfig(); err == nil {
+		server = cfg.Host
+	}
+	return contextName(cf, loader), server
 }

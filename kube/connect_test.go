@@ -209,3 +209,20 @@ func TestConnectWithoutAnyKubeconfig(t *testing.T) {
 		t.Errorf("error = %q, want a missing-kubeconfig error rather than a localhost:8080 fallback", msg)
 	}
 }
+
+// TestTarget: where Connect would connect is read from the kubeconfig without a request: the
+// current context, or the one --context names, and its server; a context the kubeconfig lacks
+// keeps its name and has no server (Connect then says what is wrong).
+func TestTarget(t *testing.T) {
+	addr := "https://" + closedPort(t)
+	path := writeKubeconfig(t, fmt.Sprintf(kubeconfigTmpl, addr))
+	if ctx, server := configFlags(path, "", "").Target(""); ctx != "dev" || server != addr {
+		t.Errorf("current context: Target = %q, %q, want dev, %s", ctx, server, addr)
+	}
+	if ctx, server := configFlags(path, "dev", "").Target("dev"); ctx != "dev" || server != addr {
+		t.Errorf("--context dev: Target = %q, %q, want dev, %s", ctx, server, addr)
+	}
+	if ctx, server := configFlags(path, "nope", "").Target("nope"); ctx != "nope" || server != "" {
+		t.Errorf("--context nope: Target = %q, %q, want nope and no server", ctx, server)
+	}
+}

@@ -2,10 +2,12 @@ package kube
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -65,6 +67,37 @@ func (f *Flags) loader() clientcmd.ClientConfig {
 
 // Namespace is -n/--namespace as given, "" when it was not.
 func (f *Flags) Namespace() string { return f.overrides.Context.Namespace }
+
+// Validate rejects values that cannot name anything, before anything is loaded or reached: a
+// namespace that is not a DNS label (the API server's rule for a namespace's name, apimachinery's
+// ValidateNamespaceName; kubectl sends it, and the list there is empty), and a --context that is
+// not a list of names and globs. A context name is free text in a kubeconfig, as kubectl takes
+// it: one the kubeconfig does not have is an error about the kubeconfig (Contexts, Connect), not
+// about the command line.
+func (f *Flags) Validate() error {
+	if ns := f.overrides.Context.Namespace; ns != "" {
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return fmt.Errorf("invalid -n/--namespace %q: %s", ns, errs[0])
+		}
+	}
+	spec := strings.TrimSpace(f.overrides.CurrentContext)
+	if f.allContexts && spec != "" {
+		return fmt.Errorf("--all-contexts and --context %q: give one", spec)
+	}
+	if !strings.ContainsAny(spec, ",*?[") {
+		return nil
+	}
+	for _, pat := range strings.Split(spec, ",") {
+		pat = strings.TrimSpace(pat)
+		if pat == "" {
+			return fmt.Errorf("--context %q: an empty name in the list", spec)
+		}
+		if _, err := path.Match(pat, ""); err != nil {
+			return fmt.Errorf("--context: bad pattern %q: %v", pat, err)
+		}
+	}
+	return nil
+}
 
 // RequestTimeout reads --request-timeout as kubectl does (a bare number is seconds); zero or unset
 // means DefaultRequestTimeout, so nothing waits forever.

@@ -24,7 +24,7 @@ const (
 )
 
 // Gate is wait's verdict: printed as text, or as this document with -o json. The schema is
-// documented in the README ("Deploy gate"); fields may be added, never renamed. Every string in it
+// documented in docs/wait.md; fields may be added, never renamed. Every string in it
 // is sanitised.
 type Gate struct {
 	// Verdict is complete (exit 0), doomed, missing or unsupported (1), or timeout (70).

@@ -19,7 +19,7 @@ import (
 )
 
 // Snapshot is the state printed by `doomwatch --once`. Its JSON form is the stable schema
-// documented in the README: fields may be added, never renamed. Every string in it is
+// documented in docs/json.md: fields may be added, never renamed. Every string in it is
 // sanitised.
 type Snapshot struct {
 	Context     string            `json:"context"`

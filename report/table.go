@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"doomwatch/model"
 )
 
 // WriteTable writes a kubectl-like table of pods with VERDICT and REASON columns, then a NODES
@@ -56,8 +58,8 @@ func (s *Snapshot) WriteTable(w io.Writer) error {
 			for _, line := range s.SuspectsShare {
 				fmt.Fprintln(tw, line)
 			}
-			for _, sp := range s.Spreads {
-				fmt.Fprintln(tw, sp.Line)
+			for _, line := range acrossLines(s.Spreads) {
+				fmt.Fprintln(tw, line)
 			}
 		}
 	}
@@ -85,4 +87,49 @@ func orNone(s string) string {
 		return "<none>"
 	}
 	return s
+}
+
+// acrossLines are the table's lines of the workloads in several clusters: each one whose verdict
+// differs between its clusters, the fleet's story (payments doomed in two, complete in the
+// third), then one line that counts the others, the same everywhere they run, by verdict. The
+// dashboard's header leads with the first that differs and counts the others alike
+// (tui/header.go). The JSON document keeps every spread, each with its verdicts.
+func acrossLines(spreads []SnapshotSpread) []string {
+	var out []string
+	same := map[string]int{}
+	n := 0
+	for i := range spreads {
+		sp := &spreads[i]
+		if sp.differs() {
+			out = append(out, sp.Line)
+			continue
+		}
+		n++
+		same[sp.Verdicts[0].Verdict]++
+	}
+	if n == 0 {
+		return out
+	}
+	var counts []string
+	for _, v := range []model.RolloutVerdict{model.RolloutDoomed, model.RolloutProgressing, model.RolloutComplete} {
+		if k := same[string(v)]; k > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", k, v))
+		}
+	}
+	noun, where := "workloads", "they run"
+	if n == 1 {
+		noun, where = "workload", "it runs"
+	}
+	return append(out, fmt.Sprintf("%d %s the same everywhere %s: %s", n, noun, where, strings.Join(counts, ", ")))
+}
+
+// differs reports whether the workload's verdict is not the same in each of its clusters
+// (model.Spread.Differs).
+func (s *SnapshotSpread) differs() bool {
+	for _, v := range s.Verdicts[1:] {
+		if v.Verdict != s.Verdicts[0].Verdict {
+			return true
+		}
+	}
+	return false
 }

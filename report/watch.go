@@ -10,7 +10,7 @@ import (
 )
 
 // WatchLine is one line of `doomwatch --watch`: a rollout, pod or node whose verdict or reason
-// changed (or that appeared, or went), at Time. Its JSON form is documented in the README beside
+// changed (or that appeared, or went), at Time. Its JSON form is documented in docs/json.md beside
 // the --once schema: fields may be added, never renamed. Every string in it is sanitised.
 type WatchLine struct {
 	Time string `json:"time"` // RFC3339Nano, the source's clock

@@ -38,6 +38,12 @@ type Options struct {
 	Recording func() (note string, failing bool)
 	// Logs serves the log pane (`l`); nil shows "no log source here" in it.
 	Logs LogSource
+	// Connected, when set, starts the dashboard before its source has connected: it shows
+	// Connecting ("connecting to https://… (context prod)…") until a Connection arrives on it,
+	// which brings the Model, Batches, Now, Scope, Logs and Recording above (those set here are
+	// not used), or the error Run then returns.
+	Connected  <-chan Connection
+	Connecting string
 	// Input and Output default to the process's terminal.
 	Input  io.Reader
 	Output io.Writer
@@ -46,7 +52,7 @@ type Options struct {
 // Run runs the dashboard until the user quits or ctx ends, and restores the terminal, also after
 // a panic in a component.
 func Run(ctx context.Context, opts Options) (err error) {
-	if opts.Model == nil {
+	if opts.Model == nil && opts.Connected == nil {
 		return errors.New("dashboard: no model")
 	}
 	// NO_COLOR is set when present and not empty (https://no-color.org).
@@ -59,7 +65,20 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 	}()
 	noColor := opts.NoColor || os.Getenv("NO_COLOR") != ""
-	d := newDashboard(opts, noColor)
+	// The program starts as the dashboard, or as the screen that stands in for it until its source
+	// has connected; failed is the error either ended with.
+	var (
+		start   tea.Model
+		onPanic *func(error)
+		failed  func() error
+	)
+	if opts.Connected != nil {
+		c := newConnecting(opts, noColor)
+		start, onPanic, failed = c, &c.onPanic, c.failed
+	} else {
+		d := newDashboard(opts, noColor)
+		start, onPanic, failed = d, &d.onPanic, func() error { return d.err }
+	}
 
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opts.Input != nil {
@@ -71,15 +90,15 @@ func Run(ctx context.Context, opts Options) (err error) {
 	if noColor {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	p := tea.NewProgram(d, popts...)
+	p := tea.NewProgram(start, popts...)
 	// A panic while drawing cannot return a Cmd; it reaches Update as a message instead. Send
 	// blocks until the event loop reads it, and render runs on that loop, hence the goroutine.
-	d.onPanic = func(err error) { go p.Send(panicMsg{err: err}) }
+	*onPanic = func(err error) { go p.Send(panicMsg{err: err}) }
 
 	_, runErr := p.Run()
-	switch {
-	case d.err != nil:
-		return d.err
+	switch err := failed(); {
+	case err != nil:
+		return err
 	case runErr == nil:
 		return nil
 	case errors.Is(runErr, tea.ErrProgramKilled) && ctx.Err() != nil && !errors.Is(runErr, tea.ErrProgramPanic):

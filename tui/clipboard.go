@@ -54,8 +54,11 @@ func kubectl(context string) string {
 }
 
 // describePod is `kubectl describe pod` for the pod p.
-func describePod(p *model.Pod) string {
-	return kubectl(p.Context) + "describe pod -n " + shellWord(p.Namespace) + " " + shellWord(p.Name)
+func describePod(p *model.Pod) string { return describePodNamed(p.Context, p.Namespace, p.Name) }
+
+// describePodNamed is `kubectl describe pod` for the pod namespace/name of a cluster ("" with one).
+func describePodNamed(context, namespace, name string) string {
+	return kubectl(context) + "describe pod -n " + shellWord(namespace) + " " + shellWord(name)
 }
 
 // podLogs is `kubectl logs` for the container that decided p's verdict, of its previous instance
@@ -63,10 +66,14 @@ func describePod(p *model.Pod) string {
 // looks, and the previous one says why it died. The kubelet serves -p from lastState.terminated
 // and refuses it otherwise ("previous terminated container %q in pod %q not found",
 // kubernetes/kubernetes pkg/kubelet/kubelet_pods.go validateContainerLogStatus). ok is false when
-// the verdict names no container (the pod's sandbox, its scheduling): describe says more then.
+// the verdict names no container (the pod's sandbox, its scheduling) or one that never started
+// (its image cannot be pulled), which has no log: describe, with the pod's events, says more then.
 func podLogs(p *model.Pod) (cmd string, ok bool) {
 	name := p.Verdict.Container
 	if name == "" {
+		return "", false
+	}
+	if _, never := neverStarted(p, name, p.Verdict.Init); never {
 		return "", false
 	}
 	cmd = kubectl(p.Context) + "logs "

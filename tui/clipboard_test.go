@@ -71,8 +71,10 @@ func TestCopyPodCommands(t *testing.T) {
 	for _, c := range []struct{ pod, want string }{
 		// Crash-looping, with a last state: the previous instance's log says why it died.
 		{"shop/api-7d9f8b6c5-xk2lq", "kubectl logs -p -n shop api-7d9f8b6c5-xk2lq -c api"},
-		// Never ran: no previous instance, so no -p (the kubelet would refuse it).
-		{"shop/payments-7d9f8b6c5-p00", "kubectl logs -n shop payments-7d9f8b6c5-p00 -c payments"},
+		// Failed to start once, no instance before: no -p (the kubelet would refuse it).
+		{"shop/checkout-7d9f8b6c5-f00", "kubectl logs -n shop checkout-7d9f8b6c5-f00 -c checkout"},
+		// Never started (its image cannot be pulled): it has no log, describe has its events.
+		{"shop/payments-7d9f8b6c5-p00", "kubectl describe pod -n shop payments-7d9f8b6c5-p00"},
 		// The verdict is the pod's own (its volume, from events): describe shows the events.
 		{"shop/web-5c9d7f6b8-m2x4k", "kubectl describe pod -n shop web-5c9d7f6b8-m2x4k"},
 	} {

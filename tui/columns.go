@@ -13,25 +13,32 @@ import (
 // there; R is what a row's cells are made of.
 type column[R any] struct {
 	title string
-	// The column is as wide as its title and its widest cell on screen, at least min and at most
-	// max (0: no limit); min == max fixes the width.
+	// short, when set, is the title used when the full titles would take room the columns need:
+	// a column left out, or the keep or rest column given less than it holds back (table.layout).
+	short string
+	// The column is as wide as its title and the widest cell the table has formatted in it, at
+	// least min and at most max (0: no limit); min == max fixes the width.
 	min, max int
 	// keep, when set, makes the column take the room the other columns shown leave, never less
 	// than min: up to keep cells of it are held before any column after it in priority is offered
-	// room. At most one column of a table has it.
+	// room. At most one column of a table has it. On a rest column, keep is how many of its cells
+	// the other columns' full titles may not take (see short).
 	keep int
+	// squeeze, when set, is the least width the column is cut down to when the columns that are
+	// always shown (priority 0) do not fit the panel: the widest of them gives up a cell first.
+	squeeze int
 	// priority ranks the columns by use, 1 the most useful: on a narrow panel the columns with
 	// the highest go first (ties in display order). A column of priority 0 is always shown, and
 	// the panel clips the line instead.
 	priority int
 	// right aligns the cells to the right (counts); they are padded, never cut.
 	right bool
-	// optional leaves the column out when no row on screen has anything in it.
+	// optional leaves the column out while no cell the table has formatted in it holds anything.
 	optional bool
 	// pad is the blanks before the column besides the one between any two.
 	pad int
 	// rest makes the column the rest of the line, the last column: its cells are written as they
-	// are, neither fitted nor trimmed, and the panel clips the line.
+	// are, neither fitted nor trimmed, and the panel clips the line. It is held min cells.
 	rest bool
 	// cell formats the row's cell.
 	cell func(r R, c *common) string
@@ -41,13 +48,23 @@ type column[R any] struct {
 
 // table lays a panel's columns out for one frame: the cells of the rows on screen, which columns
 // fit the width and how wide each is.
+//
+// The widths follow every row the table has formatted, not only the rows on screen: each column
+// keeps the widest cell it has had (seen), and widths only grow while the table lives. Which
+// columns fit then does not change with the page: scrolling to rows with shorter cells brings
+// no column in, and sorting (which only moves rows) none out. Keeping the maxima costs nothing
+// past the cells a frame formats anyway, so a table of 150,000 pods is never scanned for them.
 type table[R any] struct {
 	cols   []column[R]
 	titles []string
 	// order is the columns by priority, the order layout offers them room in.
 	order []int
 	// cells are the rows on screen, len(cols) cells each, reused per frame: at most a screenful.
-	cells  []string
+	cells []string
+	// seen is the widest cell of each column the table has formatted, and filled whether any
+	// held anything (for optional columns).
+	seen   []int
+	filled []bool
 	widths []int
 	on     []bool
 	// shown are the columns shown, in display order.
@@ -60,6 +77,7 @@ type table[R any] struct {
 func newTable[R any](cols []column[R]) *table[R] {
 	n := len(cols)
 	t := &table[R]{cols: cols, titles: make([]string, n), order: make([]int, n),
+		seen: make([]int, n), filled: make([]bool, n),
 		widths: make([]int, n), on: make([]bool, n), shown: make([]int, 0, n), starts: make([]int, n)}
 	for i := range cols {
 		t.titles[i] = cols[i].title
@@ -72,30 +90,50 @@ func newTable[R any](cols []column[R]) *table[R] {
 // reset drops the last frame's rows.
 func (t *table[R]) reset() { t.cells = t.cells[:0] }
 
-// add formats the cells of the next row on screen.
+// add formats the cells of the next row on screen and widens the columns to them.
 func (t *table[R]) add(r R, c *common) {
 	for i := range t.cols {
-		t.cells = append(t.cells, t.cols[i].cell(r, c))
+		s := t.cols[i].cell(r, c)
+		t.cells = append(t.cells, s)
+		if s != "" {
+			t.seen[i] = max(t.seen[i], width(s))
+			t.filled[i] = true
+		}
 	}
 }
 
-// layout sizes each column to its title and the cells added (column.min, max), then offers the
-// columns room in priority order: those that do not fit the panel's width are left out, and so
-// is a column with nothing in it (no title and no cell, or optional and empty on screen).
+// layout sizes each column to its title and the widest cell the table has formatted in it
+// (column.min, max), then offers the columns room in priority order: those that do not fit the
+// panel's width are left out, and so is a column with nothing in it (no title and no cell, or
+// optional and empty so far). When the full titles cost a column, or room the keep or rest
+// column holds back, the short titles are tried instead.
 func (t *table[R]) layout(panelWidth int) {
-	n := len(t.cols)
+	if t.place(panelWidth, false) {
+		return
+	}
+	for j := range t.cols {
+		if t.cols[j].short != "" {
+			t.place(panelWidth, true)
+			return
+		}
+	}
+}
+
+// place lays the columns out with the full titles or the short ones and reports whether every
+// column with anything in it fits, the keep or rest column with the cells it holds back.
+func (t *table[R]) place(panelWidth int, short bool) bool {
 	for j := range t.cols {
 		col := &t.cols[j]
-		w, empty := width(col.title), true
-		for i := j; i < len(t.cells); i += n {
-			w = max(w, width(t.cells[i]))
-			empty = empty && t.cells[i] == ""
+		t.titles[j] = col.title
+		if short && col.short != "" {
+			t.titles[j] = col.short
 		}
+		w := max(width(t.titles[j]), t.seen[j])
 		if col.max > 0 {
 			w = min(w, col.max)
 		}
 		w = max(w, col.min)
-		if col.optional && empty {
+		if col.optional && !t.filled[j] {
 			w = 0
 		}
 		t.widths[j] = w
@@ -103,30 +141,47 @@ func (t *table[R]) layout(panelWidth int) {
 		t.starts[j] = -1
 	}
 	avail := panelWidth - 2 // selection gutter
-	used, reserved, flex := 0, 0, -1
+	used, reserved, flex, rest := 0, 0, -1, -1
+	fits := true
 	for _, j := range t.order {
 		col := &t.cols[j]
 		need := t.widths[j]
 		if need == 0 {
 			continue
 		}
-		if col.keep > 0 {
+		switch {
+		case col.rest:
+			need = col.min
+		case col.keep > 0:
 			// Keep up to keep of the column before any column after it in priority, then let
 			// it take whatever is left.
 			reserved = max(col.min, min(need, col.keep, avail-used))
+			fits = fits && reserved >= min(need, col.keep)
 			need = reserved
 		}
 		need += 1 + col.pad
 		if col.priority == 0 || used+need <= avail+1 {
 			t.on[j] = true
 			used += need
-			if col.keep > 0 {
+			switch {
+			case col.rest:
+				rest = j
+			case col.keep > 0:
 				flex = j
 			}
+		} else {
+			fits = false
 		}
+	}
+	if over := used - (avail + 1); over > 0 {
+		used -= t.squeeze(over)
 	}
 	if flex >= 0 {
 		t.widths[flex] = max(min(t.widths[flex], reserved+avail+1-used), t.cols[flex].min)
+	}
+	if rest >= 0 {
+		left := avail + 1 - used + t.cols[rest].min
+		fits = fits && left >= min(t.widths[rest], max(t.cols[rest].keep, t.cols[rest].min))
 	}
 	t.shown = t.shown[:0]
 	for j := range t.cols {
@@ -134,6 +189,27 @@ func (t *table[R]) layout(panelWidth int) {
 			t.shown = append(t.shown, j)
 		}
 	}
+	return fits
+}
+
+// squeeze takes over cells from the columns shown that may be cut (column.squeeze), a cell at a
+// time from the widest, until they fit or none can give more, and returns how many it took.
+func (t *table[R]) squeeze(over int) int {
+	took := 0
+	for ; took < over; took++ {
+		widest := -1
+		for j := range t.cols {
+			if t.on[j] && t.cols[j].squeeze > 0 && t.widths[j] > t.cols[j].squeeze &&
+				(widest < 0 || t.widths[j] > t.widths[widest]) {
+				widest = j
+			}
+		}
+		if widest < 0 {
+			break
+		}
+		t.widths[widest]--
+	}
+	return took
 }
 
 // header is the column header, clipped to the panel's width.

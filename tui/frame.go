@@ -65,6 +65,9 @@ func frameDashboard(m *model.Fleet, o FrameOptions) *dashboard {
 		d.startTyping()
 	}
 	d.refreshAll()
+	// The program draws the first page before anything can be selected, and the tables' widths
+	// follow what they drew (table.seen): so does a frame.
+	d.render()
 	if o.Selected != "" {
 		if o.Focus == FocusNodes {
 			d.nodes.selectKey(o.Selected)

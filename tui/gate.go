@@ -17,8 +17,9 @@ import (
 )
 
 // Progress is `doomwatch wait`'s live view on a terminal: inline (not the alternate screen), one
-// line per workload with updated/ready/desired, its pods' badge counts and a spinner, redrawn in
-// place. It reads no keys: ctrl+c reaches wait as SIGINT. The last frame stays on the terminal.
+// line per workload with its desired, updated and ready counts, its pods' badge counts and a
+// spinner, redrawn in place. It reads no keys: ctrl+c reaches wait as SIGINT. The last frame stays
+// on the terminal.
 type Progress struct {
 	p    *tea.Program
 	done chan struct{}
@@ -115,8 +116,7 @@ func (v *gateView) View() tea.View {
 		if st.Old > 0 {
 			old = fmt.Sprintf("  %d old", st.Old)
 		}
-		line := fmt.Sprintf("%s %s  %d/%d updated  %d/%d ready  %s%s  %s", lead, st.Target, r.Updated, r.Desired,
-			r.Ready, r.Desired, v.counts(st.Pods), old, r.Reason)
+		line := fmt.Sprintf("%s %s  %s  %s%s  %s", lead, st.Target, RolloutCounts(r), v.counts(st.Pods), old, r.Reason)
 		if v.width > 0 {
 			line = fit(line, v.width)
 		}
@@ -128,6 +128,15 @@ func (v *gateView) View() tea.View {
 		}
 	}
 	return tea.NewView(b.String())
+}
+
+// RolloutCounts is a rollout's replica counts, each with its name: "12 desired, 3 updated, 14
+// ready". Ready counts the old pods too (a Deployment's readyReplicas, a StatefulSet's and a
+// DaemonSet's alike), so mid-rollout it can pass desired: "14/12 ready" would read as more ready
+// than asked for. kubectl rollout status says it the same way, each count named ("3 of 12 updated
+// replicas are available").
+func RolloutCounts(r *model.Rollout) string {
+	return fmt.Sprintf("%d desired, %d updated, %d ready", r.Desired, r.Updated, r.Ready)
 }
 
 // counts renders the badge counts in their colours.

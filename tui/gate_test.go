@@ -12,8 +12,8 @@ import (
 	"doomwatch/model"
 )
 
-// TestProgressDrawsInline: the gate's live view draws each workload's line (its counts, badge
-// counts and reason) inline, never on the alternate screen, and Stop returns once it has drawn the
+// TestProgressDrawsInline: the gate's live view draws each workload's line (its desired, updated
+// and ready counts, badge counts and reason) inline, never on the alternate screen, and Stop returns once it has drawn the
 // last frame.
 func TestProgressDrawsInline(t *testing.T) {
 	var out bytes.Buffer
@@ -21,8 +21,9 @@ func TestProgressDrawsInline(t *testing.T) {
 	pr.Update([]model.GateStatus{{
 		Target:  model.Target{Kind: model.KindDeployment, Namespace: "shop", Name: "web"},
 		Found:   true,
-		Rollout: model.Rollout{Verdict: model.RolloutProgressing, Desired: 3, Updated: 2, Ready: 1, Reason: "Waiting for deployment \"web\" rollout to finish"},
+		Rollout: model.Rollout{Verdict: model.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14, Reason: "Waiting for deployment \"web\" rollout to finish"},
 		Pods:    model.Counts{Pods: 3, Healthy: 1, Progressing: 1, Transient: 1},
+		Old:     13,
 	}}, time.Now())
 	done := make(chan struct{})
 	go func() { pr.Stop(); close(done) }()
@@ -32,10 +33,14 @@ func TestProgressDrawsInline(t *testing.T) {
 		t.Fatal("Stop did not return")
 	}
 	got := out.String()
-	for _, want := range []string{"deployment/web", "2/3 updated", "1/3 ready", "● 1", "◐ 1", "▲ 1", "Waiting for deployment"} {
+	// Mid-rollout the old pods count as ready too: 14 of 12 would read as more than asked for.
+	for _, want := range []string{"deployment/web", "12 desired, 3 updated, 14 ready", "● 1", "◐ 1", "▲ 1", "13 old", "Waiting for deployment"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the view does not show %q:\n%q", want, got)
 		}
+	}
+	if strings.Contains(got, "14/12") {
+		t.Errorf("the view shows more ready than desired as a fraction:\n%q", got)
 	}
 	if strings.Contains(got, "\x1b[?1049h") {
 		t.Errorf("the view entered the alternate screen")

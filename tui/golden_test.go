@@ -59,16 +59,17 @@ func checkFrame(t *testing.T, frame string, w, h int) {
 var sizes = []struct {
 	name string
 	w, h int
-}{{"80x24", 80, 24}, {"200x50", 200, 50}}
+}{{"80x24", 80, 24}, {"120x40", 120, 40}, {"200x50", 200, 50}}
 
 func TestGoldenFrames(t *testing.T) {
-	fixture, events := fixtureModel(), eventsModel()
+	fixture, events, pages := fixtureModel(), eventsModel(), pagesModel()
 	cases := []struct {
 		name string
 		opts FrameOptions
 		// want are texts a user must see on this screen.
 		want []string
-		// m is the model shown, fixtureModel when nil; keys are pressed before the frame is drawn.
+		// m is the model shown, fixtureModel when nil; keys are pressed before the frame is drawn,
+		// each after a frame.
 		m    *model.Model
 		keys []string
 	}{
@@ -87,6 +88,11 @@ func TestGoldenFrames(t *testing.T) {
 			[]string{"all namespaces  synced", "replay of prod-eu-1", "+10m of 15m", "▶ playing ×2", "✖ doomed"}, nil, nil},
 		{"copied", FrameOptions{Selected: "shop/api-7d9f8b6c5-xk2lq", Detail: true},
 			[]string{"BackOff", "copied: kubectl logs -p -n shop api-7d9f8b6c5-xk2lq -c api — "}, events, []string{"y"}},
+		{"rollouts", FrameOptions{Focus: FocusRollouts}, []string{"ROLLOUTS 4 rollouts", "NAMESPACE", "READY", "REASON",
+			"payments", "✖ doomed", "◐ progressing", "12/12  8/12"}, nil, nil},
+		// Two pages down a table longer than any screen: rows from further on, and the marker of
+		// those below.
+		{"scrolled", FrameOptions{}, []string{"PODS 99 of 99", "agent-", " more", "NODES"}, pages, []string{"pgdown", "pgdown"}},
 	}
 	for _, c := range cases {
 		for _, sz := range sizes {
@@ -105,7 +111,12 @@ func TestGoldenFrames(t *testing.T) {
 				}
 				t.Run(name, func(t *testing.T) {
 					d := frameDashboard(model.FleetOf(o.Context, m), o)
-					press(d, c.keys...)
+					// As the program does, a frame is drawn before the first key and after each.
+					d.frame(o)
+					for _, k := range c.keys {
+						press(d, k)
+						d.frame(o)
+					}
 					frame := d.frame(o)
 					checkFrame(t, frame, sz.w, sz.h)
 					plain := ansi.Strip(frame)
@@ -127,12 +138,17 @@ func TestGoldenFrames(t *testing.T) {
 	}
 }
 
+// TestTooSmall: below 60×15 the screen says the terminal is too small, its size and the size
+// needed, each whole on a line that fits, down to 12×1.
 func TestTooSmall(t *testing.T) {
 	m := fixtureModel()
-	for _, sz := range [][2]int{{59, 24}, {80, 14}, {1, 1}, {0, 0}, {20, 5}} {
+	for _, sz := range [][2]int{{59, 24}, {80, 14}, {50, 12}, {30, 8}, {20, 5}, {18, 2}, {12, 1}, {1, 1}, {0, 0}} {
 		frame := RenderFrame(m, FrameOptions{Width: sz[0], Height: sz[1], Now: t0, NoColor: true})
-		if sz[0] >= 10 && !strings.Contains(frame, "terminal too") {
+		if sz[0] >= 18 && sz[1] >= 2 && !strings.Contains(frame, "terminal too small") {
 			t.Errorf("%dx%d: want the too-small message, got %q", sz[0], sz[1], frame)
+		}
+		if size := fmt.Sprintf("%d×%d", sz[0], sz[1]); sz[0] >= 12 && (!strings.Contains(frame, size) || !strings.Contains(frame, "60×15")) {
+			t.Errorf("%dx%d: want both sizes, %s and 60×15, whole, got %q", sz[0], sz[1], size, frame)
 		}
 		if sz[0] > 0 {
 			checkFrame(t, frame, sz[0], max(sz[1], 1))

@@ -308,13 +308,42 @@ func (h *header) View() string {
 		b.WriteString(st.danger.Render(clip(line, h.width)))
 	}
 	if len(h.spreads) > 0 {
-		// The worst workload that is in several clusters, and how it fares in each.
 		b.WriteByte('\n')
-		line := "across clusters: " + h.spreads[0].String()
-		if len(h.spreads) > 1 {
-			line += fmt.Sprintf(" (+%d more)", len(h.spreads)-1)
-		}
-		b.WriteString(clip(line, h.width))
+		b.WriteString(clip(acrossLine(h.spreads), h.width))
 	}
 	return b.String()
+}
+
+// acrossLine is the header's line of the workloads in several clusters. It leads with the worst
+// one whose verdict differs between its clusters, the fleet's story (payments doomed in two,
+// complete in the third), and counts the others, the same everywhere they run: one doomed
+// everywhere is in the rollouts line already, and says nothing of the clusters. --once's
+// ACROSS CLUSTERS section lists and counts them alike (report/table.go).
+func acrossLine(spreads []model.Spread) string {
+	var first *model.Spread
+	differ := 0
+	for i := range spreads {
+		if spreads[i].Differs() {
+			if first == nil {
+				first = &spreads[i]
+			}
+			differ++
+		}
+	}
+	same := len(spreads) - differ
+	if first == nil {
+		noun := "workloads, each"
+		if same == 1 {
+			noun = "workload,"
+		}
+		return fmt.Sprintf("across clusters: %d %s the same everywhere it runs", same, noun)
+	}
+	line := "across clusters: " + first.String()
+	if differ > 1 {
+		line += fmt.Sprintf(" (+%d more that differ)", differ-1)
+	}
+	if same > 0 {
+		line += fmt.Sprintf(" · %d the same everywhere", same)
+	}
+	return line
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -48,5 +49,46 @@ func TestHeaderRolloutsLineFollowsDataAndWidth(t *testing.T) {
 	}
 	if strings.Count(wide, "svc-") <= strings.Count(narrow, "svc-") {
 		t.Errorf("a wider terminal should show more rollouts:\n%q\n%q", narrow, wide)
+	}
+}
+
+// TestHeaderAcrossClustersLeadsWithWhatDiffers: the fleet's header line leads with the workload
+// whose verdict differs between clusters (the fleet's story), not the worst one, alike in every
+// cluster, and counts those that fare the same rather than calling them "more".
+func TestHeaderAcrossClustersLeadsWithWhatDiffers(t *testing.T) {
+	contexts := []string{"eu", "us", "ap"}
+	f := model.NewFleet(model.DefaultConfig(), contexts)
+	for i, ctx := range contexts {
+		b := model.Batch{Cluster: i, Health: &model.Health{Synced: true}}
+		ready := int32(3)
+		if ctx == "us" {
+			ready = 0 // payments is still rolling out in us alone
+		}
+		for _, d := range []struct {
+			name            string
+			replicas, ready int32
+		}{{"api", 2, 0}, {"payments", 3, ready}, {"cart", 1, 1}, {"checkout", 4, 4}} {
+			dep, rs := deployment(d.name, d.replicas, d.replicas, d.ready)
+			b.Deployments = append(b.Deployments, dep)
+			b.ReplicaSets = append(b.ReplicaSets, rs)
+		}
+		f.Apply(&b, t0)
+	}
+	d := newDashboard(Options{Model: f, Now: func() time.Time { return t0 }}, true)
+	d.Update(tea.WindowSizeMsg{Width: 200, Height: 30})
+	var line string
+	for _, l := range strings.Split(screen(d), "\n") {
+		if strings.HasPrefix(l, "across clusters: ") {
+			line = l
+		}
+	}
+	// api, progressing in every cluster, is the worst; payments is the story.
+	if want := "across clusters: shop/Deployment/payments: progressing in us; complete in eu, ap · 3 the same everywhere"; line != want {
+		t.Errorf("the header's line is\n%q, want\n%q", line, want)
+	}
+
+	// With none that differ, the line says so.
+	if got, want := acrossLine(f.Spreads()[:1]), "across clusters: 1 workload, the same everywhere it runs"; got != want {
+		t.Errorf("one spread alike everywhere: %q, want %q", got, want)
 	}
 }

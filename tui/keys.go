@@ -30,7 +30,7 @@ type KeyMap struct {
 	Pause, Faster, Slower, SeekBack, SeekForward, PrevChange, NextChange key.Binding
 }
 
-// DefaultKeyMap returns the dashboard's key bindings (README, Keys).
+// DefaultKeyMap returns the dashboard's key bindings (docs/dashboard.md, Keys).
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
 		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
@@ -78,7 +78,7 @@ func (k KeyMap) ShortHelp() []key.Binding { return k.listHelp(k.Enter).ShortHelp
 func (k KeyMap) FullHelp() [][]key.Binding { return k.listHelp(k.Enter).FullHelp() }
 
 // listHelp is the help of a list panel: the list keys, enter, whose help says what it does there
-// (README's key table: the pod's detail, the node's pods, the rollout's pods), the panel's own
+// (docs/dashboard.md's key table: the pod's detail, the node's pods, the rollout's pods), the panel's own
 // keys, then the dashboard's. It is made when the footer is drawn, from the bindings then.
 func (k *KeyMap) listHelp(enter key.Binding, own ...rankedBinding) listKeys {
 	return listKeys{k: k, enter: enter, own: own}
@@ -207,11 +207,12 @@ func (k KeyMap) detailHelp(cp key.Binding) rankedHelp {
 	}
 }
 
-// scrollHelp is the help in a pane that only scrolls and goes back (the log).
-func (k KeyMap) scrollHelp() rankedHelp {
+// scrollHelp is the help in a pane that scrolls and goes back (the log), and copies a kubectl
+// command when cp is enabled (describe, for a container that has no log).
+func (k KeyMap) scrollHelp(cp key.Binding) rankedHelp {
 	return modeHelp{
-		short: []rankedBinding{{k.Back, 1}, {k.Up, 2}, {k.Down, 2}, {k.PageDown, 3}, {k.Help, 0}, {k.Quit, 0}},
-		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Back}, {k.Help, k.Quit, k.ForceQuit}},
+		short: []rankedBinding{{k.Back, 1}, {k.Up, 2}, {k.Down, 2}, {k.PageDown, 3}, {cp, 4}, {k.Help, 0}, {k.Quit, 0}},
+		full:  [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {cp, k.Back}, {k.Help, k.Quit, k.ForceQuit}},
 	}
 }
 

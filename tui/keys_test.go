@@ -534,7 +534,7 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 	if got := d.rollouts.selected(); got == nil || got.Name != "checkout" {
 		t.Fatalf("selection moved to %v, want checkout:\n%s", got, screen(d))
 	}
-	if !strings.Contains(screen(d), "▶ shop             checkout ") {
+	if !strings.Contains(screen(d), "▶ shop      checkout ") {
 		t.Errorf("the marker is not on checkout:\n%s", screen(d))
 	}
 	press(d, "enter")

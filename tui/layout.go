@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/help"
@@ -18,8 +19,9 @@ const (
 type frame struct {
 	headerH, bodyTop, bodyH, footerH int
 	// main is what has the keyboard, the open pane or the focused panel; below, when its h is
-	// not 0, is a panel shown under it.
+	// not 0, is a panel shown under it: the nodes panel, in brief when briefNodes.
 	main, below part
+	briefNodes  bool
 }
 
 // part is a panel's place in the body: its first line on screen and its height.
@@ -43,14 +45,52 @@ func (d *dashboard) computeFrame() frame {
 	f.bodyTop = f.headerH + 1 // a blank separator line
 	f.bodyH = max(d.height-f.bodyTop-f.footerH, 3)
 	f.main = part{p: d.active(), top: f.bodyTop, h: f.bodyH}
-	// With room to spare the pods view also shows the nodes panel underneath: the suspect node
-	// and the failing pods are then on one screen.
-	if d.focus == FocusPods && !d.showDetail && f.bodyH >= 20 && len(d.snap.nodes) > 0 {
-		nodesH := min(3+d.nodes.contentLines(), f.bodyH/3)
-		f.main.h = f.bodyH - nodesH - 1
-		f.below = part{p: d.nodes, top: f.bodyTop + f.main.h + 1, h: nodesH}
+	if d.focus == FocusPods && !d.showDetail {
+		if h, brief := d.nodesBelow(f.bodyH); h > 0 {
+			f.main.h = f.bodyH - h - 1
+			f.below = part{p: d.nodes, top: f.bodyTop + f.main.h + 1, h: h}
+			f.briefNodes = brief
+		}
 	}
 	return f
+}
+
+// Under the pods the nodes panel takes at most two fifths of the body (more only to show a
+// suspect whole), and leaves the pods at least minPodsH lines: their title, column header, three
+// rows and the marker.
+const (
+	minPodsH = 6
+	// roomyBodyH is the body's height from which the nodes panel is under the pods even without
+	// a suspect node.
+	roomyBodyH = 20
+)
+
+// nodesBelow is the height of the nodes panel under the pods in a body bodyH lines high, 0 for
+// none, and whether it shows its nodes in brief. With room to spare the pods view also shows the
+// nodes panel underneath, so the suspect node and the failing pods are on one screen; with a
+// suspect, whatever the room, at least its row, its why and its msg: the flaky node is the
+// point of the tool, and at 80×24 there is no room for every node. A panel cut short says how
+// many nodes it leaves out.
+func (d *dashboard) nodesBelow(bodyH int) (h int, brief bool) {
+	n := d.nodes
+	if len(d.snap.nodes) == 0 {
+		return 0, false
+	}
+	need := n.briefMin()
+	if need == 0 && bodyH < roomyBodyH {
+		return 0, false
+	}
+	room := max(bodyH*2/5, need)
+	if bodyH-room-1 < minPodsH {
+		return 0, false
+	}
+	switch full := n.height(false); {
+	case full <= room:
+		return full, false
+	case need > 0:
+		return min(n.height(true), room), true
+	}
+	return room, false
 }
 
 // helpKeys is the key map the footer shows: the keys that work in the current mode, from the
@@ -77,6 +117,7 @@ func (d *dashboard) layout() {
 	// The nodes panel's height under the pods depends on how its whys wrap at this width.
 	d.nodes.setWidth(d.width)
 	f := d.computeFrame()
+	d.nodes.setBrief(f.briefNodes)
 	d.header.SetSize(d.width)
 	d.help.SetWidth(d.width)
 	d.queryBar.SetWidth(d.width)
@@ -106,8 +147,7 @@ func (d *dashboard) render() (out string) {
 		}
 	}()
 	if d.width < minWidth || d.height < minHeight {
-		return clip(fmt.Sprintf("terminal too small (%d×%d): doomwatch needs at least %d×%d",
-			d.width, d.height, minWidth, minHeight), max(d.width, 1))
+		return tooSmall(d.width, d.height)
 	}
 	f := d.computeFrame()
 	lines := make([]string, 0, d.height)
@@ -143,4 +183,25 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// tooSmall is the screen of a terminal smaller than minWidth×minHeight: that it is too small, its
+// size and the size needed, in the longest wording whose every line fits w×h, down to the two
+// sizes alone on one line.
+func tooSmall(w, h int) string {
+	size, need := fmt.Sprintf("%d×%d", w, h), fmt.Sprintf("%d×%d", minWidth, minHeight)
+	wordings := [][]string{
+		{"terminal too small (" + size + "): doomwatch needs at least " + need},
+		{"terminal too small (" + size + ")", "doomwatch needs at least " + need},
+		{"terminal too small", size + ", needs " + need},
+		{"too small: " + size, "needs " + need},
+		{size + " < " + need},
+		{size},
+	}
+	for _, lines := range wordings {
+		if len(lines) <= h && !slices.ContainsFunc(lines, func(l string) bool { return width(l) > w }) {
+			return strings.Join(lines, "\n")
+		}
+	}
+	return clip(wordings[len(wordings)-1][0], max(w, 1))
 }

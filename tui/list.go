@@ -18,6 +18,13 @@ type list[T any] struct {
 	// index, when set, finds a key's row faster than a scan (the pod view's O(log n) look-up);
 	// nil means scanning the rows.
 	index func(key string) int
+	// room is the lines the panel has for its rows: its height less the lines above. When the
+	// rows do not all fit in it, the last of them is the "+N more" line (more), so a list cut
+	// short says so.
+	room int
+	// total, when set, is the height of all the rows, or more: what decides whether the list is
+	// cut short. nil means measuring every row (cursor.lines).
+	total func() int
 }
 
 func newList[T any](above int, at func(i int) *T, keyOf func(*T) string) list[T] {
@@ -28,13 +35,49 @@ func newList[T any](above int, at func(i int) *T, keyOf func(*T) string) list[T]
 // chosen item while it is still shown.
 func (l *list[T]) setLen(n int) {
 	l.cur.setLen(n)
+	l.fitRows()
 	l.follow()
 }
 
 // setHeight sets the panel's height, the lines above the rows included.
 func (l *list[T]) setHeight(h int) {
-	l.cur.setHeight(h - l.above)
+	l.room = h - l.above
+	l.fitRows()
 	l.follow()
+}
+
+// fitRows gives the rows the list's room, less the line of the "+N more" marker when they do
+// not all fit in it. The rows' heights changed (a node's detail lines came or went) when it is
+// called on its own.
+func (l *list[T]) fitRows() {
+	total := l.cur.n
+	switch {
+	case l.total != nil:
+		total = l.total()
+	case l.cur.rowLines != nil:
+		total = 0
+		for i := range l.cur.n {
+			total += l.cur.lines(i)
+		}
+	}
+	h := l.room
+	if total > h {
+		h--
+	}
+	l.cur.setHeight(h)
+}
+
+// more is the marker under a list cut short: how many rows are below the screen, else how many
+// above it; "" when every row is on screen.
+func (l *list[T]) more() string {
+	from, to := l.cur.visible()
+	switch {
+	case to < l.cur.n:
+		return "+" + thousands(l.cur.n-to) + " more"
+	case from > 0:
+		return "+" + thousands(from) + " more above"
+	}
+	return ""
 }
 
 // follow moves the cursor back onto key: nothing to do when the item did not move, else a

@@ -108,7 +108,7 @@ func TestListKeepsTheTopRowUntilChosen(t *testing.T) {
 // with it while it would leave the screen; the wheel's sideways buttons do nothing.
 func TestListScrollsWithTheWheel(t *testing.T) {
 	l := newTestList("a", "b", "c", "d", "e", "f", "g", "h", "i", "j")
-	l.setHeight(1 + 4)
+	l.setHeight(1 + 4 + 1) // four rows and the marker
 	if !l.update(wheelDn, DefaultKeyMap()) {
 		t.Fatal("the wheel did nothing")
 	}
@@ -137,7 +137,7 @@ func TestListClickSelectsTheRowDrawnThere(t *testing.T) {
 	l.cur.rowLines = func(i int) int { return l.rows[i].lines }
 	l.rows = []row{{"a", 1}, {"b", 3}, {"c", 1}, {"d", 2}, {"e", 1}}
 	l.setLen(len(l.rows))
-	l.setHeight(1 + 6) // a, b's three lines, c and d's first line
+	l.setHeight(1 + 6 + 1) // a, b's three lines, c and d's first line, and the marker
 	click := func(y int, b tea.MouseButton) bool {
 		return l.update(tea.MouseClickMsg{X: 4, Y: y, Button: b}, DefaultKeyMap())
 	}
@@ -161,5 +161,32 @@ func TestListClickSelectsTheRowDrawnThere(t *testing.T) {
 		if click(c.y, c.b) || l.selKey(t) != "a" {
 			t.Errorf("click on line %d with button %v selected %q", c.y, c.b, l.selKey(t))
 		}
+	}
+}
+
+// TestListCutShortSaysHowManyMore: a list whose rows do not all fit gives its last line to a
+// "+N more" marker, counting the rows below the screen, or above it once scrolled to the end; a
+// list that fits has none and keeps every line for rows.
+func TestListCutShortSaysHowManyMore(t *testing.T) {
+	l := newTestList("a", "b", "c", "d", "e", "f")
+	l.setHeight(1 + 6)
+	if got := l.more(); got != "" || l.cur.height != 6 {
+		t.Errorf("six rows in six lines: marker %q, %d lines of rows, want none and 6", got, l.cur.height)
+	}
+	l.setHeight(1 + 4)
+	if got := l.more(); got != "+3 more" || l.cur.height != 3 {
+		t.Errorf("six rows in four lines: marker %q, %d lines of rows, want +3 more and 3", got, l.cur.height)
+	}
+	l.update(keyEnd, DefaultKeyMap())
+	if got := l.more(); got != "+3 more above" {
+		t.Errorf("at the end: marker %q, want +3 more above", got)
+	}
+	// Rows of several lines are measured whole: three rows of two lines in five lines are cut.
+	l.cur.rowLines = func(int) int { return 2 }
+	l.set("a", "b", "c")
+	l.setHeight(1 + 5)
+	l.update(tea.KeyPressMsg{Code: 'g', Text: "g"}, DefaultKeyMap())
+	if got := l.more(); got != "+1 more" || l.cur.height != 4 {
+		t.Errorf("three rows of two lines in five: marker %q, %d lines of rows, want +1 more and 4", got, l.cur.height)
 	}
 }

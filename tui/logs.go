@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -34,7 +35,15 @@ type openLogsMsg struct {
 	// context is the pod's cluster with several contexts, else "".
 	context                   string
 	namespace, pod, container string
-	previous                  bool
+	// init says the container is an init container (or a sidecar).
+	init     bool
+	previous bool
+	// key is the pod's key in the fleet (model.Pod.ID), for its events.
+	key string
+	// neverStarted is set when the container has never started, so has no log to fetch, and
+	// waiting is then its waiting reason ("ImagePullBackOff"; "" when it has none).
+	neverStarted bool
+	waiting      string
 }
 
 // logsMsg carries a log fetched off the UI goroutine; seq tells it from an older fetch's answer.
@@ -56,9 +65,12 @@ type logsPane struct {
 	loading bool
 	lines   []string
 	errLine string
-	cur     cursor
-	width   int
-	height  int
+	// events are the pod's Warning events, shown in place of the log of a container that never
+	// started (openLogsMsg.neverStarted), from the model on each Refresh.
+	events []model.Event
+	cur    cursor
+	width  int
+	height int
 }
 
 func newLogsPane(c *common, src LogSource) *logsPane {
@@ -77,9 +89,15 @@ func (l *logsPane) Open(msg tea.Msg) (bool, tea.Cmd) {
 	if !ok {
 		return false, nil
 	}
-	l.target, l.loading, l.lines, l.errLine = m, true, nil, ""
+	l.target, l.loading, l.lines, l.errLine, l.events = m, true, nil, "", nil
 	l.seq++
 	l.cur.setLen(0)
+	if m.neverStarted {
+		// The kubelet would only answer that the container is waiting to start: the events say
+		// why (Refresh), and `kubectl describe pod` has them.
+		l.loading = false
+		return true, nil
+	}
 	return true, fetchLog(l.src, m, l.seq)
 }
 
@@ -89,7 +107,8 @@ func (l *logsPane) Close() {
 	l.lines, l.loading = nil, false
 }
 
-// Update takes the fetch's answer and scrolls.
+// Update takes the fetch's answer and scrolls. y copies `kubectl describe pod` in place of the
+// log of a container that never started.
 func (l *logsPane) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 	if m, ok := msg.(logsMsg); ok {
 		if m.seq == l.seq {
@@ -97,8 +116,16 @@ func (l *logsPane) Update(msg tea.Msg) (tea.Msg, tea.Cmd) {
 		}
 		return nil, nil
 	}
+	if k, ok := msg.(tea.KeyPressMsg); ok && l.target.neverStarted && key.Matches(k, l.c.keys.Copy) {
+		return copyMsg{text: l.describe()}, nil
+	}
 	steer(&l.cur, msg, l.c.keys)
 	return nil, nil
+}
+
+// describe is `kubectl describe pod` for the pane's pod.
+func (l *logsPane) describe() string {
+	return describePodNamed(l.target.context, l.target.namespace, l.target.pod)
 }
 
 // answer keeps the fetched lines, sanitised and bounded, and shows the end, where a crash is.
@@ -120,18 +147,61 @@ func (l *logsPane) answer(m logsMsg) {
 	l.cur.clamp()
 }
 
-// Help is the keys that scroll the pane and the one that leaves it.
-func (l *logsPane) Help() rankedHelp { return l.c.keys.scrollHelp() }
+// Help is the keys that scroll the pane and the one that leaves it, and y when it copies describe.
+func (l *logsPane) Help() rankedHelp {
+	cp := withDesc(l.c.keys.Copy, "copy describe")
+	cp.SetEnabled(l.target.neverStarted)
+	return l.c.keys.scrollHelp(cp)
+}
 
-// Refresh has nothing to do: the log is fetched once, when the pane opens.
-func (l *logsPane) Refresh(*snapshot) {}
+// Refresh shows the pod's Warning events in place of the log of a container that never started;
+// a log is fetched once, when the pane opens.
+func (l *logsPane) Refresh(s *snapshot) {
+	if !l.target.neverStarted {
+		return
+	}
+	l.events = s.m.PodEvents(l.target.key)
+	// The waiting reason moves on (ErrImagePull, then ImagePullBackOff), and the container may
+	// start meanwhile: the pane says so rather than fetch on its own.
+	started := false
+	if p := s.m.Pod(l.target.key); p != nil {
+		var never bool
+		if l.target.waiting, never = neverStarted(p, l.target.container, l.target.init); !never {
+			started = true
+		}
+	}
+	l.lines = l.noLogLines(l.lines[:0], started)
+	// The window stays where the user scrolled it, as far as the new lines allow.
+	l.cur.setLen(len(l.lines))
+}
+
+// noLogLines are what the pane shows of a container that never started: why it has no log, what
+// to run instead, and the pod's Warning events, which say why it has not started. started says it
+// has started since the pane opened.
+func (l *logsPane) noLogLines(dst []string, started bool) []string {
+	st := l.c.st
+	t := &l.target
+	why := "  " + t.container + " has not started"
+	if t.waiting != "" {
+		why += " (waiting: " + t.waiting + ")"
+	}
+	why += ", so it has no log yet: its events say why."
+	if started {
+		why = "  " + t.container + " has started since: " + l.c.keys.Back.Help().Key + ", then " + l.c.keys.Logs.Help().Key + ", shows its log."
+	}
+	dst = append(dst, why, "  "+st.dim.Render(hints(withDesc(l.c.keys.Copy, "copies"))+" "+l.describe()), "")
+	return eventLines(dst, l.events, l.c, l.width)
+}
 
 // View draws the title and the window of lines.
 func (l *logsPane) View(bool) string {
 	st := l.c.st
 	t := &l.target
 	which := "log"
-	if t.previous {
+	switch {
+	case t.neverStarted:
+		which = "never started: no log"
+	case t.previous:
 		which = "previous instance's log"
 	}
 	title := st.focusTitle.Render("LOGS") + " " + st.dim.Render(fmt.Sprintf("%s/%s/%s · %s", t.namespace, t.pod, t.container, which))
@@ -168,6 +238,25 @@ func fetchLog(src LogSource, t openLogsMsg, seq int) tea.Cmd {
 	}
 }
 
+// neverStarted reports whether the pod's container (or init container) named name has never
+// started, and its waiting reason: no instance running, none terminated, none before. The kubelet
+// has no log to serve then and says only "container %q in pod %q is waiting to start: image can't
+// be pulled" (or the waiting reason; kubernetes/kubernetes pkg/kubelet/kubelet_pods.go
+// validateContainerLogStatus). A container without a status yet has not started either.
+func neverStarted(p *model.Pod, name string, init bool) (waiting string, never bool) {
+	cs := p.ContainerStatus(name, init)
+	if cs == nil {
+		return "", true
+	}
+	if cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil {
+		return "", false
+	}
+	if cs.State.Waiting != nil {
+		waiting = model.Sanitize(cs.State.Waiting.Reason)
+	}
+	return waiting, true
+}
+
 // logsFor is the openLogsMsg of a pod's log: the container that decided its verdict, else its
 // first app container, and the previous instance when the container has one (`kubectl logs -p`).
 func logsFor(p *model.Pod) (openLogsMsg, bool) {
@@ -185,5 +274,8 @@ func logsFor(p *model.Pod) (openLogsMsg, bool) {
 		}
 		name, init = c.Name, c.Init
 	}
-	return openLogsMsg{context: p.Context, namespace: p.Namespace, pod: p.Name, container: name, previous: p.HasPrevious(name, init)}, true
+	msg := openLogsMsg{context: p.Context, namespace: p.Namespace, pod: p.Name, container: name, init: init,
+		previous: p.HasPrevious(name, init), key: p.ID()}
+	msg.waiting, msg.neverStarted = neverStarted(p, name, init)
+	return msg, true
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"doomwatch/model"
 	"errors"
 	"strconv"
 	"strings"
@@ -12,6 +11,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/model"
 )
 
 // fakeLogs is a LogSource that answers from memory and remembers what it was asked.
@@ -122,18 +124,102 @@ func TestLogsErrorIsOneLine(t *testing.T) {
 }
 
 // TestLogsFromTheDetail: `l` in the detail pane opens the log of the pod it shows; the detail's
-// footer offers it.
+// footer offers it. esc goes back the way the user came: from the log to the detail, where it was
+// scrolled to, then to the list.
 func TestLogsFromTheDetail(t *testing.T) {
 	src := &fakeLogs{lines: crashLog}
-	d := logsDashboard(t, 200, 50, src)
+	d := logsDashboard(t, 200, 20, src)
 	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
 	press(d, "enter")
 	if s := screen(d); !strings.Contains(s, "l logs") {
 		t.Errorf("the detail's footer does not offer l:\n%s", s)
 	}
+	press(d, "j", "j")
+	scrolled := screen(d)
 	run(d, press(d, "l"))
 	if len(src.asked) != 1 || !strings.HasPrefix(src.asked[0], "shop/api-7d9f8b6c5-xk2lq/api") {
 		t.Errorf("asked %v", src.asked)
+	}
+	press(d, "esc")
+	if s := screen(d); s != scrolled {
+		t.Errorf("esc from the log should go back to the detail as it was:\n%s\nwant:\n%s", s, scrolled)
+	}
+	press(d, "esc")
+	if s := screen(d); strings.Contains(s, "POD shop/") || !strings.Contains(s, "PODS") {
+		t.Errorf("esc from the detail should go back to the list:\n%s", s)
+	}
+	// Opened from the list, the log goes back to the list.
+	run(d, press(d, "l"))
+	press(d, "esc")
+	if s := screen(d); strings.Contains(s, "POD shop/") || strings.Contains(s, "LOGS") || !strings.Contains(s, "PODS") {
+		t.Errorf("esc from a log opened on the list should go back to the list:\n%s", s)
+	}
+}
+
+// TestLogsOfAContainerThatNeverStarted: a container whose image cannot be pulled never started
+// and has no log; the kubelet would only say it is "waiting to start". `l` shows why instead, the
+// pod's Warning events, and offers `kubectl describe pod` on y, as the detail's y does.
+func TestLogsOfAContainerThatNeverStarted(t *testing.T) {
+	const pod = "payments-7d9f8b6c5-p00"
+	image := "registry.example.com/payments:v2.1.0-typo"
+	b := fixtureBatch()
+	// The kubelet's events for a failed pull: "Failed to pull image %q: %v" and "Error: %v"
+	// (kubernetes/kubernetes pkg/kubelet/images/image_manager.go EnsureImageExists).
+	b.Events = []*corev1.Event{
+		warningEvent("shop", pod, "uid-shop-"+pod, "node-1", "Failed", "Failed to pull image \""+image+"\": "+pullNotFound(image), 4, 4*time.Minute, 30*time.Second),
+		warningEvent("shop", pod, "uid-shop-"+pod, "node-1", "Failed", "Error: ErrImagePull", 4, 4*time.Minute, 30*time.Second),
+	}
+	m := model.New(model.DefaultConfig())
+	m.Apply(&b, t0)
+	src := &fakeLogs{lines: crashLog}
+	d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return t0 }, Logs: src}, true)
+	d.Update(tea.WindowSizeMsg{Width: 160, Height: 30})
+	describe := "kubectl describe pod -n shop " + pod
+
+	d.pods.selectKey("shop/" + pod)
+	press(d, "enter")
+	if got, ok := clipboardOf(press(d, "y")); !ok || got != describe {
+		t.Errorf("y in the detail copied %q, want %q: the container has no log", got, describe)
+	}
+	run(d, press(d, "l"))
+	if len(src.asked) != 0 {
+		t.Errorf("asked for %v, a log the kubelet does not have", src.asked)
+	}
+	s := screen(d)
+	for _, want := range []string{"LOGS shop/" + pod + "/payments · never started: no log",
+		"payments has not started (waiting: ErrImagePull), so it has no log yet", "y copies " + describe,
+		"Failed to pull image", "Error: ErrImagePull"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the pane lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "the log is empty") || strings.Contains(s, "fetching") {
+		t.Errorf("the pane reads as a log:\n%s", s)
+	}
+	if !hasHelp(lastLine(s), "y", "copy describe") {
+		t.Errorf("the footer does not offer y:\n%s", lastLine(s))
+	}
+	if got, ok := clipboardOf(press(d, "y")); !ok || got != describe {
+		t.Errorf("y in the pane copied %q, want %q", got, describe)
+	}
+	// The image is pulled after all: the pane says the container has started, and how to see
+	// its log, rather than fetch it on its own.
+	started := fixtureBatch()
+	started.Pods = appendPods(nil, mkPod(podSpec{ns: "shop", name: pod, node: "node-1", rs: "payments-7d9f8b6c5", created: 4 * time.Minute,
+		status: []corev1.ContainerStatus{running("payments", image, 0, nil)}, conds: readyConds(true)}))
+	started.Nodes, started.Deployments, started.ReplicaSets = nil, nil, nil
+	d.Update(batchMsg{batch: started})
+	if s := screen(d); !strings.Contains(s, "payments has started since: esc, then l, shows its log.") || len(src.asked) != 0 {
+		t.Errorf("the container started: asked %v, pane:\n%s", src.asked, s)
+	}
+
+	// A container that ran has a log: y is not offered in its pane. (esc goes back to the list,
+	// through the detail the log was opened from.)
+	press(d, "esc", "esc")
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	run(d, press(d, "l"))
+	if s := screen(d); hasHelp(lastLine(s), "y", "copy describe") || len(src.asked) != 1 {
+		t.Errorf("the api container's log: asked %v, footer %q", src.asked, lastLine(s))
 	}
 }
 

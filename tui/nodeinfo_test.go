@@ -110,8 +110,9 @@ func TestSelectedNodeShowsItsDetail(t *testing.T) {
 	if f.below.h == 0 {
 		t.Fatalf("no nodes panel under the pods:\n%s", s)
 	}
-	if got, want := d.nodes.contentLines(), 1+5+4; got != want {
-		t.Errorf("contentLines = %d, want %d (the share line; node-3 with its why, msg, node and event lines; four rows)", got, want)
+	if got, want := d.nodes.height(false), 2+1+5+4; got != want || f.below.h != want {
+		t.Errorf("height = %d, below.h = %d, want %d (title and column header; the share line; node-3 with its why, msg, node and event lines; four rows)",
+			got, f.below.h, want)
 	}
 }
 

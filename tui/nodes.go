@@ -45,15 +45,25 @@ type nodesPanel struct {
 	// one line each between the title and the column header.
 	share []string
 	// focused is whether the panel had the keyboard when last drawn: only then does the selected
-	// node show its detail lines, so the panel under the pods keeps its height (contentLines).
+	// node show its detail lines, so the panel under the pods keeps its height (height).
 	focused bool
-	// lines is the height of all the rows (from whys) with the panel unfocused, and the share
-	// lines; peak is the highest histogram bucket of any node, so every sparkline has one scale;
-	// suspects counts the suspect nodes. All three are made with the nodes, not per frame: they
-	// read every node.
-	lines, peak, suspects int
-	tab                   *table[*shownNode]
-	rows                  []shownNode // the rows on screen, reused per frame
+	// brief is set by the root while the panel is under the pods without room for every node
+	// whole: it then shows the suspect nodes first, each with its row, why and msg but not its
+	// detail lines, what they share when there is room for it too (shareShown), then as many
+	// other nodes as fit, and how many it leaves out. The flaky node is the point of the tool;
+	// the rest is a tab away.
+	brief, shareShown bool
+	// lines is the height of all the rows (from whys) with the panel unfocused, briefLines that in
+	// brief and suspectLines that of the suspects' rows in brief; detailMax is the most detail
+	// lines a node that is not suspect has (what selecting it adds); peak is the highest histogram
+	// bucket of any node, so every sparkline has one scale; suspects counts the suspect nodes.
+	// They are made with the nodes, not per frame: they read every node.
+	lines, briefLines, suspectLines, detailMax, peak, suspects int
+	// tab lays the rows on screen out: rows are what their cells are made of and drawn their
+	// indices in nodes, reused per frame.
+	tab   *table[*shownNode]
+	rows  []shownNode
+	drawn []int
 }
 
 // nodeEvent is a node's latest Warning event and how many others the model keeps for it; ok is
@@ -72,6 +82,14 @@ func newNodesPanel(c *common, window time.Duration) *nodesPanel {
 	// The title and the column header are above the rows.
 	n.list = newList(2, func(i int) *model.Node { return &n.nodes[i] }, func(nd *model.Node) string { return nd.Name })
 	n.cur.rowLines = func(i int) int { return n.rowLines(i, n.focused) }
+	// Whether the list is cut short must not change as the selection moves: count the most
+	// lines a selected node can add.
+	n.total = func() int {
+		if n.focused {
+			return n.lines + n.detailMax
+		}
+		return n.lines
+	}
 	return n
 }
 
@@ -79,11 +97,12 @@ func newNodesPanel(c *common, window time.Duration) *nodesPanel {
 func (n *nodesPanel) SetSize(w, h int) {
 	n.setWidth(w)
 	n.h = h
+	n.setAbove()
 	n.setHeight(h)
 }
 
 // setWidth re-wraps the whys for width w. The root sets it before laying out the screen, since
-// the panel's height (contentLines) depends on how the whys wrap.
+// the panel's height (height) depends on how the whys wrap.
 func (n *nodesPanel) setWidth(w int) {
 	if w != n.width {
 		n.width = w
@@ -110,11 +129,21 @@ func whyLines(nd *model.Node, width int) []string {
 	return strings.Split(ansi.Wrap(nd.Why, w, ""), "\n")
 }
 
-// rowLines is how many lines node i takes: its row and, for a suspect, the why and, when there is
-// one, the dominant runtime message (on one line, clipped: the detail pane has it whole); then,
-// for a suspect or the selected node of a focused panel, its detail lines (detailLines). View
-// draws exactly this many; the cursor, and so mouse clicks, measures rows with it.
+// rowLines is how many lines node i takes: its brief lines (briefRowLines), then, for a suspect or
+// the selected node of a focused panel, its detail lines (detailLines). View draws exactly this
+// many; the cursor, and so mouse clicks, measures rows with it.
 func (n *nodesPanel) rowLines(i int, focused bool) int {
+	lines := n.briefRowLines(i)
+	if n.nodes[i].Suspect || focused && i == n.cur.sel {
+		lines += n.detailLines(i)
+	}
+	return lines
+}
+
+// briefRowLines is how many lines node i takes in brief: its row and, for a suspect, the why and,
+// when there is one, the dominant runtime message (on one line, clipped: the detail pane has it
+// whole).
+func (n *nodesPanel) briefRowLines(i int) int {
 	nd := &n.nodes[i]
 	lines := 1
 	if nd.Suspect {
@@ -122,9 +151,6 @@ func (n *nodesPanel) rowLines(i int, focused bool) int {
 		if nd.DominantMessage != "" {
 			lines++
 		}
-	}
-	if nd.Suspect || focused && i == n.cur.sel {
-		lines += n.detailLines(i)
 	}
 	return lines
 }
@@ -142,19 +168,68 @@ func (n *nodesPanel) detailLines(i int) int {
 	return lines
 }
 
-// rewrap remakes whys and lines after the nodes, their events or the width changed.
+// rewrap remakes whys and the heights after the nodes, their events or the width changed.
 func (n *nodesPanel) rewrap() {
 	n.whys = n.whys[:0]
-	n.lines = len(n.share)
+	n.lines, n.briefLines, n.suspectLines, n.detailMax = 0, 0, 0, 0
 	for i := range n.nodes {
 		n.whys = append(n.whys, whyLines(&n.nodes[i], n.width))
 		n.lines += n.rowLines(i, false)
+		n.briefLines += n.briefRowLines(i)
+		if n.nodes[i].Suspect {
+			n.suspectLines += n.briefRowLines(i)
+		} else {
+			n.detailMax = max(n.detailMax, n.detailLines(i))
+		}
+	}
+	n.fitRows()
+}
+
+// height is the panel's height with every node on it, for sizing it under the pods, where it
+// does not have the keyboard: the title, the share lines, the column header and every row, in
+// brief without the suspects' detail lines.
+func (n *nodesPanel) height(brief bool) int {
+	if brief {
+		return 2 + len(n.share) + n.briefLines
+	}
+	return 2 + len(n.share) + n.lines
+}
+
+// briefMin is the least height of the panel in brief that shows the first suspect whole, and the
+// marker under it when there are other nodes; 0 without a suspect.
+func (n *nodesPanel) briefMin() int {
+	i := slices.IndexFunc(n.nodes, func(nd model.Node) bool { return nd.Suspect })
+	if i < 0 {
+		return 0
+	}
+	h := 2 + n.briefRowLines(i)
+	if len(n.nodes) > 1 {
+		h++
+	}
+	return h
+}
+
+// setBrief switches the panel to brief and back (see brief).
+func (n *nodesPanel) setBrief(b bool) {
+	if b != n.brief {
+		n.brief = b
+		n.setAbove()
 	}
 }
 
-// contentLines is the height of the share lines and all the nodes' rows, for sizing the panel
-// under the pods, where it does not have the keyboard.
-func (n *nodesPanel) contentLines() int { return n.lines }
+// setAbove sets the lines above the rows: the title, the share lines and the column header. In
+// brief the share lines give way to the suspects when the panel cannot hold both.
+func (n *nodesPanel) setAbove() {
+	n.shareShown = !n.brief || n.h >= 2+len(n.share)+n.suspectLines+btoi(n.suspects < len(n.nodes))
+	above := 2
+	if n.shareShown {
+		above += len(n.share)
+	}
+	if above != n.above {
+		n.above = above
+		n.setHeight(n.h)
+	}
+}
 
 // Refresh shows the model's nodes, their events and what the suspects share. What did not change
 // is not remade; the events are looked up every time (a map look-up per node), since they change
@@ -169,11 +244,8 @@ func (n *nodesPanel) Refresh(s *snapshot) {
 	if nodesChanged || evChanged || shareChanged {
 		n.setNodes(s.nodes)
 	}
-	if above := 2 + len(share); above != n.above {
-		// The share lines sit above the column header: the rows start lower and have less room.
-		n.above = above
-		n.setHeight(n.h)
-	}
+	// The share lines sit above the column header: the rows start lower and have less room.
+	n.setAbove()
 }
 
 // readEvents reads the latest Warning event of each of nodes and reports whether any differs from
@@ -410,6 +482,7 @@ func (n *nodesPanel) View(focused bool) string {
 	if focused != n.focused {
 		// The selected node's detail lines come and go with the keyboard: measure again.
 		n.focused = focused
+		n.fitRows()
 		n.cur.clamp()
 	}
 	st := n.c.st
@@ -436,14 +509,29 @@ func (n *nodesPanel) View(focused bool) string {
 	}
 	b.WriteString(clip(title+" "+st.dim.Render(sub), n.width))
 	b.WriteByte('\n')
-	for _, sh := range n.share {
-		b.WriteString(st.warn.Render(clip("  ⚠ "+sh, n.width)))
-		b.WriteByte('\n')
+	if n.shareShown {
+		for _, sh := range n.share {
+			b.WriteString(st.warn.Render(clip("  ⚠ "+sh, n.width)))
+			b.WriteByte('\n')
+		}
 	}
 
-	from, to := n.cur.visible()
+	// drawn are the nodes on screen, limit the panel's line after their last line, and more the
+	// marker under them when the list is cut short.
+	var more string
+	limit := n.above + n.cur.height
+	n.drawn = n.drawn[:0]
+	if n.brief {
+		more, limit = n.briefRows()
+	} else {
+		from, to := n.cur.visible()
+		for i := from; i < to; i++ {
+			n.drawn = append(n.drawn, i)
+		}
+		more = n.more()
+	}
 	n.rows = n.rows[:0]
-	for i := from; i < to; i++ {
+	for _, i := range n.drawn {
 		n.rows = append(n.rows, shownNode{Node: &n.nodes[i], event: &n.events[i], peak: n.peak})
 	}
 	n.tab.reset()
@@ -454,7 +542,7 @@ func (n *nodesPanel) View(focused bool) string {
 	b.WriteString(n.tab.header(n.c, n.width))
 	lines := n.above
 	add := func(s string) bool {
-		if lines >= n.h {
+		if lines >= limit {
 			return false
 		}
 		b.WriteByte('\n')
@@ -462,14 +550,17 @@ func (n *nodesPanel) View(focused bool) string {
 		lines++
 		return true
 	}
-	for i := from; i < to && lines < n.h; i++ {
+	for k, i := range n.drawn {
+		if lines >= limit {
+			break
+		}
 		nd := &n.nodes[i]
 		sel := i == n.cur.sel
 		mark := "  "
 		if sel && focused {
 			mark = "▶ "
 		}
-		row := clip(n.tab.row(i-from, mark, &n.rows[i-from], n.c, false), n.width)
+		row := clip(n.tab.row(k, mark, &n.rows[k], n.c, false), n.width)
 		stateAt := n.tab.start(nodeStateCol)
 		switch {
 		case sel && focused:
@@ -490,14 +581,49 @@ func (n *nodesPanel) View(focused bool) string {
 		if nd.Suspect && nd.DominantMessage != "" {
 			add(st.dim.Render(clip(msgPrefix+nd.DominantMessage, n.width)))
 		}
-		if nd.Suspect || sel && focused {
+		if !n.brief && (nd.Suspect || sel && focused) {
 			n.detailView(i, add)
 		}
+	}
+	if more != "" {
+		for ; lines < limit; lines++ {
+			b.WriteByte('\n')
+		}
+		b.WriteString("\n  " + st.dim.Render(more))
 	}
 	if len(n.nodes) == 0 {
 		b.WriteString("\n  " + st.dim.Render("no nodes seen"))
 	}
 	return b.String()
+}
+
+// briefRows puts the nodes the panel shows in brief in drawn: the suspects, then the others, in
+// the model's order each, as many as fit. It returns the marker of the nodes left out ("" when
+// none is) and the line after the rows' last.
+func (n *nodesPanel) briefRows() (more string, limit int) {
+	fits := func(room int) bool {
+		used := 0
+		for _, suspects := range []bool{true, false} {
+			for i := range n.nodes {
+				if n.nodes[i].Suspect != suspects {
+					continue
+				}
+				l := n.briefRowLines(i)
+				if used+l > room && len(n.drawn) > 0 {
+					return false
+				}
+				n.drawn = append(n.drawn, i)
+				used += l
+			}
+		}
+		return true
+	}
+	if fits(n.h - n.above) {
+		return "", n.h
+	}
+	n.drawn = n.drawn[:0]
+	fits(n.h - n.above - 1)
+	return "+" + thousands(len(n.nodes)-len(n.drawn)) + " more", n.h - 1
 }
 
 // detailView adds node i's detail lines (as many as detailLines counts): what it runs and where,

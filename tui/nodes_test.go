@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -276,12 +277,7 @@ func TestPodsFillTheirPartWithNodesBelow(t *testing.T) {
 				nodesAt = i
 			}
 		}
-		if sz.h < 30 {
-			if nodesAt >= 0 {
-				t.Errorf("%s: no room for the nodes panel, yet it is shown:\n%s", sz.name, frame)
-			}
-			nodesAt = len(lines) - 1 // the footer
-		}
+		// With a suspect node the panel is under the pods at every size, in brief when short.
 		if podsAt < 0 || nodesAt < 0 {
 			t.Fatalf("%s: want the pods and the nodes panel:\n%s", sz.name, frame)
 		}
@@ -365,5 +361,57 @@ func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
 	d.Update(batchMsg{batch: fail})
 	if got := d.nodes.selected(); got == nil || got.Name != picked {
 		t.Fatalf("after the user moved, the selection should stay on %s, got %v", picked, got)
+	}
+}
+
+// TestSuspectUnderThePodsAt80x24: on the default terminal the pods view still shows the suspect
+// node under the pods, its row and its whole why, and says how many nodes it leaves out; the
+// pods keep most of the screen. The nodes panel has all of them once it has the keyboard.
+func TestSuspectUnderThePodsAt80x24(t *testing.T) {
+	m := fixtureModel()
+	frame := RenderFrame(m, FrameOptions{Width: 80, Height: 24, Now: t0, NoColor: true})
+	checkFrame(t, frame, 80, 24)
+	lines := strings.Split(frame, "\n")
+	nodesAt := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "NODES ") })
+	if nodesAt < 0 {
+		t.Fatalf("no nodes panel under the pods:\n%s", frame)
+	}
+	panel := lines[nodesAt : len(lines)-1]
+	var suspect *model.Node
+	for _, nd := range m.Nodes(t0) {
+		if nd.Suspect {
+			suspect = &nd
+			break
+		}
+	}
+	var why []string
+	for i, l := range panel {
+		if s := strings.TrimSpace(l); strings.HasPrefix(s, "why: ") {
+			why = append(why, strings.TrimPrefix(s, "why: "))
+			for _, next := range panel[i+1:] {
+				if !strings.HasPrefix(next, strings.Repeat(" ", len(whyPrefix))) {
+					break
+				}
+				why = append(why, strings.TrimSpace(next))
+			}
+		}
+	}
+	if !strings.Contains(strings.Join(panel, "\n"), "⚠ SUSPECT "+suspect.Name+" ") || strings.Join(why, " ") != suspect.Why {
+		t.Errorf("the panel under the pods lacks the suspect's row or its whole why %q:\n%s", suspect.Why, frame)
+	}
+	if last := panel[len(panel)-1]; last != "  +4 more" {
+		t.Errorf("the panel's last line is %q, want the marker of the four other nodes:\n%s", last, frame)
+	}
+	if pods := nodesAt - 1; pods < len(lines)/2 {
+		t.Errorf("the pods have %d lines of 24, want most of the screen:\n%s", pods, frame)
+	}
+	frame = RenderFrame(m, FrameOptions{Width: 80, Height: 24, Now: t0, NoColor: true, Focus: FocusNodes})
+	for _, nd := range m.Nodes(t0) {
+		if !strings.Contains(frame, " "+nd.Name+" ") {
+			t.Errorf("with the keyboard the nodes panel lacks %s:\n%s", nd.Name, frame)
+		}
+	}
+	if strings.Contains(frame, " more") {
+		t.Errorf("with the keyboard every node fits, yet the panel says there are more:\n%s", frame)
 	}
 }

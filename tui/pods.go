@@ -120,11 +120,18 @@ func (t *podTable) View(focused bool) string {
 		}
 		b.WriteString(s)
 	}
+	if more := t.more(); more != "" {
+		b.WriteString("\n  " + st.dim.Render(more))
+	}
 	if t.rows.Len() == 0 {
 		b.WriteString("\n  " + st.dim.Render("no pods match"))
 	}
 	return b.String()
 }
+
+// verdictWidth is the widest verdict badge, "◐ progressing": the verdict columns are as wide as
+// the widest they can hold, so a page of doomed pods has the columns of any other.
+const verdictWidth = 13
 
 // reasonMin is the narrowest REASON worth showing; reasonKeep is how much of it the less useful
 // columns may not take away.
@@ -136,19 +143,20 @@ const (
 // podColumns are the pod table's columns, in display order. The verdict, its reason and the
 // node (start failures cluster by node) answer "is this rollout doomed, why and where", so they
 // rank first and at 80 columns they stay while kubectl's STATUS, which the reason restates, goes;
-// the raw container states repeat the reason too, and go first. The reason is the point of the
-// table: it takes what the others leave.
+// the raw container states repeat the reason too, and go first. The namespace comes next: it is
+// the name order's first key, and over all namespaces the rows read unsorted without it. The
+// reason is the point of the table: it takes what the others leave.
 var podColumns = []column[*podRow]{
 	// CONTEXT is the pod's cluster, with several contexts only (empty otherwise, so left out).
 	{title: "CONTEXT", max: 16, priority: 2, optional: true, cell: func(r *podRow, _ *common) string { return r.Context }},
-	{title: "NAMESPACE", max: 16, priority: 9, cell: func(r *podRow, _ *common) string { return r.Namespace }},
+	{title: "NAMESPACE", max: 16, priority: 5, cell: func(r *podRow, _ *common) string { return r.Namespace }},
 	{title: "NAME", max: 40, priority: 1, cell: func(r *podRow, _ *common) string { return r.Name }},
-	{title: "READY", max: 5, priority: 6, cell: func(r *podRow, _ *common) string { return r.ready }},
-	{title: "STATUS", max: 20, priority: 5, cell: func(r *podRow, _ *common) string { return r.status }},
-	{title: "RESTARTS", max: 14, priority: 7, cell: func(r *podRow, _ *common) string { return r.restarts }},
+	{title: "READY", max: 5, priority: 7, cell: func(r *podRow, _ *common) string { return r.ready }},
+	{title: "STATUS", max: 20, priority: 9, cell: func(r *podRow, _ *common) string { return r.status }},
+	{title: "RESTARTS", max: 14, priority: 6, cell: func(r *podRow, _ *common) string { return r.restarts }},
 	{title: "NODE", max: 16, priority: 3, cell: func(r *podRow, _ *common) string { return r.Node }},
 	{title: "AGE", max: 5, priority: 8, cell: func(r *podRow, c *common) string { return age(r.Created, c.now) }},
-	{title: "VERDICT", max: 13, priority: 2, cell: func(r *podRow, _ *common) string { return badgeText(r.Verdict.Kind) },
+	{title: "VERDICT", min: verdictWidth, max: verdictWidth, priority: 2, cell: func(r *podRow, _ *common) string { return badgeText(r.Verdict.Kind) },
 		paint: func(r *podRow, c *common, s string) string { return c.st.badgeFor(r.Verdict.Kind, s) }},
 	{title: "STATE", max: 26, priority: 12, cell: func(r *podRow, _ *common) string { return r.state }},
 	{title: "LAST STATE", max: 30, priority: 11, cell: func(r *podRow, _ *common) string { return r.lastState }},

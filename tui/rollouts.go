@@ -121,27 +121,36 @@ func (r *rolloutList) View(focused bool) string {
 		b.WriteByte('\n')
 		b.WriteString(row)
 	}
+	if more := r.more(); more != "" {
+		b.WriteString("\n  " + st.dim.Render(more))
+	}
 	if len(r.rollouts) == 0 {
 		b.WriteString("\n  " + st.dim.Render("no rollouts in scope"))
 	}
 	return b.String()
 }
 
-// rolloutColumns are the rollouts panel's columns, in display order: fixed widths, all always
-// shown (a narrow panel cuts the line), the counts aligned right, and the reason, two blanks off
-// them, the rest of the line.
+// rolloutColumns are the rollouts panel's columns, in display order, all always shown: each as
+// wide as what it has held (bounded), the counts aligned right, and the reason, two blanks off
+// them, the rest of the line. Where kubectl's titles would cost the reason its words (at 120
+// columns and less) the counts' titles are abbreviated; where the names would push the reason
+// off an 80-column screen they are cut, the longer first.
 var rolloutColumns = []column[*model.Rollout]{
 	// With several contexts, each cluster's rollouts come together (model.Fleet.Rollouts).
-	{title: "CONTEXT", max: 16, optional: true, cell: func(ro *model.Rollout, _ *common) string { return ro.Context }},
-	{title: "NAMESPACE", min: 16, max: 16, cell: func(ro *model.Rollout, _ *common) string { return ro.Namespace }},
-	{title: "NAME", min: 28, max: 28, cell: func(ro *model.Rollout, _ *common) string { return rolloutName(ro) }},
-	{title: "VERDICT", min: 13, max: 13, cell: func(ro *model.Rollout, _ *common) string { return rolloutIcon(ro.Verdict) + " " + string(ro.Verdict) },
+	{title: "CONTEXT", max: 16, squeeze: 7, optional: true, cell: func(ro *model.Rollout, _ *common) string { return ro.Context }},
+	{title: "NAMESPACE", max: 16, squeeze: 8, cell: func(ro *model.Rollout, _ *common) string { return ro.Namespace }},
+	{title: "NAME", max: 32, squeeze: 12, cell: func(ro *model.Rollout, _ *common) string { return rolloutName(ro) }},
+	{title: "VERDICT", min: verdictWidth, cell: func(ro *model.Rollout, _ *common) string { return rolloutIcon(ro.Verdict) + " " + string(ro.Verdict) },
 		paint: func(ro *model.Rollout, c *common, s string) string { return c.st.rollout[ro.Verdict].Render(s) }},
-	{title: "UP-TO-DATE", min: 10, max: 10, right: true, cell: func(ro *model.Rollout, _ *common) string { return fmt.Sprintf("%d/%d", ro.Updated, ro.Desired) }},
-	{title: "READY", min: 7, max: 7, right: true, cell: func(ro *model.Rollout, _ *common) string { return fmt.Sprintf("%d/%d", ro.Ready, ro.Desired) }},
-	{title: "AVAILABLE", min: 9, max: 9, right: true, cell: func(ro *model.Rollout, _ *common) string { return strconv.Itoa(int(ro.Available)) }},
-	{title: "REASON", pad: 1, rest: true, cell: func(ro *model.Rollout, _ *common) string { return ro.Reason }},
+	{title: "UP-TO-DATE", short: "UPD", right: true, cell: func(ro *model.Rollout, _ *common) string { return fmt.Sprintf("%d/%d", ro.Updated, ro.Desired) }},
+	{title: "READY", right: true, cell: func(ro *model.Rollout, _ *common) string { return fmt.Sprintf("%d/%d", ro.Ready, ro.Desired) }},
+	{title: "AVAILABLE", short: "AVAIL", right: true, cell: func(ro *model.Rollout, _ *common) string { return strconv.Itoa(int(ro.Available)) }},
+	{title: "REASON", min: reasonMin, keep: rolloutReasonKeep, pad: 1, rest: true, cell: func(ro *model.Rollout, _ *common) string { return ro.Reason }},
 }
+
+// rolloutReasonKeep is how much of a rollout's reason kubectl's long titles may not take: the
+// reasons run "2/2 new pods doomed: " and then the pods' own reason.
+const rolloutReasonKeep = 60
 
 // rolloutName is a Deployment's name, or kubectl's short form for the other kinds: "sts/redis",
 // "ds/kube-proxy".

@@ -42,7 +42,10 @@ type dashboard struct {
 	panels []panel
 	panes  []pane
 	pane   pane
-	help   help.Model
+	// under is the pane the open one was opened over (the detail under its pod's log), which esc
+	// goes back to; nil when the open one covers the panels.
+	under pane
+	help  help.Model
 
 	// snap is what refreshAll last read from the model, for the panels.
 	snap          snapshot
@@ -314,6 +317,7 @@ func (d *dashboard) openLogs() (tea.Cmd, bool) {
 // showPods brings the pod table back, narrowed as msg asks.
 func (d *dashboard) showPods(msg showPodsMsg) tea.Cmd {
 	if d.showDetail {
+		d.under = nil
 		d.closePane()
 	}
 	d.narrow(msg)
@@ -330,7 +334,9 @@ func (d *dashboard) openPane(msg tea.Msg) (bool, tea.Cmd) {
 		if !ok {
 			continue
 		}
+		d.under = nil
 		if d.showDetail && d.pane != p {
+			d.under = d.pane
 			d.pane.Close()
 		}
 		d.pane, d.showDetail = p, true
@@ -341,10 +347,16 @@ func (d *dashboard) openPane(msg tea.Msg) (bool, tea.Cmd) {
 	return false, nil
 }
 
-// closePane goes back from the pane to the panels.
+// closePane goes back from the pane to the one it was opened over, else to the panels.
 func (d *dashboard) closePane() {
-	d.showDetail = false
 	d.pane.Close()
+	if d.under != nil {
+		d.pane, d.under = d.under, nil
+		d.layout()
+		d.pane.Refresh(&d.snap)
+		return
+	}
+	d.showDetail = false
 	d.layout()
 }
 
