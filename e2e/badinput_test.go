@@ -27,42 +27,13 @@ func TestBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A server that accepts connections and never answers: TLS handshakes hang.
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var held sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	held.Add(1)
-	go func() {
-		defer held.Done()
-		for {
-			conn, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, conn)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		silent.Close()
-		held.Wait()
-		mu.Lock()
-		for _, conn := range conns {
-			conn.Close()
-		}
-		mu.Unlock()
-	})
+	silent := silentServer(t)
 	admin, err := c.ca.issue(certSpec{commonName: "bad-input-admin", groups: []string{"system:masters"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	silentCfg := filepath.Join(dir, "silent")
-	if err := WriteKubeconfig(silentCfg, "https://"+silent.Addr().String(), c.ca.certPEM, admin.certPEM, admin.keyPEM, "silent"); err != nil {
+	if err := WriteKubeconfig(silentCfg, "https://"+silent, c.ca.certPEM, admin.certPEM, admin.keyPEM, "silent"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -130,4 +101,40 @@ func TestBadInput(t *testing.T) {
 			assertOneLineError(t, r, tc.mention...)
 		})
 	}
+}
+
+// silentServer listens on loopback, accepts connections and never answers (a TLS handshake hangs),
+// until the test ends; it returns the listener's address.
+func silentServer(t *testing.T) string {
+	t.Helper()
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	held.Add(1)
+	go func() {
+		defer held.Done()
+		for {
+			conn, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		silent.Close()
+		held.Wait()
+		mu.Lock()
+		for _, conn := range conns {
+			conn.Close()
+		}
+		mu.Unlock()
+	})
+	return silent.Addr().String()
 }

@@ -188,17 +188,7 @@ func TestPlayerOpensAtFirstState(t *testing.T) {
 // and goes once playing has moved noteHold past it: the pod it called transient may be doomed by
 // then, and at the recording's end the note would still say transient.
 func TestNoteGoesStale(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rec")
-	recordDemo(t, dir)
-	r, err := recording.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _, err := NewPlayer(r, model.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := demoPlayer(t)
 	// The player's clock, moved by the test with p.mu held, as the player reads it.
 	now := time.Now()
 	p.clock = func() time.Time { return now }

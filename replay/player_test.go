@@ -221,17 +221,7 @@ func TestJumpTargets(t *testing.T) {
 // TestFeedPrefetch: the feed reads ahead up to the first batch past its limit, no further, only
 // once positioned, and hands out the batches it read ahead in order, as a feed that did not.
 func TestFeedPrefetch(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "rec")
-	recordDemo(t, dir)
-	r, err := recording.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _, err := NewPlayer(r, model.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := demoPlayer(t)
 	// From 30 s past where the player opens: the recording has batches there however long the
 	// demo's informers took to list (recordDemoUntil).
 	first := p.Status().At
@@ -262,4 +252,21 @@ func TestFeedPrefetch(t *testing.T) {
 			t.Fatalf("batch %d: at %s with %d changes read ahead, at %s with %d not", i, got.Steps[i].At, got.Steps[i].Batch.Len(), want.Steps[i].At, want.Steps[i].Batch.Len())
 		}
 	}
+}
+
+// demoPlayer is a player over a recording of the demo (recordDemo), closed when the test ends.
+func demoPlayer(t *testing.T) *Player {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "rec")
+	recordDemo(t, dir)
+	r, err := recording.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := NewPlayer(r, model.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
 }
