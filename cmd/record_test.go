@@ -55,7 +55,16 @@ func TestTeeStopsBeforeClose(t *testing.T) {
 	if n < 5 || n > 6 {
 		t.Fatalf("the recorder counted %d batches, 5 were passed on", n)
 	}
-	time.Sleep(50 * time.Millisecond) // the source is still sending
+	// The source is still sending. The tee closes out as its goroutine returns, the only one that
+	// appends: out closed means nothing can be appended after stop, not merely that nothing was.
+	select {
+	case _, open := <-out:
+		if open {
+			t.Fatal("the tee passed a batch on after stop returned")
+		}
+	default:
+		t.Fatal("stop returned while the tee's goroutine still ran")
+	}
 	if rc.batches != n {
 		t.Fatalf("%d batches appended after stop", rc.batches-n)
 	}
