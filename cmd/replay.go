@@ -161,7 +161,7 @@ func (r *replayCmd) runAlone(ctx context.Context, p *Program) error {
 	}
 	var m *model.Fleet
 	if r.seek {
-		m, err = rd.Seek(r.model, t)
+		m, err = replay.Seek(rd, r.model, t)
 	} else {
 		m, err = replay.At(rd, r.model, t)
 	}

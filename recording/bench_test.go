@@ -140,7 +140,7 @@ func BenchmarkSeek(b *testing.B) {
 			cpu := scaletest.StartCPU()
 			n := 0
 			for b.Loop() {
-				f, err := r.Seek(model.DefaultConfig(), c.t)
+				f, err := seek(r, model.DefaultConfig(), c.t)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -53,7 +53,7 @@ func TestRetention(t *testing.T) {
 		t.Errorf("span starts %s before its end, want between %s and %s", age, opts.Retention, opts.Retention+opts.SnapshotEvery)
 	}
 	// The oldest moment kept is a whole state: the objects of the batch at the oldest snapshot.
-	f, err := r.Seek(model.DefaultConfig(), first)
+	f, err := seek(r, model.DefaultConfig(), first)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestMaxSize(t *testing.T) {
 	if _, last := r.Span(); !last.Equal(end.at) {
 		t.Fatalf("span ends at %s, want %s", last, end.at)
 	}
-	f, err := r.Seek(model.DefaultConfig(), end.at)
+	f, err := seek(r, model.DefaultConfig(), end.at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	f, err := r.Seek(model.DefaultConfig(), end.at)
+	f, err := seek(r, model.DefaultConfig(), end.at)
 	if err != nil {
 		t.Fatal(err)
 	}

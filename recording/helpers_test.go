@@ -209,3 +209,15 @@ func dirSize(t testing.TB, dir string) int64 {
 	}
 	return n
 }
+
+// seek is replay.Seek, which these tests cannot import (replay imports recording): the state at t
+// restored into a fresh fleet of the recorded contexts.
+func seek(r *Reader, cfg model.Config, t time.Time) (*model.Fleet, error) {
+	f := model.NewFleet(cfg, r.Contexts())
+	at, err := r.Restore(t, func(fr Frame) { f.Apply(fr.Batch, fr.At) })
+	if err != nil {
+		return nil, err
+	}
+	f.Expire(at)
+	return f, nil
+}

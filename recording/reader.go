@@ -136,7 +136,7 @@ func (r *Reader) Scope() string { return r.scope }
 // Span is the recorded time: from the oldest snapshot kept to the last batch.
 func (r *Reader) Span() (first, last time.Time) { return r.segs[0].start, r.last }
 
-// SnapshotBefore is the time of the snapshot Seek starts from for t: the start of t's segment.
+// SnapshotBefore is the time of the snapshot Restore starts from for t: the start of t's segment.
 func (r *Reader) SnapshotBefore(t time.Time) time.Time { return r.segs[r.segmentAt(t)].start }
 
 // BytesUntil is the size on disk of the segments a replay from the start to t reads: what it
@@ -158,16 +158,16 @@ func readHeaderFile(path string) (*header, error) {
 	return readHeader(bufio.NewReaderSize(f, 4096))
 }
 
-// Seek returns the state at t: a fresh fleet of the recorded contexts, fed the last snapshot
-// at or before t and the batches after it up to t, then aged to t as the dashboard's clock ages
-// it (Fleet.Expire). A t before the span is its start; after it, its end.
+// Restore hands apply the frames that make the state at t: the last snapshot at or before t and
+// the batches after it up to t, in order, each to be applied to a fresh fleet of the recorded
+// contexts (replay.Seek does). It returns the moment that state is at, to which the fleet is to
+// be aged: t, or the snapshot's time if t was before it, or the span's end if t was after it.
 //
-// The model's evidence is rebuilt from the snapshot's objects as a dashboard opened at the
-// snapshot's time rebuilds it (a start failure is dated by its finishedAt, an event by its last
-// time); what the live model remembered only from updates it saw before then, and no object
-// still shows, is not in the snapshot (FORMAT.md, "What a snapshot holds").
-func (r *Reader) Seek(cfg model.Config, t time.Time) (*model.Fleet, error) {
-	f := model.NewFleet(cfg, r.contexts)
+// The state is rebuilt from the snapshot's objects as a dashboard opened at the snapshot's time
+// rebuilds it (a start failure is dated by its finishedAt, an event by its last time); what the
+// live model remembered only from updates it saw before then, and no object still shows, is not
+// in the snapshot (FORMAT.md, "What a snapshot holds").
+func (r *Reader) Restore(t time.Time, apply func(Frame)) (time.Time, error) {
 	if t.After(r.last) {
 		t = r.last
 	}
@@ -177,20 +177,19 @@ func (r *Reader) Seek(cfg model.Config, t time.Time) (*model.Fleet, error) {
 		found := false
 		for fr, err := range r.decoded(i, t) {
 			if err != nil {
-				return nil, err
+				return time.Time{}, err
 			}
-			f.Apply(fr.Batch, fr.At)
+			apply(fr)
 			found = true
 		}
 		if found {
 			if start := r.segs[i].start; t.Before(start) {
 				t = start
 			}
-			f.Expire(t)
-			return f, nil
+			return t, nil
 		}
 	}
-	return f, nil
+	return t, nil
 }
 
 // decoded yields segment i's frames up to t as segment does, decoded on a goroutine of its own

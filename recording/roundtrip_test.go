@@ -105,7 +105,7 @@ func TestLargeRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	sought, err := r.Seek(model.DefaultConfig(), at)
+	sought, err := seek(r, model.DefaultConfig(), at)
 	if err != nil {
 		t.Fatal(err)
 	}

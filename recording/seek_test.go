@@ -43,7 +43,7 @@ func TestSeek(t *testing.T) {
 			if i < 0 {
 				continue
 			}
-			f, err := r.Seek(model.DefaultConfig(), at)
+			f, err := seek(r, model.DefaultConfig(), at)
 			if err != nil {
 				t.Fatalf("Seek(%s): %v", at, err)
 			}
@@ -78,11 +78,11 @@ func TestDeletedStayRecorded(t *testing.T) {
 				continue
 			}
 			deleted[d.Kind]++
-			before, err := r.Seek(model.DefaultConfig(), steps[i-1].at)
+			before, err := seek(r, model.DefaultConfig(), steps[i-1].at)
 			if err != nil {
 				t.Fatal(err)
 			}
-			after, err := r.Seek(model.DefaultConfig(), steps[i].at)
+			after, err := seek(r, model.DefaultConfig(), steps[i].at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,14 +137,14 @@ func TestExpiredEventsStayRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	before, err := r.Seek(model.DefaultConfig(), last)
+	before, err := seek(r, model.DefaultConfig(), last)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := objects(t, before); got != steps[len(steps)-1].objects {
 		t.Fatalf("before the events expired: %s", firstDiff(steps[len(steps)-1].objects, got))
 	}
-	after, err := r.Seek(model.DefaultConfig(), expired)
+	after, err := seek(r, model.DefaultConfig(), expired)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,7 +144,7 @@ func TestTornTail(t *testing.T) {
 			t.Fatalf("cut at %d: the replay's end is not batch %d's state: %s", len(data), wantLast, firstDiff(steps[wantLast].state, got))
 		}
 		// A seek past the end holds the objects of the last whole batch.
-		f, err := r.Seek(model.DefaultConfig(), steps[len(steps)-1].at.Add(time.Hour))
+		f, err := seek(r, model.DefaultConfig(), steps[len(steps)-1].at.Add(time.Hour))
 		if err != nil {
 			t.Fatalf("cut at %d: Seek: %v", len(data), err)
 		}

@@ -77,7 +77,7 @@ func TestPlayerOpensAtFirstState(t *testing.T) {
 	defer p.Close()
 	// Where the recording first synced, found here by applying its batches one by one.
 	var first time.Time
-	scan, err := exact.Seek(cfg, start)
+	scan, err := Seek(exact, cfg, start)
 	if err != nil {
 		t.Fatal(err)
 	}

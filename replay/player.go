@@ -23,7 +23,7 @@ import (
 // Playing is exact: the dashboard's model gets the recorded batches at their recorded times, as
 // the live one did. So is a seek forward of up to exactSeek, played as the batches up to the new
 // position in one frame, and a seek to within exactSeek of the start, replayed from it. A longer
-// seek rebuilds the model from the snapshot before the new position (recording.Reader.Seek, at
+// seek rebuilds the model from the snapshot before the new position (Seek, at
 // most a snapshot interval of batches to replay): what the model remembered of updates before
 // that snapshot, and no object still shows, is not in it; the time bar's note says so. A seek
 // anywhere in a small recording (exactBytes) is replayed from the start instead, exactly.
@@ -397,7 +397,7 @@ func (p *Player) seekTo(cur *feed, t time.Time) (f tui.Frame, next *feed, from t
 		m, err = At(p.r, p.cfg, t)
 	} else {
 		from = p.r.SnapshotBefore(t)
-		m, err = p.r.Seek(p.cfg, t)
+		m, err = Seek(p.r, p.cfg, t)
 	}
 	next = p.feed(t)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 // At returns the fleet at t as a doomwatch that ran while the recording was made had it: the
 // recording's first snapshot, every batch after it up to t applied at the time it was delivered,
 // then aged to t as the dashboard's clock ages it. It is exact where a seek is not
-// (recording.Reader.Seek rebuilds from the nearest snapshot the objects hold, not what the model
+// (Seek rebuilds from the nearest snapshot the objects hold, not what the model
 // remembered of updates before it: a container's first back-off after a start failure, an image
 // the registry refused before the kubelet's back-off hid why), at a cost linear in t's offset.
 func At(r *recording.Reader, cfg model.Config, t time.Time) (*model.Fleet, error) {
@@ -25,6 +25,21 @@ func At(r *recording.Reader, cfg model.Config, t time.Time) (*model.Fleet, error
 	}
 	m.Expire(t)
 	return m, nil
+}
+
+// Seek returns the state at t fast: a fresh fleet of the recorded contexts fed the last snapshot at
+// or before t and the batches after it up to t (recording.Reader.Restore), then aged to t as the
+// dashboard's clock ages it (Fleet.Expire). A t before the span is its start; after it, its end.
+// It costs at most a segment's batches, where At costs every batch before t, and it loses what
+// the snapshot's objects no longer show (At says what).
+func Seek(r *recording.Reader, cfg model.Config, t time.Time) (*model.Fleet, error) {
+	f := model.NewFleet(cfg, r.Contexts())
+	at, err := r.Restore(t, func(fr recording.Frame) { f.Apply(fr.Batch, fr.At) })
+	if err != nil {
+		return nil, err
+	}
+	f.Expire(at)
+	return f, nil
 }
 
 // opening returns where the replay dashboard opens r, and the fleet there: the first moment the
@@ -42,7 +57,7 @@ func At(r *recording.Reader, cfg model.Config, t time.Time) (*model.Fleet, error
 // of the clusters comes in as it plays.
 func opening(r *recording.Reader, cfg model.Config) (*model.Fleet, time.Time, error) {
 	start, end := r.Span()
-	m, err := r.Seek(cfg, start)
+	m, err := Seek(r, cfg, start)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -70,7 +85,7 @@ func opening(r *recording.Reader, cfg model.Config) (*model.Fleet, time.Time, er
 		found = found || settled(m)
 	}
 	if !found {
-		if m, err = r.Seek(cfg, start); err != nil {
+		if m, err = Seek(r, cfg, start); err != nil {
 			return nil, time.Time{}, err
 		}
 		at = start
@@ -94,7 +109,7 @@ func settled(m *model.Fleet) bool {
 // the recording is a new one), until each returns false.
 func play(r *recording.Reader, cfg model.Config, to time.Time, each func(*model.Fleet, time.Time) bool) error {
 	start, _ := r.Span()
-	m, err := r.Seek(cfg, start)
+	m, err := Seek(r, cfg, start)
 	if err != nil {
 		return err
 	}

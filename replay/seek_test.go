@@ -33,7 +33,7 @@ func TestSnapshotSeekLoses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sought, err := r.Seek(cfg, at)
+		sought, err := Seek(r, cfg, at)
 		if err != nil {
 			t.Fatal(err)
 		}
