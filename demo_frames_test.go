@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
@@ -30,7 +31,7 @@ func demoModel(t *testing.T, at time.Duration) (*model.Model, *kube.Source) {
 		t.Fatal(err)
 	}
 	m := model.New(model.DefaultConfig())
-	if err := src.Settle(ctx, func(b model.Batch) { m.Apply(&b, src.Now()) }); err != nil {
+	if err := src.Settle(ctx, func(b contract.Batch) { m.Apply(&b, src.Now()) }); err != nil {
 		t.Fatal(err)
 	}
 	m.Expire(src.Now())
@@ -111,7 +112,7 @@ func demoFleet(t *testing.T, at time.Duration) (*model.Fleet, *kube.Fleet) {
 		t.Fatal(err)
 	}
 	f := model.NewFleet(model.DefaultConfig(), src.Contexts())
-	for i, err := range src.Settle(ctx, func(b model.Batch) { f.Apply(&b, src.Now()) }) {
+	for i, err := range src.Settle(ctx, func(b contract.Batch) { f.Apply(&b, src.Now()) }) {
 		if err != nil {
 			t.Fatalf("%s: %v", src.Contexts()[i], err)
 		}

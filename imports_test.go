@@ -11,7 +11,9 @@ import (
 // TestImportBoundaries holds the packages to the data flow the house style states: kube → model →
 // tui, with classify and podrec pure underneath. classify and podrec (the pod record, which kube
 // makes and model keeps) import only the standard library and the API types (k8s.io/api, and
-// k8s.io/apimachinery, which those types are made of); model reads no cluster and draws nothing;
+// k8s.io/apimachinery, which those types are made of); contract (the batches kube hands model) and
+// sanitize (the terminal's rule for API text) are leaves that only podrec may be under, and kube
+// and recording reach the model through contract alone; model reads no cluster and draws nothing;
 // tui never links client-go, directly or through another package; only kube (and its demo
 // cluster) talks to an API server; report builds its documents from the model alone; no package
 // of the pipeline imports cmd.
@@ -78,15 +80,30 @@ func TestImportBoundaries(t *testing.T) {
 			if links("k8s.io/client-go") {
 				t.Errorf("report links k8s.io/client-go: only kube talks to the API server")
 			}
+		case mod + "contract", mod + "sanitize":
+			for _, i := range p.Imports {
+				if strings.HasPrefix(i, mod) && i != mod+"podrec" {
+					t.Errorf("%s imports %s: a leaf of the pipeline imports none of its packages but podrec", p.ImportPath, i)
+				}
+				if strings.HasPrefix(i, "k8s.io/client-go") {
+					t.Errorf("%s imports %s: only kube talks to the API server", p.ImportPath, i)
+				}
+			}
+		case mod + "recording":
+			for _, bad := range []string{mod + "model", mod + "kube", mod + "tui", mod + "report", mod + "replay", mod + "cmd"} {
+				if got := imports(bad); len(got) > 0 {
+					t.Errorf("recording imports %v: it stores and reads contract batches; replay feeds them to the model", got)
+				}
+			}
 		case mod + "kube", mod + "kube/demo":
-			for _, bad := range []string{mod + "tui", mod + "report", mod + "cmd"} {
+			for _, bad := range []string{mod + "model", mod + "tui", mod + "report", mod + "cmd"} {
 				if got := imports(bad); len(got) > 0 {
 					t.Errorf("%s imports %v: data flows kube → model → tui", p.ImportPath, got)
 				}
 			}
 		}
 	}
-	for _, want := range []string{"classify", "podrec", "model", "tui", "kube", "report", "cmd"} {
+	for _, want := range []string{"classify", "podrec", "contract", "sanitize", "model", "tui", "kube", "recording", "report", "cmd"} {
 		found := false
 		for _, p := range pkgs {
 			found = found || p.ImportPath == mod+want

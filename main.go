@@ -14,8 +14,8 @@ import (
 
 	"doomwatch/cmd"
 	"doomwatch/kube"
-	"doomwatch/model"
 	"doomwatch/report"
+	"doomwatch/sanitize"
 )
 
 // Exit codes: 0 success, 1 an error while running (cluster unreachable, bad kubeconfig, not
@@ -89,9 +89,9 @@ func message(err error) string {
 		if usage.Command != "" {
 			help = progName() + " " + usage.Command + " --help"
 		}
-		return fmt.Sprintf("%s (see %s)", model.Sanitize(err.Error()), help)
+		return fmt.Sprintf("%s (see %s)", sanitize.Text(err.Error()), help)
 	}
-	msg := model.Sanitize(err.Error())
+	msg := sanitize.Text(err.Error())
 	if hint := clusterHint(err); hint != "" {
 		msg += " (" + hint + ")"
 	}

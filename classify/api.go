@@ -46,7 +46,7 @@ func Restarts(pod *corev1.Pod, now time.Time) string {
 // IsSidecar reports whether the pod's init container named name is a restartable sidecar
 // (restartPolicy Always; kubernetes pkg/api/v1/pod IsRestartableInitContainer). Regular
 // containers are never sidecars. name is the raw spec name: classify does not sanitise. Container
-// names are DNS-1123 labels (validated by the API server), which model.Sanitize returns unchanged,
+// names are DNS-1123 labels (validated by the API server), which sanitize.Text returns unchanged,
 // so the sanitised name a model.Pod carries matches too.
 func IsSidecar(pod *corev1.Pod, name string) bool {
 	if pod == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
@@ -197,7 +198,7 @@ func (o *common) cluster(err error) error {
 // settle waits for the first sync of every cluster, applying their batches, until ctx's
 // deadline: one error per cluster, nil for those that synced.
 func (e *env) settle(ctx context.Context) []error {
-	return e.src.Settle(ctx, func(b model.Batch) { e.m.Apply(&b, e.src.Now()) })
+	return e.src.Settle(ctx, func(b contract.Batch) { e.m.Apply(&b, e.src.Now()) })
 }
 
 // settleAll is settle for the commands that need every cluster: the first error, named by its

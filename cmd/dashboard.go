@@ -10,7 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"doomwatch/model"
+	"doomwatch/sanitize"
 	"doomwatch/tui"
 )
 
@@ -112,7 +112,7 @@ func (r *root) connect(ctx context.Context, e *env) connection {
 // before it has: "connecting to https://10.0.0.1:6443 (context prod)…".
 func connectingText(e *env) string {
 	names := e.contexts
-	list := model.Sanitize(strings.Join(names[:min(len(names), maxNamed)], ", "))
+	list := sanitize.Text(strings.Join(names[:min(len(names), maxNamed)], ", "))
 	if len(names) > maxNamed {
 		list += fmt.Sprintf(" and %d more", len(names)-maxNamed)
 	}
@@ -126,9 +126,9 @@ func connectingText(e *env) string {
 	}
 	name, server := e.o.kube.Target(names[0])
 	if server == "" {
-		return "connecting (context " + model.Sanitize(name) + ")…"
+		return "connecting (context " + sanitize.Text(name) + ")…"
 	}
-	return "connecting to " + model.Sanitize(server) + " (context " + model.Sanitize(name) + ")…"
+	return "connecting to " + sanitize.Text(server) + " (context " + sanitize.Text(name) + ")…"
 }
 
 // connectGrace is how long the dashboard waits for its source before it shows the connecting

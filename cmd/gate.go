@@ -6,9 +6,11 @@ import (
 	"strings"
 	"sync"
 
+	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/model"
 	"doomwatch/report"
+	"doomwatch/sanitize"
 )
 
 // maxWarnings caps the transient failures a verdict lists; the rest are counted.
@@ -38,30 +40,30 @@ type gate struct {
 // warning each time.
 func warnKey(p *model.GateProblem) string { return p.Namespace + "/" + p.Ref() }
 
-// forbidden is the error for a kind the targets need that RBAC refuses (model.Health.Forbidden):
+// forbidden is the error for a kind the targets need that RBAC refuses (contract.Health.Forbidden):
 // the pods, the targets' own kinds, and ReplicaSets for Deployments (the new pods are theirs).
-func (g *gate) forbidden(refused []model.Kind, deployments bool) error {
-	need := map[model.Kind]bool{model.KindPod: true}
+func (g *gate) forbidden(refused []contract.Kind, deployments bool) error {
+	need := map[contract.Kind]bool{contract.KindPod: true}
 	if deployments {
-		need[model.KindDeployment] = true
+		need[contract.KindDeployment] = true
 	}
 	for _, t := range g.targets {
 		need[t.Kind] = true
 	}
-	if need[model.KindDeployment] {
-		need[model.KindReplicaSet] = true
+	if need[contract.KindDeployment] {
+		need[contract.KindReplicaSet] = true
 	}
 	for _, k := range refused {
 		if need[k] {
 			return &kindError{kind: kube.ErrForbidden,
-				msg: fmt.Sprintf("not allowed to list and watch %s in namespace %s, which the gate needs", kindPlural(k), model.Sanitize(g.ns))}
+				msg: fmt.Sprintf("not allowed to list and watch %s in namespace %s, which the gate needs", kindPlural(k), sanitize.Text(g.ns))}
 		}
 	}
 	return nil
 }
 
 // kindPlural is the resource name of a kind: "replicasets".
-func kindPlural(k model.Kind) string { return strings.ToLower(string(k)) + "s" }
+func kindPlural(k contract.Kind) string { return strings.ToLower(string(k)) + "s" }
 
 // decide is the gate's answer: failed as soon as one target is doomed (or was deleted while
 // waited for), ended when all are complete, or not yet.
@@ -166,12 +168,12 @@ func (g *gate) fetchLogs(ctx context.Context, doomed []*report.Container) {
 			defer wg.Done()
 			lines, err := g.src.TailLog(ctx, c.Namespace, c.Pod, c.Container, c.Previous, waitLogLines)
 			if err != nil {
-				c.LogError = model.Sanitize(err.Error())
+				c.LogError = sanitize.Text(err.Error())
 				return
 			}
 			c.Log = make([]string, len(lines))
 			for j, l := range lines {
-				c.Log[j] = model.Sanitize(l)
+				c.Log[j] = sanitize.Text(l)
 			}
 			c.LogPrevious = c.Previous
 		}()

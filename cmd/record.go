@@ -14,9 +14,10 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"doomwatch/contract"
 	"doomwatch/kube/demo"
-	"doomwatch/model"
 	"doomwatch/recording"
+	"doomwatch/sanitize"
 )
 
 // Defaults of record's bounds: a day of history, as much as a day of a 10,000-pod cluster's churn
@@ -158,7 +159,7 @@ func (r *record) run(ctx context.Context, e *env) error {
 		return err
 	}
 	go governMemory(ctx, e.src.Synced())
-	fmt.Fprintf(e.Stderr, "doomwatch: recording %s (%s) into %s; Ctrl-C stops\n", model.Sanitize(rec.of), model.Sanitize(e.src.Scope()), r.rec.path)
+	fmt.Fprintf(e.Stderr, "doomwatch: recording %s (%s) into %s; Ctrl-C stops\n", sanitize.Text(rec.of), sanitize.Text(e.src.Scope()), r.rec.path)
 	// --for counts from the recording's start, the story's for the demo: its clock runs while
 	// the informers list, 20 s of story a second at --speed 20 on a busy machine.
 	start := rec.start
@@ -248,7 +249,7 @@ func startRecorder(e *env, f *recordFlags, isDemo bool, say func(string)) (*reco
 }
 
 // append records b, delivered at at.
-func (rc *recorder) append(at time.Time, b *model.Batch) {
+func (rc *recorder) append(at time.Time, b *contract.Batch) {
 	err := rc.w.Append(at, b)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
@@ -262,7 +263,7 @@ func (rc *recorder) saw(err error) {
 	case err != nil && rc.failing == nil:
 		rc.failing, rc.since = err, time.Now()
 		if rc.say != nil {
-			rc.say(fmt.Sprintf("recording: cannot write (%v); still recording, and the gap will be marked", model.Sanitize(err.Error())))
+			rc.say(fmt.Sprintf("recording: cannot write (%v); still recording, and the gap will be marked", sanitize.Text(err.Error())))
 		}
 	case err != nil:
 		rc.failing = err
@@ -293,7 +294,7 @@ func (rc *recorder) close(at time.Time) error {
 	recorded := rc.batches > 0
 	rc.mu.Unlock()
 	if _, last := rc.w.Span(); recorded && at.After(last) {
-		err := rc.w.Append(at, &model.Batch{})
+		err := rc.w.Append(at, &contract.Batch{})
 		rc.mu.Lock()
 		rc.saw(err)
 		rc.mu.Unlock()
@@ -307,14 +308,14 @@ func (rc *recorder) close(at time.Time) error {
 // tee records every batch of in, then passes it on, until in is closed, ctx ends or stop is
 // called. stop returns once the last Append has returned, so that close and summary come after
 // every write: the dashboard quits while a batch may be on its way through.
-func (rc *recorder) tee(ctx context.Context, in <-chan model.Batch, now func() time.Time) (out <-chan model.Batch, stop func()) {
-	ch := make(chan model.Batch)
+func (rc *recorder) tee(ctx context.Context, in <-chan contract.Batch, now func() time.Time) (out <-chan contract.Batch, stop func()) {
+	ch := make(chan contract.Batch)
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		defer close(ch)
 		for {
-			var b model.Batch
+			var b contract.Batch
 			var ok bool
 			select {
 			case b, ok = <-in:

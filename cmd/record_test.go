@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/recording"
 )
 
@@ -25,11 +25,11 @@ func TestTeeStopsBeforeClose(t *testing.T) {
 	rc := &recorder{w: w, path: path}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	in := make(chan model.Batch)
+	in := make(chan contract.Batch)
 	go func() { // a source that never pauses, as the demo at a high --speed
 		for {
 			select {
-			case in <- model.Batch{}:
+			case in <- contract.Batch{}:
 			case <-ctx.Done():
 				return
 			}

@@ -14,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/report"
+	"doomwatch/sanitize"
 	"doomwatch/tui"
 )
 
@@ -42,27 +44,27 @@ const maxLogContainers = 3
 
 // workloadRef is one workload named on the command line, before its namespace is known.
 type workloadRef struct {
-	kind model.Kind
+	kind contract.Kind
 	name string
 }
 
 // workloadKinds are the resource names kubectl accepts for the kinds wait knows, with their
 // short names and group-qualified forms (kubectl api-resources).
-var workloadKinds = map[string]model.Kind{
-	"deployment": model.KindDeployment, "deployments": model.KindDeployment, "deploy": model.KindDeployment,
-	"deployment.apps": model.KindDeployment, "deployments.apps": model.KindDeployment,
-	"statefulset": model.KindStatefulSet, "statefulsets": model.KindStatefulSet, "sts": model.KindStatefulSet,
-	"statefulset.apps": model.KindStatefulSet, "statefulsets.apps": model.KindStatefulSet,
-	"daemonset": model.KindDaemonSet, "daemonsets": model.KindDaemonSet, "ds": model.KindDaemonSet,
-	"daemonset.apps": model.KindDaemonSet, "daemonsets.apps": model.KindDaemonSet,
-	"pod": model.KindPod, "pods": model.KindPod, "po": model.KindPod,
+var workloadKinds = map[string]contract.Kind{
+	"deployment": contract.KindDeployment, "deployments": contract.KindDeployment, "deploy": contract.KindDeployment,
+	"deployment.apps": contract.KindDeployment, "deployments.apps": contract.KindDeployment,
+	"statefulset": contract.KindStatefulSet, "statefulsets": contract.KindStatefulSet, "sts": contract.KindStatefulSet,
+	"statefulset.apps": contract.KindStatefulSet, "statefulsets.apps": contract.KindStatefulSet,
+	"daemonset": contract.KindDaemonSet, "daemonsets": contract.KindDaemonSet, "ds": contract.KindDaemonSet,
+	"daemonset.apps": contract.KindDaemonSet, "daemonsets.apps": contract.KindDaemonSet,
+	"pod": contract.KindPod, "pods": contract.KindPod, "po": contract.KindPod,
 }
 
 // parseWorkloads reads kubectl's two forms: TYPE/NAME arguments, and TYPE followed by names.
 // Kinds are matched without regard to case, as kubectl does.
 func parseWorkloads(args []string) ([]workloadRef, error) {
 	var out []workloadRef
-	var kind model.Kind // the TYPE of the TYPE NAME... form
+	var kind contract.Kind // the TYPE of the TYPE NAME... form
 	for _, a := range args {
 		typ, name, slash := strings.Cut(a, "/")
 		if !slash {
@@ -328,7 +330,7 @@ func (w *wait) newGate(src *kube.Source, m *model.Model) (*gate, error) {
 	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}}
 	if w.selector != "" {
 		sel, _ := labels.Parse(w.selector) // validated
-		g.targets = m.Resolve(model.KindDeployment, ns, sel)
+		g.targets = m.Resolve(contract.KindDeployment, ns, sel)
 	} else {
 		seen := map[workloadRef]bool{}
 		for _, r := range w.refs {
@@ -344,7 +346,7 @@ func (w *wait) newGate(src *kube.Source, m *model.Model) (*gate, error) {
 		return g, w.cluster(err)
 	}
 	if len(g.targets) == 0 {
-		return g, fmt.Errorf("no deployments in namespace %s match -l %s", model.Sanitize(ns), model.Sanitize(w.selector))
+		return g, fmt.Errorf("no deployments in namespace %s match -l %s", sanitize.Text(ns), sanitize.Text(w.selector))
 	}
 	return g, nil
 }
@@ -363,7 +365,7 @@ func (g *gate) check(statuses []model.GateStatus) error {
 		}
 	}
 	if len(missing) > 0 {
-		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), model.Sanitize(g.ns))
+		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), sanitize.Text(g.ns))
 	}
 	return err
 }

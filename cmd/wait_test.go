@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -57,7 +58,7 @@ func TestPlainProgress(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 	st := func(v model.RolloutVerdict, ready int32, transient ...model.GateProblem) []model.GateStatus {
 		return []model.GateStatus{{
-			Target:    model.Target{Kind: model.KindDeployment, Namespace: "shop", Name: "web"},
+			Target:    model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"},
 			Found:     true,
 			Rollout:   model.Rollout{Verdict: v, Desired: 3, Updated: 3, Ready: ready, Reason: "why"},
 			Pods:      model.Counts{Pods: 3, Healthy: int(ready), Progressing: 3 - int(ready)},
@@ -81,7 +82,7 @@ func TestPlainProgress(t *testing.T) {
 
 	// Mid-rollout, with a surge, more pods are ready than desired: the old ones count too.
 	surge := model.GateStatus{
-		Target:  model.Target{Kind: model.KindDeployment, Namespace: "shop", Name: "checkout"},
+		Target:  model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: "checkout"},
 		Found:   true,
 		Rollout: model.Rollout{Verdict: model.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14},
 		Pods:    model.Counts{Pods: 5, Healthy: 3, Progressing: 2},
@@ -120,16 +121,16 @@ func TestWarningsOnePerContainer(t *testing.T) {
 // TestForbiddenKindsTheGateNeeds: a refused kind the targets need is an error naming it; one they
 // do not need is not.
 func TestForbiddenKindsTheGateNeeds(t *testing.T) {
-	g := &gate{ns: "shop", targets: []model.Target{{Kind: model.KindDeployment, Namespace: "shop", Name: "web"}}}
-	if err := g.forbidden([]model.Kind{model.KindNode, model.KindJob, model.KindStatefulSet}, false); err != nil {
+	g := &gate{ns: "shop", targets: []model.Target{{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"}}}
+	if err := g.forbidden([]contract.Kind{contract.KindNode, contract.KindJob, contract.KindStatefulSet}, false); err != nil {
 		t.Errorf("nodes, jobs and statefulsets refused: %v", err)
 	}
-	err := g.forbidden([]model.Kind{model.KindReplicaSet}, false)
+	err := g.forbidden([]contract.Kind{contract.KindReplicaSet}, false)
 	if err == nil || err.Error() != "not allowed to list and watch replicasets in namespace shop, which the gate needs" {
 		t.Errorf("replicasets refused: %v", err)
 	}
 	g.targets = nil
-	if err := g.forbidden([]model.Kind{model.KindDeployment}, true); err == nil {
+	if err := g.forbidden([]contract.Kind{contract.KindDeployment}, true); err == nil {
 		t.Errorf("-l with deployments refused: no error")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/model"
 )
@@ -52,12 +53,12 @@ func TestRBACPodsInOneNamespace(t *testing.T) {
 	w := startWatcher(t, user.Config, kube.Options{Namespace: e.ns})
 	w.waitFor("pods synced with nodes forbidden", waitTimeout, func(m *model.Model, _ time.Time) bool {
 		h := m.Health()
-		return h.Synced && slices.Contains(h.Forbidden, model.KindNode) &&
+		return h.Synced && slices.Contains(h.Forbidden, contract.KindNode) &&
 			verdictIs(e.ns+"/web", classify.Healthy)(m) && verdictIs(e.ns+"/loop", classify.Doomed)(m)
 	})
 	w.read(func(m *model.Model, now time.Time) {
 		h := m.Health()
-		if slices.Contains(h.Forbidden, model.KindPod) || h.WatchError != "" {
+		if slices.Contains(h.Forbidden, contract.KindPod) || h.WatchError != "" {
 			t.Errorf("health = %+v: pods must not be forbidden and a forbidden kind is not a broken watch", h)
 		}
 		if n, ok := nodeOf(m, now, node); ok && n.Known {

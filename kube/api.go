@@ -1,17 +1,16 @@
 // Package kube is, with the demo cluster in kube/demo, the only package that imports client-go.
 // It runs typed informers (against a real cluster, or against the demo's fake clientset: the same
-// path), turns their events into coalesced model.Batches and reports connection health as data.
+// path), turns their events into coalesced contract batches and reports connection health as data.
 package kube
 
 import (
 	"context"
+	"doomwatch/contract"
 	"errors"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-
-	"doomwatch/model"
 )
 
 // Options scope and pace a Source.
@@ -47,7 +46,7 @@ type Options struct {
 type Source struct {
 	// ctx is the context the source runs under; its cause says why the source stopped.
 	ctx     context.Context
-	out     chan model.Batch
+	out     chan contract.Batch
 	now     func() time.Time
 	context string
 	scope   string
@@ -71,7 +70,7 @@ func Start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 }
 
 // Batches delivers coalesced batches, at most one per interval. It is closed when the source stops.
-func (s *Source) Batches() <-chan model.Batch { return s.out }
+func (s *Source) Batches() <-chan contract.Batch { return s.out }
 
 // Synced is closed once every informer that RBAC does not forbid has handed over its initial list:
 // the end of the start's burst of work and memory.

@@ -9,13 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/cache"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
 // pendingKey identifies one object across kinds.
 type pendingKey struct {
-	kind model.Kind
+	kind contract.Kind
 	key  string // namespace/name, or name for nodes
 }
 
@@ -36,7 +36,7 @@ type coalescer struct {
 	// notify is signalled (never blocking) when changes go from empty to non-empty.
 	notify chan struct{}
 	// onEvent is called under mu for every event, to feed connection health.
-	onEvent func(kind model.Kind, delta int)
+	onEvent func(kind contract.Kind, delta int)
 }
 
 // shrinkAbove is the size past which take replaces the index instead of clearing it: a Go map
@@ -97,7 +97,7 @@ func (c *coalescer) take() []change {
 // deleteMissing records a delete for each key that exists reports gone. It holds the lock while
 // asking, so that an informer event adding one of the keys meanwhile is recorded after the delete
 // (informers update their store before calling the handlers) and wins.
-func (c *coalescer) deleteMissing(kind model.Kind, keys []string, exists func(key string) bool) {
+func (c *coalescer) deleteMissing(kind contract.Kind, keys []string, exists func(key string) bool) {
 	c.mu.Lock()
 	for _, key := range keys {
 		if !exists(key) {
@@ -109,14 +109,14 @@ func (c *coalescer) deleteMissing(kind model.Kind, keys []string, exists func(ke
 }
 
 // handler returns the informer event handler for one kind.
-func (c *coalescer) handler(kind model.Kind) cache.ResourceEventHandler {
+func (c *coalescer) handler(kind contract.Kind) cache.ResourceEventHandler {
 	return c.podHandler(kind, nil, nil)
 }
 
 // podHandler is handler with podSync's hooks: delivered reports objects already handed over
 // while the list was arriving, whose add or update is skipped; gone is told of every delete
 // first.
-func (c *coalescer) podHandler(kind model.Kind, delivered func(obj any) bool, gone func(obj any)) cache.ResourceEventHandler {
+func (c *coalescer) podHandler(kind contract.Kind, delivered func(obj any) bool, gone func(obj any)) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
 			if delivered == nil || !delivered(obj) {
@@ -141,13 +141,13 @@ func (c *coalescer) podHandler(kind model.Kind, delivered func(obj any) bool, go
 	}
 }
 
-func (c *coalescer) onAdd(kind model.Kind, obj any) {
+func (c *coalescer) onAdd(kind contract.Kind, obj any) {
 	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
 		c.put(pendingKey{kind, key}, obj, 1)
 	}
 }
 
-func (c *coalescer) onUpdate(kind model.Kind, obj any) {
+func (c *coalescer) onUpdate(kind contract.Kind, obj any) {
 	if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
 		c.put(pendingKey{kind, key}, obj, 0)
 	}
@@ -155,7 +155,7 @@ func (c *coalescer) onUpdate(kind model.Kind, obj any) {
 
 // onDelete handles both a plain delete and cache.DeletedFinalStateUnknown, which the informer hands
 // over when the watch missed the delete and a relist found the object gone: its key is all we need.
-func (c *coalescer) onDelete(kind model.Kind, obj any) {
+func (c *coalescer) onDelete(kind contract.Kind, obj any) {
 	key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
 	if err != nil {
 		return
@@ -163,16 +163,16 @@ func (c *coalescer) onDelete(kind model.Kind, obj any) {
 	c.put(pendingKey{kind, key}, nil, -1)
 }
 
-// toBatch turns changes into a model.Batch. Objects of an unexpected type are skipped.
-func toBatch(changes []change) model.Batch {
-	var b model.Batch
+// toBatch turns changes into a contract.Batch. Objects of an unexpected type are skipped.
+func toBatch(changes []change) contract.Batch {
+	var b contract.Batch
 	for _, ch := range changes {
 		if ch.obj == nil {
 			ns, name, err := cache.SplitMetaNamespaceKey(ch.key)
 			if err != nil {
 				continue
 			}
-			b.Deletes = append(b.Deletes, model.Ref{Kind: ch.kind, Namespace: ns, Name: name})
+			b.Deletes = append(b.Deletes, contract.Ref{Kind: ch.kind, Namespace: ns, Name: name})
 			continue
 		}
 		switch o := ch.obj.(type) {
@@ -205,7 +205,7 @@ func toBatch(changes []change) model.Batch {
 // Health is polled every interval until the informers have synced (HasSynced is not an event);
 // after that the health tracker signals its changes, and a poll every syncedPoll is only a
 // safety net, so an idle dashboard is not woken ten times a second.
-func (c *coalescer) run(stop <-chan struct{}, out chan<- model.Batch, interval time.Duration, health func() (model.Health, bool)) {
+func (c *coalescer) run(stop <-chan struct{}, out chan<- contract.Batch, interval time.Duration, health func() (contract.Health, bool)) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	var last time.Time

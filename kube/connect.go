@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"doomwatch/sanitize"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,8 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"doomwatch/model"
 )
 
 // DefaultRequestTimeout bounds the connection check when --request-timeout is unset or zero, so
@@ -200,7 +199,7 @@ func noConfigError(f *Flags) error {
 	if len(empty) > 0 {
 		lead = "no cluster in the kubeconfig"
 	}
-	return fmt.Errorf("%s: %s; set KUBECONFIG or --kubeconfig, or try --demo", lead, model.Sanitize(strings.Join(what, "; ")))
+	return fmt.Errorf("%s: %s; set KUBECONFIG or --kubeconfig, or try --demo", lead, sanitize.Text(strings.Join(what, "; ")))
 }
 
 // What went wrong when connecting, for the caller to tell apart with errors.Is (main adds a hint
@@ -233,11 +232,11 @@ func (e *lineError) Unwrap() []error {
 }
 
 func lineErrorf(err error, format string, args ...any) error {
-	return &lineError{msg: model.Sanitize(fmt.Sprintf(format, args...)), err: err}
+	return &lineError{msg: sanitize.Text(fmt.Sprintf(format, args...)), err: err}
 }
 
 func kindErrorf(kind, err error, format string, args ...any) error {
-	return &lineError{msg: model.Sanitize(fmt.Sprintf(format, args...)), err: err, kind: kind}
+	return &lineError{msg: sanitize.Text(fmt.Sprintf(format, args...)), err: err, kind: kind}
 }
 
 // Target is where Connect connects for the context named name ("" for the current one): the

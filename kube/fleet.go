@@ -2,18 +2,18 @@ package kube
 
 import (
 	"context"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"doomwatch/model"
 )
 
 // Fleet is the sources of several clusters, one per kubeconfig context, fanned into one stream of
-// batches, each marked with its cluster (model.Batch.Cluster). Each cluster has its own client,
+// batches, each marked with its cluster (contract.Batch.Cluster). Each cluster has its own client,
 // credentials (an exec credential plugin runs once per context: client-go caches its
 // authenticator per rest.Config's exec settings), informers, health and RBAC: one that is slow
 // to sync or stops answering delays nothing of the others.
@@ -21,14 +21,14 @@ type Fleet struct {
 	sources  []*Source
 	contexts []string
 	servers  []string
-	out      chan model.Batch
+	out      chan contract.Batch
 	synced   chan struct{}
 	fanIn    func()
 }
 
 // Join fans sources into one fleet, in their order; contexts and servers name them.
 func Join(ctx context.Context, sources []*Source, servers []string) *Fleet {
-	f := &Fleet{sources: sources, servers: servers, out: make(chan model.Batch), synced: make(chan struct{})}
+	f := &Fleet{sources: sources, servers: servers, out: make(chan contract.Batch), synced: make(chan struct{})}
 	for _, s := range sources {
 		f.contexts = append(f.contexts, s.Context())
 	}
@@ -73,7 +73,7 @@ func Join(ctx context.Context, sources []*Source, servers []string) *Fleet {
 
 // Batches delivers every cluster's batches, each marked with its cluster's index. It is closed
 // when every source has stopped. Call Settle, if at all, before it.
-func (f *Fleet) Batches() <-chan model.Batch {
+func (f *Fleet) Batches() <-chan contract.Batch {
 	f.fanIn()
 	return f.out
 }
@@ -145,7 +145,7 @@ func (f *Fleet) Source(context string) *Source {
 // Settle hands every cluster's batches to apply until each has synced and gone quiet, all at
 // once (Source.Settle), until ctx ends. It returns one error per cluster, nil for those that
 // synced. apply is called on one goroutine at a time.
-func (f *Fleet) Settle(ctx context.Context, apply func(model.Batch)) []error {
+func (f *Fleet) Settle(ctx context.Context, apply func(contract.Batch)) []error {
 	errs := make([]error, len(f.sources))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -153,7 +153,7 @@ func (f *Fleet) Settle(ctx context.Context, apply func(model.Batch)) []error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.Settle(ctx, func(b model.Batch) {
+			errs[i] = s.Settle(ctx, func(b contract.Batch) {
 				b.Cluster = i
 				mu.Lock()
 				defer mu.Unlock()
@@ -200,7 +200,7 @@ func (f *Flags) Contexts() ([]string, error) {
 		}
 		if !strings.ContainsAny(pat, "*?[") {
 			if _, ok := raw.Contexts[pat]; !ok {
-				return nil, fmt.Errorf("--context: no context %q in the kubeconfig (it has %s)", model.Sanitize(pat), listContexts(known))
+				return nil, fmt.Errorf("--context: no context %q in the kubeconfig (it has %s)", sanitize.Text(pat), listContexts(known))
 			}
 			if !slices.Contains(out, pat) {
 				out = append(out, pat)
@@ -208,7 +208,7 @@ func (f *Flags) Contexts() ([]string, error) {
 			continue
 		}
 		if _, err := path.Match(pat, ""); err != nil {
-			return nil, fmt.Errorf("--context: bad pattern %q: %v", model.Sanitize(pat), err)
+			return nil, fmt.Errorf("--context: bad pattern %q: %v", sanitize.Text(pat), err)
 		}
 		n := 0
 		for _, name := range known {
@@ -220,7 +220,7 @@ func (f *Flags) Contexts() ([]string, error) {
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("--context: no context matches %q (the kubeconfig has %s)", model.Sanitize(pat), listContexts(known))
+			return nil, fmt.Errorf("--context: no context matches %q (the kubeconfig has %s)", sanitize.Text(pat), listContexts(known))
 		}
 	}
 	return out, nil
@@ -233,7 +233,7 @@ func listContexts(known []string) string {
 	const most = 8
 	s := make([]string, 0, min(len(known), most))
 	for _, k := range known[:min(len(known), most)] {
-		s = append(s, model.Sanitize(k))
+		s = append(s, sanitize.Text(k))
 	}
 	if len(known) > most {
 		return strings.Join(s, ", ") + fmt.Sprintf(" and %d more", len(known)-most)
@@ -272,7 +272,7 @@ func ConnectFleet(ctx context.Context, f *Flags, contexts []string, deadline tim
 			o.keepGoing = true
 			s, err := Connect(ctx, cf, deadline, o)
 			if err != nil {
-				errs[i] = fmt.Errorf("context %s: %w", model.Sanitize(name), err)
+				errs[i] = fmt.Errorf("context %s: %w", sanitize.Text(name), err)
 				return
 			}
 			sources[i], servers[i] = s, s.server

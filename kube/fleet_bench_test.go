@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
 	"doomwatch/podrec"
@@ -114,7 +115,7 @@ func listFleetCluster(b *testing.B, tr *trimmer, c int) fleetInformers {
 // applyFleetCluster hands cluster c's informer stores to its model as the source's batches do:
 // owners and nodes first, then the pods a list page at a time, the last batch saying synced.
 func applyFleetCluster(f *model.Fleet, c int, inf fleetInformers) {
-	b := model.Batch{Cluster: c}
+	b := contract.Batch{Cluster: c}
 	for _, o := range inf.nodes.List() {
 		b.Nodes = append(b.Nodes, o.(*corev1.Node))
 	}
@@ -128,8 +129,8 @@ func applyFleetCluster(f *model.Fleet, c int, inf fleetInformers) {
 	pods := inf.pods.List()
 	for start := 0; start < len(pods); start += listPageSize {
 		end := min(start+listPageSize, len(pods))
-		b := model.Batch{Cluster: c, Pods: make([]*podrec.Record, 0, end-start),
-			Health: &model.Health{PodsSeen: end, PodsTotal: len(pods), Synced: end == len(pods)}}
+		b := contract.Batch{Cluster: c, Pods: make([]*podrec.Record, 0, end-start),
+			Health: &contract.Health{PodsSeen: end, PodsTotal: len(pods), Synced: end == len(pods)}}
 		for _, o := range pods[start:end] {
 			b.Pods = append(b.Pods, o.(*podrec.Record))
 		}

@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 	"errors"
 	"io"
 	"slices"
@@ -11,13 +13,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
-
-	"doomwatch/model"
 )
 
 // kindState is one informer's part of the connection health.
 type kindState struct {
-	kind model.Kind
+	kind contract.Kind
 	// hasSynced reports that the informer has listed and the consumer (the coalescer, for the kinds
 	// it handles) has been handed every listed object.
 	hasSynced func() bool
@@ -29,7 +29,7 @@ type kindState struct {
 	errAt uint64 // sequence number, so Health.WatchError is the most recent error
 }
 
-// healthTracker turns informer sync state, events and watch errors into model.Health.
+// healthTracker turns informer sync state, events and watch errors into contract.Health.
 type healthTracker struct {
 	mu        sync.Mutex
 	now       func() time.Time
@@ -39,7 +39,7 @@ type healthTracker struct {
 	// podsTotal estimates how many pods the initial list holds (0: unknown), see podSync.
 	podsTotal int
 	seq       uint64
-	last      model.Health
+	last      contract.Health
 	reported  bool
 	// changed, when set, is told of every change to a watch's state (broken, forbidden, recovered)
 	// and to the estimate, outside the lock: the coalescer polls health on its own only until the
@@ -61,7 +61,7 @@ func (h *healthTracker) probed(err error) {
 		if h.unreachable == "" {
 			h.unreachableSince = h.now()
 		}
-		h.unreachable = model.Sanitize(err.Error())
+		h.unreachable = sanitize.Text(err.Error())
 	}
 	changed := was != h.unreachable
 	h.mu.Unlock()
@@ -76,7 +76,7 @@ func (h *healthTracker) notify() {
 	}
 }
 
-func (h *healthTracker) add(kind model.Kind) *kindState {
+func (h *healthTracker) add(kind contract.Kind) *kindState {
 	ks := &kindState{kind: kind}
 	h.kinds = append(h.kinds, ks)
 	return ks
@@ -84,12 +84,12 @@ func (h *healthTracker) add(kind model.Kind) *kindState {
 
 // event records an informer event. It does not clear a watch error: events queued before a failure
 // can be delivered after it.
-func (h *healthTracker) event(kind model.Kind, podDelta int) {
+func (h *healthTracker) event(kind contract.Kind, podDelta int) {
 	t := h.now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.lastEvent = t
-	if kind == model.KindPod {
+	if kind == contract.KindPod {
 		h.podsSeen = max(0, h.podsSeen+podDelta)
 	}
 }
@@ -143,7 +143,7 @@ func (h *healthTracker) fail(ks *kindState, err error) {
 	}
 	// Sanitize puts API and transport errors, which can span several lines, on one, and strips
 	// what a terminal would interpret: the message reaches the dashboard's header.
-	ks.err = model.Sanitize(resourceName(ks.kind) + ": " + err.Error())
+	ks.err = sanitize.Text(resourceName(ks.kind) + ": " + err.Error())
 	ks.errAt = h.seq
 }
 
@@ -157,10 +157,10 @@ func isRoutineWatchEnd(err error) bool {
 
 // poll refreshes sync state and returns the current health and whether it differs from the last
 // poll.
-func (h *healthTracker) poll() (model.Health, bool) {
+func (h *healthTracker) poll() (contract.Health, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	hl := model.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent,
+	hl := contract.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent,
 		Unreachable: h.unreachable, UnreachableSince: h.unreachableSince}
 	if h.podsTotal > 0 {
 		// The estimate is the list's size when it began; pods created since count too.
@@ -187,13 +187,13 @@ func (h *healthTracker) poll() (model.Health, bool) {
 	return hl, changed
 }
 
-func healthEqual(a, b model.Health) bool {
+func healthEqual(a, b contract.Health) bool {
 	return a.Synced == b.Synced && a.PodsSeen == b.PodsSeen && a.PodsTotal == b.PodsTotal && a.LastEvent.Equal(b.LastEvent) &&
 		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden) &&
 		a.Unreachable == b.Unreachable && a.UnreachableSince.Equal(b.UnreachableSince)
 }
 
 // resourceName is the API resource a kind is listed as, for messages ("watch pods: …").
-func resourceName(k model.Kind) string {
+func resourceName(k contract.Kind) string {
 	return strings.ToLower(string(k)) + "s"
 }

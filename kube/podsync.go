@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -129,7 +129,7 @@ func (s *podSync) deliver(p *podrec.Record) {
 	if seen {
 		delta = 0
 	}
-	s.co.put(pendingKey{model.KindPod, k.String()}, p, delta)
+	s.co.put(pendingKey{contract.KindPod, k.String()}, p, delta)
 }
 
 // delivered is the handler's filter: it reports, once, an object delivered while listing.
@@ -183,7 +183,7 @@ func (s *podSync) finish() {
 	s.sent, s.done = nil, true
 	s.mu.Unlock()
 	store := s.informer.GetStore()
-	s.co.deleteMissing(model.KindPod, keys, func(key string) bool {
+	s.co.deleteMissing(contract.KindPod, keys, func(key string) bool {
 		_, exists, err := store.GetByKey(key)
 		return exists || err != nil
 	})

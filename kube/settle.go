@@ -2,11 +2,11 @@ package kube
 
 import (
 	"context"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 	"errors"
 	"strconv"
 	"time"
-
-	"doomwatch/model"
 )
 
 // maxSettle bounds how long Settle waits for a busy cluster to go quiet once synced: a snapshot of
@@ -19,9 +19,9 @@ var ErrNotSynced = errors.New("informers did not sync")
 // Settle hands every batch to apply until the source has synced and then delivered nothing for a
 // few intervals (or maxSettle has passed since it synced), for one-shot output such as --once. It
 // returns an error wrapping ErrNotSynced, naming what is still missing, when ctx ends first.
-func (s *Source) Settle(ctx context.Context, apply func(model.Batch)) error {
+func (s *Source) Settle(ctx context.Context, apply func(contract.Batch)) error {
 	quiet := max(3*s.interval, 200*time.Millisecond)
-	var health model.Health
+	var health contract.Health
 	var syncedAt time.Time
 	timer := time.NewTimer(quiet)
 	defer timer.Stop()
@@ -62,12 +62,12 @@ func (s *Source) Settle(ctx context.Context, apply func(model.Batch)) error {
 	}
 }
 
-func notSynced(h model.Health) error {
+func notSynced(h contract.Health) error {
 	msg := "timed out waiting for the informers to sync"
 	if h.WatchError != "" {
 		msg += ": " + h.WatchError
 	} else if h.PodsSeen > 0 {
 		msg += " (" + strconv.Itoa(h.PodsSeen) + " pods so far)"
 	}
-	return &lineError{msg: model.Sanitize(msg), err: ErrNotSynced}
+	return &lineError{msg: sanitize.Text(msg), err: ErrNotSynced}
 }

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -86,44 +86,44 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	// event fields it selects on). The kubelet posts a node's events in the default namespace.
 	warnings := func(lo *metav1.ListOptions) { lo.FieldSelector = "type=" + corev1.EventTypeWarning }
 	wire := []struct {
-		kind  model.Kind
+		kind  contract.Kind
 		obj   runtime.Object
 		tweak func(*metav1.ListOptions)
 		list  func(context.Context, metav1.ListOptions) (runtime.Object, error)
 		watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
 	}{
-		{model.KindPod, podObj, tweak, podPage, podWatch},
-		{model.KindNode, &corev1.Node{}, nil,
+		{contract.KindPod, podObj, tweak, podPage, podWatch},
+		{contract.KindNode, &corev1.Node{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return core.Nodes().List(ctx, o)
 			},
 			core.Nodes().Watch},
-		{model.KindReplicaSet, &appsv1.ReplicaSet{}, nil,
+		{contract.KindReplicaSet, &appsv1.ReplicaSet{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return apps.ReplicaSets(ns).List(ctx, o)
 			},
 			apps.ReplicaSets(ns).Watch},
-		{model.KindDeployment, &appsv1.Deployment{}, nil,
+		{contract.KindDeployment, &appsv1.Deployment{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return apps.Deployments(ns).List(ctx, o)
 			},
 			apps.Deployments(ns).Watch},
-		{model.KindStatefulSet, &appsv1.StatefulSet{}, nil,
+		{contract.KindStatefulSet, &appsv1.StatefulSet{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return apps.StatefulSets(ns).List(ctx, o)
 			},
 			apps.StatefulSets(ns).Watch},
-		{model.KindDaemonSet, &appsv1.DaemonSet{}, nil,
+		{contract.KindDaemonSet, &appsv1.DaemonSet{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return apps.DaemonSets(ns).List(ctx, o)
 			},
 			apps.DaemonSets(ns).Watch},
-		{model.KindJob, &batchv1.Job{}, nil,
+		{contract.KindJob, &batchv1.Job{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return batch.Jobs(ns).List(ctx, o)
 			},
 			batch.Jobs(ns).Watch},
-		{model.KindEvent, &corev1.Event{}, warnings,
+		{contract.KindEvent, &corev1.Event{}, warnings,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return core.Events(ns).List(ctx, o)
 			},
@@ -140,7 +140,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 			return keepStored(inf.GetStore(), out), nil
 		}
 		list := w.list
-		if w.kind == model.KindPod {
+		if w.kind == contract.KindPod {
 			transform = pods.transform(transform)
 			list = func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return pods.list(ctx, o, podPage, transform)
@@ -186,12 +186,12 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		if err := inf.SetWatchErrorHandlerWithContext(health.watchErrorHandler(ks)); err != nil {
 			return nil, fmt.Errorf("setting %s watch error handler: %w", resourceName(w.kind), err)
 		}
-		if w.kind == model.KindPod {
+		if w.kind == contract.KindPod {
 			pods.informer = inf
 		}
 		var delivered func(any) bool
 		var gone func(any)
-		if w.kind == model.KindPod {
+		if w.kind == contract.KindPod {
 			delivered, gone = pods.delivered, pods.gone
 		}
 		reg, err := inf.AddEventHandler(co.podHandler(w.kind, delivered, gone))
@@ -201,7 +201,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		// Synced once the handler, not only the informer, has had the whole list: the batch that
 		// says synced then carries all of it.
 		ks.hasSynced = reg.HasSynced
-		if w.kind == model.KindPod {
+		if w.kind == contract.KindPod {
 			pods.reg = reg
 			ks.hasSynced = pods.hasSynced
 		}
@@ -215,7 +215,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 
 	src := &Source{
 		ctx:       ctx,
-		out:       make(chan model.Batch),
+		out:       make(chan contract.Batch),
 		now:       now,
 		context:   opts.Context,
 		scope:     scope(ns, opts.Selector),
@@ -229,7 +229,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	go func() {
 		defer close(src.out)
 		synced := false
-		co.run(ctx.Done(), src.out, interval, func() (model.Health, bool) {
+		co.run(ctx.Done(), src.out, interval, func() (contract.Health, bool) {
 			pods.finish()
 			h, changed := health.poll()
 			if h.Synced && !synced {

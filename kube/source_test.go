@@ -26,7 +26,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -37,7 +37,7 @@ type mirror struct {
 	nodes   map[string]*corev1.Node
 	deploys map[string]*appsv1.Deployment
 	events  map[string]*corev1.Event
-	health  model.Health
+	health  contract.Health
 	batches int
 	changes int
 }
@@ -47,7 +47,7 @@ func newMirror() *mirror {
 		events: map[string]*corev1.Event{}}
 }
 
-func (m *mirror) apply(b model.Batch) {
+func (m *mirror) apply(b contract.Batch) {
 	m.batches++
 	m.changes += b.Len()
 	for _, r := range b.Pods {
@@ -65,13 +65,13 @@ func (m *mirror) apply(b model.Batch) {
 	}
 	for _, r := range b.Deletes {
 		switch r.Kind {
-		case model.KindPod:
+		case contract.KindPod:
 			delete(m.pods, r.Namespace+"/"+r.Name)
-		case model.KindNode:
+		case contract.KindNode:
 			delete(m.nodes, r.Name)
-		case model.KindDeployment:
+		case contract.KindDeployment:
 			delete(m.deploys, r.Namespace+"/"+r.Name)
-		case model.KindEvent:
+		case contract.KindEvent:
 			delete(m.events, r.Namespace+"/"+r.Name)
 		}
 	}
@@ -285,7 +285,7 @@ func TestSlowConsumerLosesNothing(t *testing.T) {
 
 func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
 	c := newCoalescer()
-	h := c.handler(model.KindPod)
+	h := c.handler(contract.KindPod)
 	// The handlers get what the informer stores: records.
 	p1 := pod("default", "a", "n")
 	p1.Status.Message = "first"
@@ -304,7 +304,7 @@ func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
 	if len(b.Pods) != 2 || b.Pods[0].GetName() != "a" || b.Pods[0].Pod().Status.Message != "second" || b.Pods[1].GetName() != "c" {
 		t.Errorf("pods = %v, want latest a then re-added c", names(b.Pods))
 	}
-	wantDel := []model.Ref{{Kind: model.KindPod, Namespace: "default", Name: "b"}}
+	wantDel := []contract.Ref{{Kind: contract.KindPod, Namespace: "default", Name: "b"}}
 	if !slices.Equal(b.Deletes, wantDel) {
 		t.Errorf("deletes = %v, want %v", b.Deletes, wantDel)
 	}
@@ -313,9 +313,9 @@ func TestHandlerCoalescesAndHandlesDeletedFinalStateUnknown(t *testing.T) {
 	}
 
 	// A node (cluster-scoped) delete seen only as a tombstone.
-	c.handler(model.KindNode).OnDelete(cache.DeletedFinalStateUnknown{Key: "node-3"})
+	c.handler(contract.KindNode).OnDelete(cache.DeletedFinalStateUnknown{Key: "node-3"})
 	b = toBatch(c.take())
-	if want := (model.Ref{Kind: model.KindNode, Name: "node-3"}); len(b.Deletes) != 1 || b.Deletes[0] != want {
+	if want := (contract.Ref{Kind: contract.KindNode, Name: "node-3"}); len(b.Deletes) != 1 || b.Deletes[0] != want {
 		t.Errorf("node tombstone: deletes = %v, want %v", b.Deletes, want)
 	}
 }
@@ -340,7 +340,7 @@ func TestForbiddenNodesLeaveTheRestWorking(t *testing.T) {
 	src := startFake(t, client, Options{Namespace: "default"})
 	m := newMirror()
 	waitFor(t, src, m, "nodes forbidden and pods synced", func(m *mirror) bool {
-		return synced(m) && slices.Contains(m.health.Forbidden, model.KindNode) && len(m.pods) == 1
+		return synced(m) && slices.Contains(m.health.Forbidden, contract.KindNode) && len(m.pods) == 1
 	})
 	if len(m.nodes) != 0 {
 		t.Errorf("nodes delivered although forbidden")
@@ -348,7 +348,7 @@ func TestForbiddenNodesLeaveTheRestWorking(t *testing.T) {
 	if m.health.WatchError != "" {
 		t.Errorf("WatchError = %q; forbidden is reported as Forbidden, not as a broken watch", m.health.WatchError)
 	}
-	if slices.Contains(m.health.Forbidden, model.KindPod) {
+	if slices.Contains(m.health.Forbidden, contract.KindPod) {
 		t.Errorf("pods marked forbidden: %v", m.health.Forbidden)
 	}
 }
@@ -410,7 +410,7 @@ func TestForbiddenEventsLeaveTheRestWorking(t *testing.T) {
 	src := startFake(t, client, Options{Namespace: "default"})
 	m := newMirror()
 	waitFor(t, src, m, "events forbidden, the rest synced", func(m *mirror) bool {
-		return synced(m) && slices.Contains(m.health.Forbidden, model.KindEvent) && len(m.pods) == 1 && len(m.nodes) == 1
+		return synced(m) && slices.Contains(m.health.Forbidden, contract.KindEvent) && len(m.pods) == 1 && len(m.nodes) == 1
 	})
 	if m.health.WatchError != "" || len(m.health.Forbidden) != 1 {
 		t.Errorf("health = %+v, want only events forbidden and no broken watch", m.health)
@@ -504,7 +504,7 @@ func TestSettleFailsWhenNeverSynced(t *testing.T) {
 	defer cancel()
 	m := newMirror()
 	// Cancel once the failure is visible, as --request-timeout would.
-	err := src.Settle(ctx, func(b model.Batch) {
+	err := src.Settle(ctx, func(b contract.Batch) {
 		m.apply(b)
 		if m.health.WatchError != "" {
 			cancel()

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -81,8 +81,8 @@ func (t *trimmer) meta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	out.CreationTimestamp = m.CreationTimestamp
 	out.DeletionTimestamp = m.DeletionTimestamp
 	out.OwnerReferences = t.in.Owners(m.OwnerReferences)
-	if rev, ok := m.Annotations[model.RevisionAnnotation]; ok {
-		out.Annotations = t.in.Annotation(model.RevisionAnnotation, rev)
+	if rev, ok := m.Annotations[contract.RevisionAnnotation]; ok {
+		out.Annotations = t.in.Annotation(contract.RevisionAnnotation, rev)
 	}
 	return out
 }
@@ -98,7 +98,7 @@ func (t *trimmer) workloadMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 // node keeps what the model reads: cordoning (spec.unschedulable), the conditions, Ready above
 // all, and the attributes the nodes view shows and compares suspect nodes by (model/nodeattrs.go):
 // four strings of status.nodeInfo (kubelet, runtime and kernel versions, OS image) and the labels
-// that give the zone, region, instance type and node pool, at most one each (model.NodeLabels).
+// that give the zone, region, instance type and node pool, at most one each (contract.NodeLabels).
 // Each condition's heartbeat time goes: it is the only thing a kubelet's periodic status report
 // changes, so without it such a report is no change at all (coalesce.go drops it). The image list
 // (the largest part of a busy node), addresses, taints, capacity, the rest of nodeInfo (machine,
@@ -110,7 +110,7 @@ func (t *trimmer) node(n *corev1.Node) *corev1.Node {
 		ObjectMeta: t.meta(&n.ObjectMeta),
 		Spec:       corev1.NodeSpec{Unschedulable: n.Spec.Unschedulable},
 	}
-	out.Labels = model.NodeLabels(n.Labels, t.in)
+	out.Labels = contract.NodeLabels(n.Labels, t.in)
 	ni := &n.Status.NodeInfo
 	out.Status.NodeInfo = corev1.NodeSystemInfo{
 		KubeletVersion:          t.str(ni.KubeletVersion),

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
 	"doomwatch/report"
@@ -77,7 +78,7 @@ func TestTransformKeepsWhatTheModelReadsOfEvents(t *testing.T) {
 
 func eventSnapshotOf(p *corev1.Pod, events []*corev1.Event, now time.Time) string {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Pods: []*podrec.Record{podrec.RecordOf(p)}, Events: events}, now)
+	m.Apply(&contract.Batch{Pods: []*podrec.Record{podrec.RecordOf(p)}, Events: events}, now)
 	var b strings.Builder
 	snap := report.NewSnapshot(m, "test", now)
 	if err := report.SnapshotPrinters.Print(&b, "json", &snap); err != nil {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
 	"doomwatch/report"
@@ -95,7 +96,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 			Name: "web-1", Namespace: "default", UID: "u1", Labels: map[string]string{"app": "web"},
 			Annotations: map[string]string{
 				"kubectl.kubernetes.io/last-applied-configuration": `{"big":"json"}`,
-				model.RevisionAnnotation:                           "3",
+				contract.RevisionAnnotation:                        "3",
 			},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}},
 			Finalizers:    []string{"example.com/keep"},
@@ -167,7 +168,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 
 	replicas := int32(4)
 	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 7, Annotations: map[string]string{model.RevisionAnnotation: "3", "note": "x"}},
+		ObjectMeta: metav1.ObjectMeta{Name: "web", Generation: 7, Annotations: map[string]string{contract.RevisionAnnotation: "3", "note": "x"}},
 		Spec:       appsv1.DeploymentSpec{Replicas: &replicas},
 		Status:     appsv1.DeploymentStatus{ObservedGeneration: 7, UpdatedReplicas: 2},
 	}
@@ -181,7 +182,7 @@ func TestTransformDropsWhatNobodyReads(t *testing.T) {
 // snapshotOf is the model's --once JSON for a cluster of one pod.
 func snapshotOf(p *corev1.Pod, now time.Time) string {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Pods: []*podrec.Record{podrec.RecordOf(p)}}, now)
+	m.Apply(&contract.Batch{Pods: []*podrec.Record{podrec.RecordOf(p)}}, now)
 	var b strings.Builder
 	snap := report.NewSnapshot(m, "test", now)
 	if err := report.SnapshotPrinters.Print(&b, "json", &snap); err != nil {

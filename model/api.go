@@ -8,7 +8,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // Model is doomwatch's state. It is not safe for concurrent use: one goroutine (the bubbletea
@@ -16,7 +18,7 @@ import (
 type Model struct {
 	// Configuration, the source's health, the clock and the version.
 	cfg    Config
-	health Health
+	health contract.Health
 	// now is the time of the last Apply or Expire, for reasons that say how long, and the clock
 	// classify judges at.
 	now     time.Time
@@ -135,7 +137,7 @@ func New(cfg Config) *Model {
 //
 // Owners (ReplicaSets, Jobs) are applied before pods, so pods of a Deployment that arrive in the
 // same batch as their ReplicaSet are grouped under the Deployment at once.
-func (m *Model) Apply(b *Batch, now time.Time) {
+func (m *Model) Apply(b *contract.Batch, now time.Time) {
 	if b == nil {
 		return
 	}
@@ -223,7 +225,7 @@ func (m *Model) expire(now time.Time) bool {
 func (m *Model) Version() uint64 { return m.version }
 
 // Health is the last connection health the source reported.
-func (m *Model) Health() Health { return m.health }
+func (m *Model) Health() contract.Health { return m.health }
 
 // Counts returns pods per verdict.
 func (m *Model) Counts() Counts { return m.counts }
@@ -266,7 +268,7 @@ func ContainerStatusOf(pod *corev1.Pod, name string, init bool) *corev1.Containe
 		ss = pod.Status.InitContainerStatuses
 	}
 	for i := range ss {
-		if Sanitize(ss[i].Name) == name {
+		if sanitize.Text(ss[i].Name) == name {
 			return &ss[i]
 		}
 	}
@@ -303,8 +305,8 @@ func cutKey(key string) (ns, name string, ok bool) {
 	return "", key, key != ""
 }
 
-func sanitizeHealth(h Health) Health {
-	h.WatchError = Sanitize(h.WatchError)
-	h.Unreachable = Sanitize(h.Unreachable)
+func sanitizeHealth(h contract.Health) contract.Health {
+	h.WatchError = sanitize.Text(h.WatchError)
+	h.Unreachable = sanitize.Text(h.Unreachable)
 	return h
 }

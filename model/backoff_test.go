@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 // backingOff128: the container failed to start with exit 128 on its node at `at` and waits out
@@ -117,7 +118,7 @@ func TestCrashLoopHoldEndsWithTime(t *testing.T) {
 	}
 	// A deleted pod leaves no hold behind.
 	apply(m, t0.Add(11*time.Minute), pod("search", "search-2", onNode("node-1"), runningAgain(t0.Add(11*time.Minute))))
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "search", Name: "search-2"}}}, t0.Add(11*time.Minute))
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "search", Name: "search-2"}}}, t0.Add(11*time.Minute))
 	if len(m.holds) != 0 {
 		t.Errorf("a deleted pod kept its hold")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
 	"doomwatch/podrec"
@@ -111,10 +112,10 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	for b.Loop() {
 		m := model.New(model.DefaultConfig())
-		m.Apply(&model.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
+		m.Apply(&contract.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
 			Deployments: scaletest.Deployments(scalePods)}, scaletest.T0)
 		for start := 0; start < scalePods; start += 10_000 {
-			m.Apply(&model.Batch{Pods: pods[start : start+10_000]}, scaletest.T0)
+			m.Apply(&contract.Batch{Pods: pods[start : start+10_000]}, scaletest.T0)
 			refresh(m, model.Query{}, scaletest.T0)
 		}
 	}
@@ -136,9 +137,9 @@ func BenchmarkMemory(b *testing.B) {
 		}
 		h1 := heapAlloc()
 		m := model.New(model.DefaultConfig())
-		m.Apply(&model.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
+		m.Apply(&contract.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
 			Deployments: scaletest.Deployments(scalePods)}, scaletest.T0)
-		batch := model.Batch{Pods: make([]*podrec.Record, 0, 10_000)}
+		batch := contract.Batch{Pods: make([]*podrec.Record, 0, 10_000)}
 		for i := range scalePods {
 			ns, name := scaletest.PodName(i)
 			batch.Pods = append(batch.Pods, store[ns+"/"+name].(*podrec.Record))
@@ -176,7 +177,7 @@ func BenchmarkGate(b *testing.B) {
 	var targets []model.Target
 	for i := 0; i < 3*scaletest.PodsPerDeployment; i += scaletest.PodsPerDeployment {
 		ns, name := scaletest.DeploymentOf(i)
-		targets = append(targets, model.Target{Kind: model.KindDeployment, Namespace: ns, Name: name})
+		targets = append(targets, model.Target{Kind: contract.KindDeployment, Namespace: ns, Name: name})
 	}
 	now, k := scaletest.T0, 0
 	if st := m.Gate(targets, now); !st[0].Found || st[0].Pods.Pods != scaletest.PodsPerDeployment {

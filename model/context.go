@@ -7,6 +7,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
 
 // What classify cannot know from a pod alone: whether its node stopped reporting, and whether it
@@ -25,12 +27,12 @@ type nodeReadiness struct {
 // readiness changed. A flip is rare (heartbeats do not change it), so a full pass over the pods is
 // paid only then.
 func (m *Model) noteNodeReadiness(obj *corev1.Node) {
-	name := Sanitize(obj.Name)
+	name := sanitize.Text(obj.Name)
 	var nr nodeReadiness
 	notReady := false
 	for i := range obj.Status.Conditions {
 		if c := &obj.Status.Conditions[i]; c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
-			nr = nodeReadiness{status: c.Status, since: c.LastTransitionTime.Time, reason: Sanitize(c.Message)}
+			nr = nodeReadiness{status: c.Status, since: c.LastTransitionTime.Time, reason: sanitize.Text(c.Message)}
 			notReady = true
 		}
 	}
@@ -64,7 +66,7 @@ func (m *Model) rejudgeNode(name string) {
 
 // withContext applies the pod's node and Job to its verdict v. pod is p rebuilt from its record.
 func (m *Model) withContext(p *Pod, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
-	if p.ctrl.kind == string(KindJob) {
+	if p.ctrl.kind == string(contract.KindJob) {
 		if j := m.jobs[nsName{p.ctrl.ns, p.ctrl.name}]; j != nil {
 			v = classify.JobAttempt(pod, v, j)
 			sanitizeVerdict(&v)
@@ -139,7 +141,7 @@ func (m *Model) rejudgeJobs(jobs []nsName) {
 
 // indexJobPod adds (d > 0) or removes a pod from its Job's pod set.
 func (m *Model) indexJobPod(p *Pod, d int) {
-	if p.ctrl.kind != string(KindJob) {
+	if p.ctrl.kind != string(contract.KindJob) {
 		return
 	}
 	k := nsName{p.ctrl.ns, p.ctrl.name}

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 // podReadyFalse is what the node lifecycle controller leaves on a pod of a node that stopped
@@ -39,7 +40,7 @@ func TestPodOnNotReadyNode(t *testing.T) {
 	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Transient || v.Rule != classify.RulePodNotReady {
 		t.Fatalf("pod with Ready=False = %s/%s %q, want transient pod-not-ready", v.Kind, v.Rule, v.Reason)
 	}
-	m.Apply(&Batch{Nodes: []*corev1.Node{unknownNode("node-7", t0.Add(-4*time.Minute))}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{unknownNode("node-7", t0.Add(-4*time.Minute))}}, t0)
 	v := m.Pod("shop/web-1").Verdict
 	if v.Rule != classify.RuleNodeNotReady || v.Reason != "node node-7 NotReady for 4m: Kubelet stopped posting node status." {
 		t.Fatalf("verdict = %s %q, want node-not-ready naming node-7 for 4m", v.Rule, v.Reason)
@@ -53,7 +54,7 @@ func TestPodOnNotReadyNode(t *testing.T) {
 		t.Errorf("after 3 more minutes reason = %q, want it to say 7m", v.Reason)
 	}
 	// The node comes back: the reason no longer blames it (the pod's own Ready condition decides).
-	m.Apply(&Batch{Nodes: []*corev1.Node{node("node-7", true, false)}}, t0.Add(4*time.Minute))
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{node("node-7", true, false)}}, t0.Add(4*time.Minute))
 	if v := m.Pod("shop/web-1").Verdict; v.Rule != classify.RulePodNotReady {
 		t.Errorf("after the node is Ready again rule = %s, want pod-not-ready until the pod updates", v.Rule)
 	}
@@ -64,12 +65,12 @@ func TestPodOnNotReadyNode(t *testing.T) {
 	}
 	// A healthy pod on a NotReady node whose Ready condition the controller has not flipped yet
 	// stays healthy: the pod's own condition is the evidence.
-	m.Apply(&Batch{Nodes: []*corev1.Node{unknownNode("node-7", t0)}}, t0.Add(6*time.Minute))
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{unknownNode("node-7", t0)}}, t0.Add(6*time.Minute))
 	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Healthy {
 		t.Errorf("ready pod on a node just gone Unknown = %s, want healthy", v.Kind)
 	}
 	// Deleting the node forgets its readiness.
-	m.Apply(&Batch{Pods: records(p), Deletes: []Ref{{Kind: KindNode, Name: "node-7"}}}, t0.Add(7*time.Minute))
+	m.Apply(&contract.Batch{Pods: records(p), Deletes: []contract.Ref{{Kind: contract.KindNode, Name: "node-7"}}}, t0.Add(7*time.Minute))
 	if v := m.Pod("shop/web-1").Verdict; v.Rule != classify.RulePodNotReady {
 		t.Errorf("after the node is deleted rule = %s, want pod-not-ready", v.Rule)
 	}
@@ -95,7 +96,7 @@ func job(ns, name string, backoff, failed int32, conds ...batchv1.JobCondition) 
 
 func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 3)}, Pods: records(failedJobPod("migrate-a"))}, t0)
+	m.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 3)}, Pods: records(failedJobPod("migrate-a"))}, t0)
 	v := m.Pod("batch/migrate-a").Verdict
 	if v.Kind != classify.Transient || v.Rule != classify.RuleJobRetrying || !strings.HasPrefix(v.Reason, "Job has 3 of 6 retries left") {
 		t.Fatalf("failed attempt with retries left = %s/%s %q", v.Kind, v.Rule, v.Reason)
@@ -106,7 +107,7 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	// succeeded pods").
 	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
 		Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}
-	m.Apply(&Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 7, failed)}}, t0.Add(time.Minute))
+	m.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 7, failed)}}, t0.Add(time.Minute))
 	if v := m.Pod("batch/migrate-a").Verdict; v.Kind != classify.Doomed || v.Rule != classify.RuleJobFailed {
 		t.Errorf("attempt of a failed Job = %s/%s %q, want doomed job-failed", v.Kind, v.Rule, v.Reason)
 	}
@@ -117,16 +118,16 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	m2 := New(DefaultConfig())
 	complete := batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue,
 		Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"}
-	m2.Apply(&Batch{Pods: records(failedJobPod("migrate-b"))}, t0)
+	m2.Apply(&contract.Batch{Pods: records(failedJobPod("migrate-b"))}, t0)
 	if v := m2.Pod("batch/migrate-b").Verdict; v.Kind != classify.Doomed {
 		t.Fatalf("attempt before its Job is known = %s, want classify's doomed", v.Kind)
 	}
-	m2.Apply(&Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 2, complete)}}, t0)
+	m2.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 2, complete)}}, t0)
 	if v := m2.Pod("batch/migrate-b").Verdict; v.Kind != classify.Completed || v.Rule != classify.RuleJobSucceeded {
 		t.Errorf("failed attempt of a Job that succeeded = %s/%s, want completed job-succeeded", v.Kind, v.Rule)
 	}
 	// The Job is deleted: its pods fall back to classify's verdict.
-	m2.Apply(&Batch{Deletes: []Ref{{Kind: KindJob, Namespace: "batch", Name: "migrate"}}}, t0)
+	m2.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindJob, Namespace: "batch", Name: "migrate"}}}, t0)
 	if v := m2.Pod("batch/migrate-b").Verdict; v.Kind != classify.Doomed {
 		t.Errorf("attempt after its Job was deleted = %s, want doomed", v.Kind)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 // escalation indexes the ledger by workload and node, for cross-node escalation: a workload whose
@@ -192,12 +193,12 @@ func (m *Model) failingRevisions(w string) revisionHealth {
 		}
 		var s *rsPods
 		var k any
-		switch Kind(p.ctrl.kind) {
-		case KindReplicaSet:
+		switch contract.Kind(p.ctrl.kind) {
+		case contract.KindReplicaSet:
 			rk := nsName{p.ctrl.ns, p.ctrl.name}
 			s, k = m.rsPods[rk], rk
-		case KindStatefulSet, KindDaemonSet:
-			sk := setKey{kind: Kind(p.ctrl.kind), ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.Revision()}
+		case contract.KindStatefulSet, contract.KindDaemonSet:
+			sk := setKey{kind: contract.Kind(p.ctrl.kind), ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.Revision()}
 			s, k = m.setPods[sk], sk
 		}
 		if s == nil {

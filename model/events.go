@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/sanitize"
 )
 
 // EventsPerObject is how many Warning events the model keeps per pod and per node: the newest.
@@ -134,12 +135,12 @@ func (m *Model) upsertEvent(obj *corev1.Event, now time.Time, live bool) {
 		old = nil
 	}
 	ce := classify.EventOf(obj)
-	ev := Event{Reason: Sanitize(ce.Reason), Message: Sanitize(ce.Message), Count: ce.Count, First: ce.First, Last: ce.Last}
+	ev := Event{Reason: sanitize.Text(ce.Reason), Message: sanitize.Text(ce.Message), Count: ce.Count, First: ce.First, Last: ce.Last}
 	component, instance := eventSourceParts(obj)
 	if old != nil && old.component == component && old.instance == instance {
 		ev.Source = old.ev.Source
 	} else {
-		ev.Source = Sanitize(classify.EventSource(obj))
+		ev.Source = sanitize.Text(classify.EventSource(obj))
 	}
 	e := old
 	if e == nil {

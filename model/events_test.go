@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 // The kubelet's event messages, verbatim from classify/testdata: sandboxMsg from
@@ -63,7 +64,7 @@ func TestPodEventsJudgeAPodStuckCreating(t *testing.T) {
 		t.Fatalf("without events: %v %q, want starting", v.Rule, v.Reason)
 	}
 	mount := podEvent(p, "a", "FailedMount", secretMissingMsg+"\x1b[2J", 3, t0)
-	m.Apply(&Batch{Events: []*corev1.Event{mount}}, t0)
+	m.Apply(&contract.Batch{Events: []*corev1.Event{mount}}, t0)
 	v := m.Pod("shop/web-1").Verdict
 	if v.Kind != classify.Doomed || v.Rule != classify.RuleVolumeConfigMissing || v.Source != classify.FromEvents ||
 		v.Reason != "Volume source does not exist: "+secretMissingMsg {
@@ -75,7 +76,7 @@ func TestPodEventsJudgeAPodStuckCreating(t *testing.T) {
 	}
 
 	// The API deletes the event an hour later: nothing says why any more.
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindEvent, Namespace: "shop", Name: mount.Name}}}, t0.Add(time.Hour))
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindEvent, Namespace: "shop", Name: mount.Name}}}, t0.Add(time.Hour))
 	if v := m.Pod("shop/web-1").Verdict; v.Rule != classify.RuleStarting || len(m.PodEvents("shop/web-1")) != 0 {
 		t.Errorf("after the event's delete: %v %q, %d events; want starting, none", v.Rule, v.Reason, len(m.PodEvents("shop/web-1")))
 	}
@@ -87,7 +88,7 @@ func TestEventsBounded(t *testing.T) {
 	m := New(DefaultConfig())
 	p := pod("shop", "web-1", onNode("node-1"), crashLoop())
 	apply(m, t0, p)
-	var b Batch
+	var b contract.Batch
 	for i := range EventsPerObject + 3 {
 		b.Events = append(b.Events, podEvent(p, fmt.Sprint(i), "BackOff", "Back-off restarting failed container app in pod web-1_shop(uid)", 1, t0.Add(time.Duration(i)*time.Second)))
 	}
@@ -111,7 +112,7 @@ func TestEventsBounded(t *testing.T) {
 	}
 
 	// The pod goes, and its events with it; a new pod of that name sees none of them.
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "web-1"}}}, t0.Add(time.Minute))
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "web-1"}}}, t0.Add(time.Minute))
 	if len(m.evs.byKey) != 0 || len(m.evs.pods) != 0 {
 		t.Errorf("a deleted pod's events stay: %d", len(m.evs.byKey))
 	}
@@ -123,7 +124,7 @@ func TestEventsOfAnEarlierPodOfTheSameName(t *testing.T) {
 	m := New(DefaultConfig())
 	old := pod("shop", "db-0", onNode("node-1"), uid("old"), waitingSandbox())
 	apply(m, t0, old)
-	m.Apply(&Batch{Events: []*corev1.Event{podEvent(old, "a", "FailedMount", secretMissingMsg, 1, t0)}}, t0)
+	m.Apply(&contract.Batch{Events: []*corev1.Event{podEvent(old, "a", "FailedMount", secretMissingMsg, 1, t0)}}, t0)
 	apply(m, t0.Add(time.Minute), pod("shop", "db-0", onNode("node-2"), uid("new"), waitingSandbox()))
 	if v := m.Pod("shop/db-0").Verdict; v.Rule != classify.RuleStarting || len(m.PodEvents("shop/db-0")) != 0 {
 		t.Errorf("new pod: %v, %d events; want starting without the old pod's events", v.Rule, len(m.PodEvents("shop/db-0")))
@@ -135,8 +136,8 @@ func TestEventsOfAnEarlierPodOfTheSameName(t *testing.T) {
 // failure, and an event that comes before its pod counts once the pod does.
 func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("node-1", true, false), "n1"), withUID(node("node-2", true, false), "n2")},
-		Health: &Health{Synced: true}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{withUID(node("node-1", true, false), "n1"), withUID(node("node-2", true, false), "n2")},
+		Health: &contract.Health{Synced: true}}, t0)
 	var pods []*corev1.Pod
 	for i, w := range []string{"cart", "search", "login"} {
 		pods = append(pods, pod("shop", fmt.Sprintf("%s-%d", w, i), onNode("node-1"), ownedBy("ReplicaSet", w+"-7d9f"), waitingSandbox()))
@@ -147,7 +148,7 @@ func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 	ev := func(i int, count int32) *corev1.Event {
 		return podEvent(pods[i], "sandbox", "FailedCreatePodSandBox", sandboxMsg, count, t0.Add(time.Duration(count)*time.Second))
 	}
-	m.Apply(&Batch{Events: []*corev1.Event{ev(0, 1), ev(1, 1), ev(2, 1)}}, t0.Add(10*time.Second))
+	m.Apply(&contract.Batch{Events: []*corev1.Event{ev(0, 1), ev(1, 1), ev(2, 1)}}, t0.Add(10*time.Second))
 	n1 := nodeNamed(t, m, "node-1", t0.Add(10*time.Second))
 	if n1.Failures != 3 || n1.Failures128 != 0 || n1.FailedPods != 3 || !n1.Suspect ||
 		!strings.HasPrefix(n1.Why, "3 of 3 pods that started here in the last 15m failed to start") {
@@ -164,8 +165,8 @@ func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 
 	// A relist hands over the same events: nothing new. A count raised from 1 to 4 between two
 	// batches is one more failure.
-	m.Apply(&Batch{Events: []*corev1.Event{ev(0, 1), ev(1, 1), ev(2, 1)}}, t0.Add(20*time.Second))
-	m.Apply(&Batch{Events: []*corev1.Event{ev(0, 4)}}, t0.Add(30*time.Second))
+	m.Apply(&contract.Batch{Events: []*corev1.Event{ev(0, 1), ev(1, 1), ev(2, 1)}}, t0.Add(20*time.Second))
+	m.Apply(&contract.Batch{Events: []*corev1.Event{ev(0, 4)}}, t0.Add(30*time.Second))
 	if n := nodeNamed(t, m, "node-1", t0.Add(30*time.Second)); n.Failures != 4 || n.FailedPods != 3 {
 		t.Errorf("after a relist and one count raise: %d failures of %d pods, want 4 of 3", n.Failures, n.FailedPods)
 	}
@@ -176,7 +177,7 @@ func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 
 	// An event about a pod the model has not seen yet counts once the pod arrives.
 	late := pod("shop", "late-0", onNode("node-2"), ownedBy("ReplicaSet", "late-7d9f"), waitingSandbox())
-	m.Apply(&Batch{Events: []*corev1.Event{podEvent(late, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 2, t0.Add(35*time.Second))}}, t0.Add(40*time.Second))
+	m.Apply(&contract.Batch{Events: []*corev1.Event{podEvent(late, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 2, t0.Add(35*time.Second))}}, t0.Add(40*time.Second))
 	if n := nodeNamed(t, m, "node-2", t0.Add(40*time.Second)); n.Failures != 0 {
 		t.Errorf("node-2 counts a failure of a pod the model does not know: %+v", n)
 	}
@@ -193,18 +194,18 @@ func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 // one node's trouble.
 func TestSandboxFailuresEscalate(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "2")}}, t0)
+	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "2")}}, t0)
 	var evs []*corev1.Event
 	for i := 1; i <= 3; i++ {
 		p := pod("shop", fmt.Sprintf("web-%d", i), onNode(fmt.Sprintf("node-%d", i)), ownedBy("ReplicaSet", "web-7d9f"), waitingSandbox())
 		apply(m, t0, p)
 		evs = append(evs, podEvent(p, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 1, t0))
 	}
-	m.Apply(&Batch{Events: evs[:2]}, t0)
+	m.Apply(&contract.Batch{Events: evs[:2]}, t0)
 	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Transient {
 		t.Fatalf("on 2 nodes: %v %q, want transient", v.Kind, v.Reason)
 	}
-	m.Apply(&Batch{Events: evs[2:]}, t0)
+	m.Apply(&contract.Batch{Events: evs[2:]}, t0)
 	for i := 1; i <= 3; i++ {
 		v := m.Pod(fmt.Sprintf("shop/web-%d", i)).Verdict
 		if v.Kind != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != "failed to start on 3 nodes: not node-local" {
@@ -215,7 +216,7 @@ func TestSandboxFailuresEscalate(t *testing.T) {
 
 func TestNodeEvents(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: []*corev1.Node{node("node-3", true, false)}, Events: []*corev1.Event{
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{node("node-3", true, false)}, Events: []*corev1.Event{
 		nodeEvent("node-3", "gc", "ContainerGCFailed", "rpc error: code = DeadlineExceeded desc = context deadline exceeded", t0),
 	}}, t0)
 	evs := m.NodeEvents("node-3")
@@ -245,7 +246,7 @@ func TestListedSandboxFailuresAreDatedByTheirEvent(t *testing.T) {
 	m := New(DefaultConfig())
 	p := pod("shop", "web-1", onNode("node-1"), waitingSandbox())
 	old := pod("shop", "web-2", onNode("node-1"), waitingSandbox())
-	m.Apply(&Batch{Pods: records(p, old), Health: &Health{Synced: true}, Events: []*corev1.Event{
+	m.Apply(&contract.Batch{Pods: records(p, old), Health: &contract.Health{Synced: true}, Events: []*corev1.Event{
 		podEvent(p, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 1, t0.Add(-time.Minute)),
 		podEvent(old, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 1, t0.Add(-20*time.Minute)),
 	}}, t0)

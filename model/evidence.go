@@ -6,6 +6,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // The kubelet's waiting reasons for a container the runtime failed to create or start (kubernetes
@@ -110,7 +111,7 @@ func (r *recorder) terminated(cs *podrec.ContainerStatus, st *podrec.ContainerSt
 	f := Failure{
 		PodUID:       p.UID,
 		Pod:          p.Key,
-		Container:    Sanitize(cs.Name()),
+		Container:    sanitize.Text(cs.Name()),
 		Node:         p.Node,
 		NodeUID:      r.nodeUID,
 		Workload:     p.workload,
@@ -118,8 +119,8 @@ func (r *recorder) terminated(cs *podrec.ContainerStatus, st *podrec.ContainerSt
 		At:           at,
 		FinishedAt:   finished,
 		ExitCode:     t.ExitCode,
-		Reason:       Sanitize(t.Reason),
-		Message:      normalizeMessage(Sanitize(t.Message)),
+		Reason:       sanitize.Text(t.Reason),
+		Message:      normalizeMessage(sanitize.Text(t.Message)),
 	}
 	r.m.addFailure(f, k, r.since)
 }
@@ -236,14 +237,14 @@ func (m *Model) addCreateError(p *Pod, cs *podrec.ContainerStatus, nodeUID strin
 	f := Failure{
 		PodUID:       p.UID,
 		Pod:          p.Key,
-		Container:    Sanitize(cs.Name()),
+		Container:    sanitize.Text(cs.Name()),
 		Node:         p.Node,
 		NodeUID:      nodeUID,
 		Workload:     p.workload,
 		RestartCount: cs.RestartCount(),
 		At:           at,
-		Reason:       Sanitize(w.Reason()),
-		Message:      normalizeMessage(Sanitize(w.Message())),
+		Reason:       sanitize.Text(w.Reason()),
+		Message:      normalizeMessage(sanitize.Text(w.Message())),
 	}
 	m.addFailure(f, failureKey{uid: failureID(p), container: cs.Name(), at: at.UnixNano(), createError: true}, since)
 }

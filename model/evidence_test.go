@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 func TestLedgerRecordsEachFailureOnce(t *testing.T) {
@@ -165,7 +166,7 @@ func TestStickyClearsOnImageChangeAndNeverAppliesWithoutNotFound(t *testing.T) {
 
 func TestCrossNodeEscalation(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "2")}}, t0)
+	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "2")}}, t0)
 	web := func(name, nodeName string, opts ...podOpt) *corev1.Pod {
 		return pod("shop", name, append([]podOpt{onNode(nodeName), ownedBy("ReplicaSet", "web-7d9f")}, opts...)...)
 	}
@@ -366,7 +367,7 @@ func TestCreateErrorRenewedWhileItLasts(t *testing.T) {
 		pod("shop", "stuck", onNode("node-2"), createError(crioRuntimeMsg)),
 		pod("shop", "gone", onNode("node-2"), createError(crioRuntimeMsg)),
 		pod("shop", "healed", onNode("node-2"), createError(crioRuntimeMsg)))
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "gone"}}}, t0.Add(time.Minute))
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "gone"}}}, t0.Add(time.Minute))
 	apply(m, t0.Add(time.Minute), pod("shop", "healed", onNode("node-2")))
 
 	later := t0.Add(16 * time.Minute)

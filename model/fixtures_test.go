@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"doomwatch/contract"
 	"doomwatch/model/podtest"
 	"doomwatch/podrec"
 )
@@ -101,7 +102,7 @@ func crashLoop() podOpt {
 }
 
 func apply(m *Model, now time.Time, pods ...*corev1.Pod) {
-	m.Apply(&Batch{Pods: records(pods...)}, now)
+	m.Apply(&contract.Batch{Pods: records(pods...)}, now)
 }
 
 // records makes the pods' records, as kube's transform does.

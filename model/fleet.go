@@ -1,6 +1,8 @@
 package model
 
 import (
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,10 +39,10 @@ func NewFleet(cfg Config, contexts []string) *Fleet {
 	for i, c := range contexts {
 		m := New(cfg)
 		if len(contexts) > 1 {
-			m.context = Sanitize(c)
+			m.context = sanitize.Text(c)
 		}
-		f.clusters = append(f.clusters, &Cluster{Context: Sanitize(c), Model: m})
-		f.byName[Sanitize(c)] = i
+		f.clusters = append(f.clusters, &Cluster{Context: sanitize.Text(c), Model: m})
+		f.byName[sanitize.Text(c)] = i
 	}
 	f.cfg = f.clusters[0].Config()
 	return f
@@ -48,7 +50,7 @@ func NewFleet(cfg Config, contexts []string) *Fleet {
 
 // FleetOf is the fleet of one cluster, named context, whose model is m.
 func FleetOf(context string, m *Model) *Fleet {
-	c := Sanitize(context)
+	c := sanitize.Text(context)
 	return &Fleet{clusters: []*Cluster{{Context: c, Model: m}}, byName: map[string]int{c: 0}, cfg: m.Config()}
 }
 
@@ -75,7 +77,7 @@ func (f *Fleet) Multi() bool { return len(f.clusters) > 1 }
 func (f *Fleet) Config() Config { return f.cfg }
 
 // Apply applies b to the model of its cluster (Batch.Cluster).
-func (f *Fleet) Apply(b *Batch, now time.Time) {
+func (f *Fleet) Apply(b *contract.Batch, now time.Time) {
 	if b == nil || b.Cluster < 0 || b.Cluster >= len(f.clusters) {
 		return
 	}
@@ -118,11 +120,11 @@ func (f *Fleet) Counts() Counts {
 
 // Health is one cluster's health, or what the fleet's add up to: synced when every cluster is,
 // the pods seen so far, the first broken watch (named by its context) and every forbidden kind.
-func (f *Fleet) Health() Health {
+func (f *Fleet) Health() contract.Health {
 	if len(f.clusters) == 1 {
 		return f.clusters[0].Health()
 	}
-	h := Health{Synced: true}
+	h := contract.Health{Synced: true}
 	for _, c := range f.clusters {
 		ch := c.Health()
 		h.Synced = h.Synced && ch.Synced

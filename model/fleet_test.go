@@ -1,6 +1,7 @@
 package model
 
 import (
+	"doomwatch/contract"
 	"slices"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func fleetOf3() *Fleet {
 		},
 	}
 	for i, pods := range per {
-		f.Apply(&Batch{Cluster: i, Pods: records(pods...)}, t0)
+		f.Apply(&contract.Batch{Cluster: i, Pods: records(pods...)}, t0)
 	}
 	return f
 }

@@ -11,25 +11,27 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
 
 // Target is a workload a deploy gate (`doomwatch wait`) waits for.
 type Target struct {
-	Kind      Kind // KindDeployment, KindStatefulSet, KindDaemonSet, or KindPod for a bare pod
+	Kind      contract.Kind // KindDeployment, KindStatefulSet, KindDaemonSet, or KindPod for a bare pod
 	Namespace string
 	Name      string
 }
 
 // workload is the target as Failure.Workload names it: "shop/Deployment/web", or a bare pod's key.
 func (t Target) workload() string {
-	if t.Kind == KindPod {
+	if t.Kind == contract.KindPod {
 		return t.Namespace + "/" + t.Name
 	}
 	return t.Namespace + "/" + string(t.Kind) + "/" + t.Name
 }
 
 // String is the target as kubectl names it: "deployment/web".
-func (t Target) String() string { return strings.ToLower(string(t.Kind)) + "/" + Sanitize(t.Name) }
+func (t Target) String() string { return strings.ToLower(string(t.Kind)) + "/" + sanitize.Text(t.Name) }
 
 // GateStatus is what the model knows of one target now: the rollout's verdict (the dashboard's,
 // Rollouts), and what the target's current pods say about it. A deploy gate reads nothing else.
@@ -89,7 +91,7 @@ type GatePending struct {
 
 // Resolve returns the Deployments, StatefulSets or DaemonSets of kind in namespace ns ("" for all)
 // whose labels match sel, by namespace and name. The transform keeps workloads' labels for this.
-func (m *Model) Resolve(kind Kind, ns string, sel labels.Selector) []Target {
+func (m *Model) Resolve(kind contract.Kind, ns string, sel labels.Selector) []Target {
 	var out []Target
 	add := func(namespace, name string, l map[string]string) {
 		if (ns == "" || namespace == ns) && sel.Matches(labels.Set(l)) {
@@ -97,15 +99,15 @@ func (m *Model) Resolve(kind Kind, ns string, sel labels.Selector) []Target {
 		}
 	}
 	switch kind {
-	case KindDeployment:
+	case contract.KindDeployment:
 		for _, d := range m.deployments {
 			add(d.Namespace, d.Name, d.Labels)
 		}
-	case KindStatefulSet:
+	case contract.KindStatefulSet:
 		for _, s := range m.statefulSets {
 			add(s.Namespace, s.Name, s.Labels)
 		}
-	case KindDaemonSet:
+	case contract.KindDaemonSet:
 		for _, d := range m.daemonSets {
 			add(d.Namespace, d.Name, d.Labels)
 		}
@@ -140,7 +142,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		st.Target = t
 		k := nsName{t.Namespace, t.Name}
 		switch t.Kind {
-		case KindDeployment:
+		case contract.KindDeployment:
 			d := m.deployments[k]
 			if d == nil {
 				continue
@@ -154,33 +156,33 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			}
 			newRS := findNewReplicaSet(d, owned)
 			for _, rs := range owned {
-				ctrls[ownerKey{rs.Namespace, string(KindReplicaSet), rs.Name}] = member{i, rs == newRS}
+				ctrls[ownerKey{rs.Namespace, string(contract.KindReplicaSet), rs.Name}] = member{i, rs == newRS}
 			}
-		case KindStatefulSet:
+		case contract.KindStatefulSet:
 			s := m.statefulSets[k]
 			if s == nil {
 				continue
 			}
 			st.Found = true
 			if _, _, err := classify.StatefulSetStatus(s); err != nil {
-				st.Unsupported = Sanitize(err.Error())
+				st.Unsupported = sanitize.Text(err.Error())
 				continue
 			}
-			ctrls[ownerKey{t.Namespace, string(KindStatefulSet), t.Name}] = member{target: i}
+			ctrls[ownerKey{t.Namespace, string(contract.KindStatefulSet), t.Name}] = member{target: i}
 			revisions[i] = s.Status.UpdateRevision
-		case KindDaemonSet:
+		case contract.KindDaemonSet:
 			d := m.daemonSets[k]
 			if d == nil {
 				continue
 			}
 			st.Found = true
 			if _, _, err := classify.DaemonSetStatus(d); err != nil {
-				st.Unsupported = Sanitize(err.Error())
+				st.Unsupported = sanitize.Text(err.Error())
 				continue
 			}
-			ctrls[ownerKey{t.Namespace, string(KindDaemonSet), t.Name}] = member{target: i}
+			ctrls[ownerKey{t.Namespace, string(contract.KindDaemonSet), t.Name}] = member{target: i}
 			revisions[i] = d.Annotations[appsv1.DeprecatedTemplateGeneration]
-		case KindPod:
+		case contract.KindPod:
 			if p := m.pods[k]; p != nil {
 				st.Found = true
 				m.gatePod(st, p)
@@ -241,7 +243,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	var nodes []Node
 	for i := range out {
 		st := &out[i]
-		if st.Target.Kind == KindPod {
+		if st.Target.Kind == contract.KindPod {
 			pending[i] = nil // gatePod set its Pending
 		}
 		for _, pd := range pending[i] {
@@ -339,7 +341,7 @@ func (m *Model) StartFailures(targets []Target, now time.Time) [][]NodeStartFail
 		}
 		n := a.byNode[f.Node]
 		if n == nil {
-			n = &NodeStartFailures{Node: Sanitize(f.Node), Exit128: true}
+			n = &NodeStartFailures{Node: sanitize.Text(f.Node), Exit128: true}
 			a.byNode[f.Node], a.pods[f.Node] = n, map[string]struct{}{}
 			a.order = append(a.order, f.Node)
 		}
@@ -365,7 +367,7 @@ func (m *Model) StartFailures(targets []Target, now time.Time) [][]NodeStartFail
 // gatePod is a bare pod's status for the gate: classify.BarePodStatus, Krane's rule for an
 // unmanaged pod, on the pod's verdict after the model's evidence.
 func (m *Model) gatePod(st *GateStatus, p *Pod) {
-	r := Rollout{Namespace: p.Namespace, Kind: string(KindPod), Name: p.Name, Desired: 1, Updated: 1}
+	r := Rollout{Namespace: p.Namespace, Kind: string(contract.KindPod), Name: p.Name, Desired: 1, Updated: 1}
 	pod := m.rebuilt.Pod(p.rec)
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
@@ -379,12 +381,12 @@ func (m *Model) gatePod(st *GateStatus, p *Pod) {
 		r.Verdict, r.Reason = RolloutDoomed, err.Error()
 		st.Doomed = []GateProblem{{Namespace: p.Namespace, Pod: p.Name, Node: p.Node, Reason: r.Reason}}
 	case err != nil:
-		r.Verdict, r.Reason = RolloutDoomed, Sanitize(err.Error())
+		r.Verdict, r.Reason = RolloutDoomed, sanitize.Text(err.Error())
 		st.Doomed = gateProblems(p)
 	case done:
-		r.Verdict, r.Reason = RolloutComplete, Sanitize(msg)
+		r.Verdict, r.Reason = RolloutComplete, sanitize.Text(msg)
 	default:
-		r.Verdict, r.Reason = RolloutProgressing, Sanitize(msg)
+		r.Verdict, r.Reason = RolloutProgressing, sanitize.Text(msg)
 		if p.Verdict.Kind == classify.Transient {
 			st.Transient = gateProblems(p)
 		}

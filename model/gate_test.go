@@ -1,6 +1,7 @@
 package model
 
 import (
+	"doomwatch/contract"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func terminating() podOpt {
 func TestGateDeployment(t *testing.T) {
 	m := New(DefaultConfig())
 	d := deployment("shop", "pay", 3, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, 1 })
-	m.Apply(&Batch{
+	m.Apply(&contract.Batch{
 		Deployments: []*appsv1.Deployment{d},
 		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")},
 	}, t0)
@@ -45,7 +46,7 @@ func TestGateDeployment(t *testing.T) {
 		pod("shop", "pay-old-1", ownedBy("ReplicaSet", "pay-old"), terminating()),
 		pod("shop", "other-1", crashLoop())) // not the Deployment's: unmanaged
 
-	got := m.Gate([]Target{{KindDeployment, "shop", "pay"}, {KindDeployment, "shop", "pya"}}, t0)
+	got := m.Gate([]Target{{contract.KindDeployment, "shop", "pay"}, {contract.KindDeployment, "shop", "pya"}}, t0)
 	st, typo := got[0], got[1]
 	if typo.Found || typo.Target.String() != "deployment/pya" {
 		t.Errorf("a typo is found: %+v", typo)
@@ -81,7 +82,7 @@ func TestGateDeployment(t *testing.T) {
 // that node suspect, and the gate hands it over with its reason.
 func TestGateNamesTheSuspectNode(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{
+	m.Apply(&contract.Batch{
 		Nodes:       []*corev1.Node{node("node-1", true, false), node("node-3", true, false)},
 		Deployments: []*appsv1.Deployment{deployment("shop", "web", 3, "1")},
 		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-1", "web", "1")},
@@ -91,7 +92,7 @@ func TestGateNamesTheSuspectNode(t *testing.T) {
 		pods = append(pods, pod("shop", name, ownedBy("ReplicaSet", "web-1"), onNode("node-3"), startFailed128(t0.Add(-time.Minute), 1)))
 	}
 	apply(m, t0, pods...)
-	st := m.Gate([]Target{{KindDeployment, "shop", "web"}}, t0)[0]
+	st := m.Gate([]Target{{contract.KindDeployment, "shop", "web"}}, t0)[0]
 	if len(st.Transient) != 3 || st.Transient[0].Node != "node-3" {
 		t.Fatalf("transient: %+v", st.Transient)
 	}
@@ -109,11 +110,11 @@ func TestGateStatefulSetAndDaemonSet(t *testing.T) {
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, UpdateRevision: "db-2", CurrentRevision: "db-1"}}
 	onDelete := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "agent", Generation: 1},
 		Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}}}
-	m.Apply(&Batch{StatefulSets: []*appsv1.StatefulSet{s}, DaemonSets: []*appsv1.DaemonSet{onDelete}}, t0)
+	m.Apply(&contract.Batch{StatefulSets: []*appsv1.StatefulSet{s}, DaemonSets: []*appsv1.DaemonSet{onDelete}}, t0)
 	apply(m, t0,
 		pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-1")),
 		pod("shop", "db-1", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-2"), notReadyWithProbe()))
-	got := m.Gate([]Target{{KindStatefulSet, "shop", "db"}, {KindDaemonSet, "shop", "agent"}}, t0)
+	got := m.Gate([]Target{{contract.KindStatefulSet, "shop", "db"}, {contract.KindDaemonSet, "shop", "agent"}}, t0)
 	if st := got[0]; st.Pods.Pods != 1 || st.Old != 1 || st.Rollout.Verdict != RolloutProgressing || st.Target.String() != "statefulset/db" {
 		t.Errorf("statefulset: %+v", st)
 	}
@@ -126,7 +127,7 @@ func TestGateStatefulSetAndDaemonSet(t *testing.T) {
 func TestResolveSelectsDeploymentsByLabel(t *testing.T) {
 	m := New(DefaultConfig())
 	withLabels := func(d *appsv1.Deployment, l map[string]string) *appsv1.Deployment { d.Labels = l; return d }
-	m.Apply(&Batch{Deployments: []*appsv1.Deployment{
+	m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{
 		withLabels(deployment("shop", "web", 1, "1"), map[string]string{"team": "shop", "tier": "web"}),
 		withLabels(deployment("shop", "api", 1, "1"), map[string]string{"team": "shop"}),
 		withLabels(deployment("shop", "db-proxy", 1, "1"), map[string]string{"team": "data"}),
@@ -136,7 +137,7 @@ func TestResolveSelectsDeploymentsByLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := m.Resolve(KindDeployment, "shop", sel)
+	got := m.Resolve(contract.KindDeployment, "shop", sel)
 	if len(got) != 2 || got[0].Name != "api" || got[1].Name != "web" || got[0].Namespace != "shop" {
 		t.Errorf("Resolve = %+v, want shop's api and web", got)
 	}
@@ -164,7 +165,7 @@ func TestGateBarePod(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(DefaultConfig())
 			apply(m, t0, pod("shop", "migrate", append([]podOpt{onNode("node-1")}, tc.opts...)...))
-			st := m.Gate([]Target{{KindPod, "shop", "migrate"}, {KindPod, "shop", "gone"}}, t0)
+			st := m.Gate([]Target{{contract.KindPod, "shop", "migrate"}, {contract.KindPod, "shop", "gone"}}, t0)
 			if st[1].Found {
 				t.Errorf("a missing pod is found")
 			}
@@ -183,12 +184,12 @@ func TestGateBarePod(t *testing.T) {
 // they come, change controller and go, and a new ReplicaSet's pods are found when it becomes new.
 func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{
+	m.Apply(&contract.Batch{
 		Deployments: []*appsv1.Deployment{deployment("shop", "web", 2, "1")},
 		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-1", "web", "1")},
 	}, t0)
 	apply(m, t0, pod("shop", "web-1-a", ownedBy("ReplicaSet", "web-1")))
-	targets := []Target{{KindDeployment, "shop", "web"}}
+	targets := []Target{{contract.KindDeployment, "shop", "web"}}
 	count := func() int { return m.Gate(targets, t0)[0].Pods.Pods }
 	if n := count(); n != 1 {
 		t.Fatalf("first look: %d pods", n)
@@ -197,7 +198,7 @@ func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 	if n := count(); n != 2 {
 		t.Errorf("after a pod came: %d pods, want 2", n)
 	}
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "web-1-a"}}}, t0)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "web-1-a"}}}, t0)
 	if n := count(); n != 1 {
 		t.Errorf("after a pod went: %d pods, want 1", n)
 	}
@@ -206,7 +207,7 @@ func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 		t.Errorf("after the pod changed controller: %d pods, want 0", n)
 	}
 	// A new revision: its ReplicaSet, then its pods.
-	m.Apply(&Batch{
+	m.Apply(&contract.Batch{
 		Deployments: []*appsv1.Deployment{deployment("shop", "web", 2, "2")},
 		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-2", "web", "2")},
 	}, t0)

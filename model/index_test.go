@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -136,13 +137,13 @@ func viewKeys(v PodView) []string {
 
 // churnBatch is a random batch over a small cluster: pods created, changing state, node and
 // owner, deleted; ReplicaSets re-parented; nodes flapping.
-func churnBatch(rng *rand.Rand, at time.Time) *Batch {
-	var b Batch
+func churnBatch(rng *rand.Rand, at time.Time) *contract.Batch {
+	var b contract.Batch
 	for range rng.IntN(12) {
 		i := rng.IntN(60)
 		ns, name := []string{"shop", "infra", "batch"}[i%3], fmt.Sprintf("pay-%02d", i)
 		if rng.IntN(8) == 0 {
-			b.Deletes = append(b.Deletes, Ref{Kind: KindPod, Namespace: ns, Name: name})
+			b.Deletes = append(b.Deletes, contract.Ref{Kind: contract.KindPod, Namespace: ns, Name: name})
 			continue
 		}
 		opts := []podOpt{onNode(fmt.Sprintf("node-%d", rng.IntN(4))), ownedBy("ReplicaSet", fmt.Sprintf("rs-%d", rng.IntN(4))),
@@ -247,7 +248,7 @@ func TestFilterJobReplaysTheBatchesAppliedMeanwhile(t *testing.T) {
 	// into the filter's reach by a new pod.
 	apply(m, t0, pod("shop", "pay-1", onNode("node-1")), pod("shop", "pay-3", onNode("node-2"), crashLoop()),
 		pod("shop", "payroll-1", onNode("node-4")))
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "pay-2"}}}, t0)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "pay-2"}}}, t0)
 	if m.ViewCost(q) == 0 {
 		t.Fatal("the view is kept before its job is adopted")
 	}
@@ -300,11 +301,11 @@ func TestFilterJobRefusals(t *testing.T) {
 func TestQuietKindsLeaveTheViewsAlone(t *testing.T) {
 	m := viewModel()
 	n := node("node-1", true, false)
-	m.Apply(&Batch{Nodes: []*corev1.Node{n}, Deployments: []*appsv1.Deployment{deployment("shop", "web", 1, "1")}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{n}, Deployments: []*appsv1.Deployment{deployment("shop", "web", 1, "1")}}, t0)
 	nodes, rollouts := m.Nodes(t0), m.Rollouts()
 	beat := n.DeepCopy()
 	beat.Status.Conditions[0].LastHeartbeatTime.Time = t0.Add(10 * time.Second)
-	m.Apply(&Batch{Nodes: []*corev1.Node{beat}, StatefulSets: []*appsv1.StatefulSet{{}}}, t0.Add(10*time.Second))
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{beat}, StatefulSets: []*appsv1.StatefulSet{{}}}, t0.Add(10*time.Second))
 	if got := m.Nodes(t0.Add(10 * time.Second)); &got[0] != &nodes[0] {
 		t.Error("a heartbeat rebuilt the nodes")
 	}
@@ -315,9 +316,9 @@ func TestQuietKindsLeaveTheViewsAlone(t *testing.T) {
 	apply(m, t0, pod("shop", "web-1", onNode("node-1")))
 	got := m.Nodes(t0.Add(10 * time.Second))
 	fresh := New(DefaultConfig())
-	fresh.Apply(&Batch{Nodes: []*corev1.Node{beat}}, t0)
+	fresh.Apply(&contract.Batch{Nodes: []*corev1.Node{beat}}, t0)
 	for _, p := range m.pods {
-		fresh.Apply(&Batch{Pods: []*podrec.Record{p.rec}}, t0)
+		fresh.Apply(&contract.Batch{Pods: []*podrec.Record{p.rec}}, t0)
 	}
 	want := fresh.Nodes(t0.Add(10 * time.Second))
 	if len(got) != len(want) {

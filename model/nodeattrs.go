@@ -1,12 +1,12 @@
 package model
 
 import (
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-
-	"doomwatch/podrec"
 )
 
 // A node's attributes: its conditions, what its kubelet reports of itself (status.nodeInfo) and
@@ -40,56 +40,6 @@ type NodeInfo struct {
 	OSImage string // osImage, "Ubuntu 24.04.3 LTS"
 }
 
-// The labels a node's place is read from. For each attribute the first label set wins: the
-// well-known labels (kubernetes.io/docs/reference/labels-annotations-taints), then their
-// deprecated beta forms, which older kubelets and cloud providers set alone.
-var (
-	zoneLabels         = []string{corev1.LabelTopologyZone, corev1.LabelFailureDomainBetaZone}
-	regionLabels       = []string{corev1.LabelTopologyRegion, corev1.LabelFailureDomainBetaRegion}
-	instanceTypeLabels = []string{corev1.LabelInstanceTypeStable, corev1.LabelInstanceType}
-	// poolLabels are the node-pool labels the managed services and Karpenter set; Kubernetes has
-	// no well-known one. A node carries at most one of them.
-	//   - GKE: cloud.google.com/gke-nodepool, the node pool's name (cloud.google.com/kubernetes-engine
-	//     docs, "About node pools").
-	//   - EKS managed node groups: eks.amazonaws.com/nodegroup (docs.aws.amazon.com/eks, "Managed
-	//     node groups"; cluster-autoscaler reads it too).
-	//   - AKS: kubernetes.azure.com/agentpool (learn.microsoft.com/azure/aks/use-labels, the
-	//     reserved system labels).
-	//   - Karpenter: karpenter.sh/nodepool, the NodePool that launched the node
-	//     (kubernetes-sigs/karpenter pkg/apis/v1/labels.go NodePoolLabelKey).
-	poolLabels = []string{
-		"cloud.google.com/gke-nodepool", "eks.amazonaws.com/nodegroup",
-		"kubernetes.azure.com/agentpool", "karpenter.sh/nodepool",
-	}
-	placeLabels = [][]string{zoneLabels, regionLabels, instanceTypeLabels, poolLabels}
-)
-
-// firstLabel is the value of the first of keys set to a non-empty value in labels.
-func firstLabel(labels map[string]string, keys []string) (key, value string) {
-	for _, k := range keys {
-		if v := labels[k]; v != "" {
-			return k, v
-		}
-	}
-	return "", ""
-}
-
-// NodeLabels returns the labels of a node the model reads: for each of zone, region, instance
-// type and pool the one label that decides it, its value shared through in. nil when there are
-// none. kube's transform keeps these and drops every other label of a node.
-func NodeLabels(labels map[string]string, in *podrec.Interner) map[string]string {
-	var out map[string]string
-	for _, keys := range placeLabels {
-		if k, v := firstLabel(labels, keys); k != "" {
-			if out == nil {
-				out = make(map[string]string, len(placeLabels))
-			}
-			out[k] = in.String(v) // k is one of the constants above, not the object's string
-		}
-	}
-	return out
-}
-
 // condState is a kept condition: its status and reason.
 type condState struct{ status, reason string }
 
@@ -109,7 +59,7 @@ func attrsOf(obj *corev1.Node) nodeAttrs {
 		c := &obj.Status.Conditions[i]
 		for j, t := range NodeConditionTypes {
 			if c.Type == t {
-				a.conds[j] = condState{status: Sanitize(string(c.Status)), reason: Sanitize(c.Reason)}
+				a.conds[j] = condState{status: sanitize.Text(string(c.Status)), reason: sanitize.Text(c.Reason)}
 				if a.conds[j].status == "" {
 					a.conds[j].status = string(corev1.ConditionUnknown)
 				}
@@ -117,11 +67,11 @@ func attrsOf(obj *corev1.Node) nodeAttrs {
 		}
 	}
 	ni := &obj.Status.NodeInfo
-	a.info = NodeInfo{Kubelet: Sanitize(ni.KubeletVersion), Runtime: Sanitize(ni.ContainerRuntimeVersion),
-		Kernel: Sanitize(ni.KernelVersion), OSImage: Sanitize(ni.OSImage)}
-	label := func(keys []string) string { _, v := firstLabel(obj.Labels, keys); return Sanitize(v) }
-	a.zone, a.region = label(zoneLabels), label(regionLabels)
-	a.instanceType, a.pool = label(instanceTypeLabels), label(poolLabels)
+	a.info = NodeInfo{Kubelet: sanitize.Text(ni.KubeletVersion), Runtime: sanitize.Text(ni.ContainerRuntimeVersion),
+		Kernel: sanitize.Text(ni.KernelVersion), OSImage: sanitize.Text(ni.OSImage)}
+	label := func(keys []string) string { _, v := contract.FirstLabel(obj.Labels, keys); return sanitize.Text(v) }
+	a.zone, a.region = label(contract.ZoneLabels), label(contract.RegionLabels)
+	a.instanceType, a.pool = label(contract.InstanceTypeLabels), label(contract.PoolLabels)
 	return a
 }
 

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -202,7 +203,7 @@ func TestNodeAttributes(t *testing.T) {
 		corev1.LabelInstanceType: "m5.large", "cloud.google.com/gke-nodepool": "pool-1\u202e",
 	})
 	beta.Status.Conditions[1].Reason = "Kubelet\x1b[2JHasSufficientMemory"
-	m.Apply(&Batch{Nodes: []*corev1.Node{ga, beta}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{ga, beta}}, t0)
 	apply(m, t0, pod("shop", "a", onNode("node-9")))
 
 	nodes := m.Nodes(t0)
@@ -238,13 +239,13 @@ func TestNodeAttributes(t *testing.T) {
 
 	// A runtime upgrade is a change the nodes view shows at once.
 	up := attrObject("node-1", "u1", "containerd://2.2.0", ga.Labels)
-	m.Apply(&Batch{Nodes: []*corev1.Node{up}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{up}}, t0)
 	if got := findNode(t, m.Nodes(t0), "node-1").Info.Runtime; got != "containerd://2.2.0" {
 		t.Errorf("after the upgrade node-1 runs %q", got)
 	}
 
 	// A node deleted while its pods remain: known no more, so nothing of it is claimed.
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindNode, Name: "node-1"}}}, t0)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindNode, Name: "node-1"}}}, t0)
 	apply(m, t0, pod("shop", "b", onNode("node-1")))
 	if n := findNode(t, m.Nodes(t0), "node-1"); n.Known || n.Info.Runtime != "" || n.Condition(corev1.NodeReady).Status != "Unknown" {
 		t.Errorf("deleted node-1 = %+v, want Unknown conditions and no attributes", n)
@@ -252,7 +253,7 @@ func TestNodeAttributes(t *testing.T) {
 }
 
 func TestNodeLabels(t *testing.T) {
-	got := NodeLabels(map[string]string{
+	got := contract.NodeLabels(map[string]string{
 		corev1.LabelTopologyZone: "eu-west-1a", corev1.LabelFailureDomainBetaZone: "eu-west-1a",
 		corev1.LabelFailureDomainBetaRegion: "eu-west-1", corev1.LabelInstanceTypeStable: "",
 		corev1.LabelInstanceType: "m5.large", "eks.amazonaws.com/nodegroup": "general",
@@ -265,7 +266,7 @@ func TestNodeLabels(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("NodeLabels = %v, want %v (one label per attribute, the well-known one first)", got, want)
 	}
-	if got := NodeLabels(map[string]string{"team": "payments"}, nil); got != nil {
+	if got := contract.NodeLabels(map[string]string{"team": "payments"}, nil); got != nil {
 		t.Errorf("NodeLabels of a node with none of them = %v, want nil", got)
 	}
 }
@@ -283,7 +284,7 @@ func TestSuspectsShare(t *testing.T) {
 		nodes = append(nodes, attrObject(fmt.Sprintf("node-%d", i), fmt.Sprintf("u%d", i), rt,
 			map[string]string{corev1.LabelTopologyZone: fmt.Sprintf("eu-west-1%c", 'a'+rune((i-1)/2)), "eks.amazonaws.com/nodegroup": "general"}))
 	}
-	m.Apply(&Batch{Nodes: nodes}, t0)
+	m.Apply(&contract.Batch{Nodes: nodes}, t0)
 	if got := m.SuspectsShare(t0); got != nil {
 		t.Errorf("no suspect node: SuspectsShare = %q, want nil", got)
 	}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"doomwatch/sanitize"
 	"slices"
 	"sort"
 	"strconv"
@@ -51,10 +52,10 @@ func (m *Model) dropNodeIfEmpty(n *nodeState) {
 // upsertNode records a Node object. A heartbeat, which changes none of what the model keeps, leaves
 // the nodes view as it is.
 func (m *Model) upsertNode(obj *corev1.Node) {
-	name := Sanitize(obj.Name)
+	name := sanitize.Text(obj.Name)
 	n := m.node(name)
 	was := *n
-	if uid := Sanitize(string(obj.UID)); uid != n.uid {
+	if uid := sanitize.Text(string(obj.UID)); uid != n.uid {
 		// A UID for a name that had none: failures recorded before the Node object arrived
 		// happened on this node. A different UID is a new node under the old name (deleted and
 		// registered again, whether or not the delete was seen): the old node's failures keep the

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 func findNode(t *testing.T, ns []Node, name string) Node {
@@ -27,7 +28,7 @@ func findNode(t *testing.T, ns []Node, name string) Node {
 
 func TestSuspectNodeRisesAndClears(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: []*corev1.Node{node("node-1", true, false), node("node-3", true, true)}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{node("node-1", true, false), node("node-3", true, true)}}, t0)
 	fail := func(name, owner, nodeName string, at time.Time) *corev1.Pod {
 		return pod("shop", name, onNode(nodeName), ownedBy("StatefulSet", owner), startFailed128(at, 1))
 	}
@@ -110,7 +111,7 @@ func TestNodeWithoutNodeObjectAndWhyWording(t *testing.T) {
 		t.Errorf("why = %q, want %q", n.Why, want)
 	}
 	// The pod goes; the node has nothing left but evidence, which still counts for the window.
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "a-0"}}}, t0)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "a-0"}}}, t0)
 	n = findNode(t, m.Nodes(t0), "node-9")
 	if n.Pods != 0 || n.Failures != 1 {
 		t.Errorf("after delete: %+v", n)
@@ -122,12 +123,12 @@ func TestNodeWithoutNodeObjectAndWhyWording(t *testing.T) {
 
 func TestNodeReadyAndDelete(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: []*corev1.Node{node("node-1", false, false)}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{node("node-1", false, false)}}, t0)
 	n := findNode(t, m.Nodes(t0), "node-1")
 	if !n.Known || n.Ready || n.Cordoned {
 		t.Errorf("node-1 = %+v", n)
 	}
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindNode, Name: "node-1"}}}, t0)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindNode, Name: "node-1"}}}, t0)
 	if ns := m.Nodes(t0); len(ns) != 0 {
 		t.Errorf("deleted node without pods still listed: %+v", ns)
 	}
@@ -259,7 +260,7 @@ func TestSuspectNodesStandOut(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(DefaultConfig())
-			m.Apply(&Batch{Nodes: cluster(tc.nodes)}, t0)
+			m.Apply(&contract.Batch{Nodes: cluster(tc.nodes)}, t0)
 			var pods []*corev1.Pod
 			for i, n := range tc.failing {
 				for j := 0; j < n; j++ {
@@ -278,7 +279,7 @@ func TestSuspectNodesStandOut(t *testing.T) {
 // where four different pods failed. (A rule on failures gave node-2 5 of the 9.)
 func TestSuspectCountsPodsNotFailures(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(5)}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(5)}, t0)
 	for i := 0; i < 4; i++ {
 		apply(m, t0, failingPod(fmt.Sprintf("a-%d", i), "node-1", t0.Add(-10*time.Minute)))
 	}
@@ -305,7 +306,7 @@ func TestSuspectCountsPodsNotFailures(t *testing.T) {
 // A workload escalated as not node-local fails wherever it runs: its pods count on neither side.
 func TestSuspectLeavesOutNotNodeLocalWorkloads(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(5)}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(5)}, t0)
 	web := func(name, nodeName string) *corev1.Pod {
 		return pod("shop", name, onNode(nodeName), ownedBy("StatefulSet", "web"), startFailed128(t0.Add(-time.Minute), 1))
 	}
@@ -338,7 +339,7 @@ func TestNodeRegisteredAgainStartsClean(t *testing.T) {
 	for _, deleteSeen := range []bool{true, false} {
 		t.Run(fmt.Sprintf("delete seen %v", deleteSeen), func(t *testing.T) {
 			m := New(DefaultConfig())
-			m.Apply(&Batch{Nodes: cluster(5)}, t0)
+			m.Apply(&contract.Batch{Nodes: cluster(5)}, t0)
 			apply(m, t0,
 				failingPod("a-0", "node-3", t0.Add(-3*time.Minute)),
 				failingPod("b-0", "node-3", t0.Add(-2*time.Minute)),
@@ -349,15 +350,15 @@ func TestNodeRegisteredAgainStartsClean(t *testing.T) {
 
 			// The node is deleted with its pods and registers again under the same name.
 			later := t0.Add(time.Minute)
-			var dels []Ref
+			var dels []contract.Ref
 			for _, p := range []string{"a-0", "b-0", "c-0"} {
-				dels = append(dels, Ref{Kind: KindPod, Namespace: "shop", Name: p})
+				dels = append(dels, contract.Ref{Kind: contract.KindPod, Namespace: "shop", Name: p})
 			}
 			if deleteSeen {
-				dels = append(dels, Ref{Kind: KindNode, Name: "node-3"})
+				dels = append(dels, contract.Ref{Kind: contract.KindNode, Name: "node-3"})
 			}
-			m.Apply(&Batch{Deletes: dels}, later)
-			m.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("node-3", true, false), "node-3-uid-2")}}, later)
+			m.Apply(&contract.Batch{Deletes: dels}, later)
+			m.Apply(&contract.Batch{Nodes: []*corev1.Node{withUID(node("node-3", true, false), "node-3-uid-2")}}, later)
 			apply(m, later, pod("shop", "d-0", onNode("node-3"), ownedBy("StatefulSet", "d")))
 
 			var now, old *Node
@@ -397,7 +398,7 @@ func TestNodeRegisteredAgainStartsClean(t *testing.T) {
 func TestNodeUIDLearnedAfterFailures(t *testing.T) {
 	m := New(DefaultConfig())
 	apply(m, t0, failingPod("a-0", "node-3", t0.Add(-time.Minute)))
-	m.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("node-3", true, false), "u3")}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{withUID(node("node-3", true, false), "u3")}}, t0)
 	nodes := m.Nodes(t0)
 	if len(nodes) != 1 || nodes[0].UID != "u3" || nodes[0].Failures != 1 || !nodes[0].Known {
 		t.Fatalf("want one node-3 with its failure and UID, got %+v", nodes)
@@ -411,14 +412,14 @@ func TestNodeUIDLearnedAfterFailures(t *testing.T) {
 // works on the nodes the pods name.
 func TestNodesForbiddenKeyByName(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Health: &Health{Synced: true, Forbidden: []Kind{KindNode}}}, t0)
+	m.Apply(&contract.Batch{Health: &contract.Health{Synced: true, Forbidden: []contract.Kind{contract.KindNode}}}, t0)
 	apply(m, t0,
 		failingPod("a-0", "node-3", t0.Add(-3*time.Minute)),
 		failingPod("b-0", "node-3", t0.Add(-2*time.Minute)),
 		failingPod("c-0", "node-3", t0.Add(-time.Minute)),
 		pod("shop", "ok-1", onNode("node-1")), pod("shop", "ok-2", onNode("node-2")))
 	// The pods go and come back: still one node-3, by name.
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "a-0"}}}, t0)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "a-0"}}}, t0)
 	apply(m, t0, pod("shop", "e-0", onNode("node-3"), ownedBy("StatefulSet", "e")))
 	nodes := m.Nodes(t0)
 	if len(nodes) != 3 {
@@ -439,7 +440,7 @@ func TestNodesForbiddenKeyByName(t *testing.T) {
 // them.
 func TestCreateErrorsMakeANodeSuspect(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(5)}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(5)}, t0)
 	crio := func(name string) *corev1.Pod {
 		return pod("shop", name, onNode("node-2"), ownedBy("StatefulSet", name), createError(crioRuntimeMsg))
 	}
@@ -479,7 +480,7 @@ func startedPod(name, nodeName string, at time.Time) *corev1.Pod {
 func shares(t *testing.T, perNode [][2]int) *Model {
 	t.Helper()
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(len(perNode))}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(len(perNode))}, t0)
 	var pods []*corev1.Pod
 	for i, n := range perNode {
 		node := fmt.Sprintf("node-%d", i+1)
@@ -559,7 +560,7 @@ func TestSuspectWhyGivesTheShares(t *testing.T) {
 // rollout will pass.
 func TestNoiseOfOneWorkloadIsClusterWide(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(10)}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(10)}, t0)
 	var pods []*corev1.Pod
 	for i := range 10 {
 		node := fmt.Sprintf("node-%d", i+1)
@@ -587,7 +588,7 @@ func TestNoiseOfOneWorkloadIsClusterWide(t *testing.T) {
 // the nodes view leaves the workload out.
 func TestRevisionThatStartsNowhereIsEscalated(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(6)}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(6)}, t0)
 	var pods []*corev1.Pod
 	for i := range 6 {
 		node := fmt.Sprintf("node-%d", i+1)
@@ -624,7 +625,7 @@ func startedOn(m *Model, id nodeID, now time.Time) int {
 // Starts are counted per pod, once, at its latest start within the window, dated as failures are.
 func TestStartsCountedPerPodInTheWindow(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(2)}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(2)}, t0)
 	n1 := nodeID{uid: "node-1-uid"}
 	apply(m, t0,
 		startedPod("old-0", "node-1", t0.Add(-time.Hour)),                          // before the window: not counted
@@ -643,7 +644,7 @@ func TestStartsCountedPerPodInTheWindow(t *testing.T) {
 		t.Fatalf("after restarts: started on node-1 = %d, want 3", got)
 	}
 	// A deleted pod's start stays for the window, as its failures would.
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "new-1"}}}, t2)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "new-1"}}}, t2)
 	if got := startedOn(m, n1, t2); got != 3 {
 		t.Errorf("after a delete: started on node-1 = %d, want 3", got)
 	}
@@ -658,7 +659,7 @@ func TestStartsCountedPerPodInTheWindow(t *testing.T) {
 	// A start seen before the node's UID is known is the node's once it is.
 	m2 := New(DefaultConfig())
 	apply(m2, t0, startedPod("a-0", "node-9", t0.Add(-time.Minute)))
-	m2.Apply(&Batch{Nodes: []*corev1.Node{withUID(node("node-9", true, false), "u9")}}, t0)
+	m2.Apply(&contract.Batch{Nodes: []*corev1.Node{withUID(node("node-9", true, false), "u9")}}, t0)
 	if got := startedOn(m2, nodeID{uid: "u9"}, t0); got != 1 {
 		t.Errorf("node-9 after its UID: %d starts, want 1", got)
 	}
@@ -668,7 +669,7 @@ func TestStartsCountedPerPodInTheWindow(t *testing.T) {
 // started) tried to start there all the same: it counts with the pods that started.
 func TestFailuresWithoutAStartCountAsStarts(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{Nodes: cluster(1), Health: &Health{Synced: true}}, t0)
+	m.Apply(&contract.Batch{Nodes: cluster(1), Health: &contract.Health{Synced: true}}, t0)
 	apply(m, t0, startedPod("a-0", "node-1", t0.Add(-time.Minute)), startedPod("b-0", "node-1", t0.Add(-time.Minute)),
 		startedPod("c-0", "node-1", t0.Add(-time.Minute)))
 	var evs []*corev1.Event
@@ -677,7 +678,7 @@ func TestFailuresWithoutAStartCountAsStarts(t *testing.T) {
 		apply(m, t0, p)
 		evs = append(evs, podEvent(p, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 1, t0))
 	}
-	m.Apply(&Batch{Events: evs}, t0.Add(time.Second))
+	m.Apply(&contract.Batch{Events: evs}, t0.Add(time.Second))
 	n := findNode(t, m.Nodes(t0.Add(time.Second)), "node-1")
 	if want := "3 of 6 pods that started here in the last 15m failed to start; none started elsewhere (thin evidence: too few to compare)"; !n.Suspect || n.Why != want {
 		t.Errorf("node-1: suspect %v, why %q; want %q", n.Suspect, n.Why, want)

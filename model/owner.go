@@ -1,6 +1,9 @@
 package model
 
 import (
+	"doomwatch/contract"
+	"doomwatch/sanitize"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -61,7 +64,7 @@ func (m *Model) ownerEntry(k ownerKey) *ownerEntry {
 	e := m.owners[k]
 	if e == nil {
 		e = &ownerEntry{}
-		e.set(Sanitize(k.ns), m.resolveOwner(k))
+		e.set(sanitize.Text(k.ns), m.resolveOwner(k))
 		m.owners[k] = e
 	}
 	return e
@@ -108,25 +111,25 @@ func (m *Model) workloadOf(p *Pod) string {
 
 func (m *Model) resolveOwner(k ownerKey) string {
 	switch k.kind {
-	case string(KindReplicaSet):
+	case string(contract.KindReplicaSet):
 		if rs := m.replicaSets[nsName{k.ns, k.name}]; rs != nil {
 			if d := controllerOf(rs.OwnerReferences); d != nil {
-				return Sanitize(d.Kind) + "/" + Sanitize(d.Name)
+				return sanitize.Text(d.Kind) + "/" + sanitize.Text(d.Name)
 			}
 		}
-	case string(KindJob):
+	case string(contract.KindJob):
 		if j := m.jobs[nsName{k.ns, k.name}]; j != nil {
 			if c := controllerOf(j.OwnerReferences); c != nil {
-				return Sanitize(c.Kind) + "/" + Sanitize(c.Name)
+				return sanitize.Text(c.Kind) + "/" + sanitize.Text(c.Name)
 			}
 		}
 	}
-	return Sanitize(k.kind) + "/" + Sanitize(k.name)
+	return sanitize.Text(k.kind) + "/" + sanitize.Text(k.name)
 }
 
 // applyOwners stores the batch's controllers and returns the pods' controllers whose top owner
 // changed (a ReplicaSet seen for the first time, or re-parented).
-func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
+func (m *Model) applyOwners(b *contract.Batch) map[ownerKey]struct{} {
 	var changed map[ownerKey]struct{}
 	note := func(k ownerKey) {
 		e := m.owners[k]
@@ -134,7 +137,7 @@ func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 			return // no pod resolved it yet; the first pod resolves it fresh
 		}
 		if top := m.resolveOwner(k); top != e.top {
-			e.set(Sanitize(k.ns), top)
+			e.set(sanitize.Text(k.ns), top)
 			if changed == nil {
 				changed = make(map[ownerKey]struct{})
 			}
@@ -145,11 +148,11 @@ func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 		k := nsName{rs.Namespace, rs.Name}
 		m.replicaSets[k] = rs
 		m.linkReplicaSet(k, rs)
-		note(ownerKey{rs.Namespace, string(KindReplicaSet), rs.Name})
+		note(ownerKey{rs.Namespace, string(contract.KindReplicaSet), rs.Name})
 	}
 	for _, j := range b.Jobs {
 		m.jobs[nsName{j.Namespace, j.Name}] = j
-		note(ownerKey{j.Namespace, string(KindJob), j.Name})
+		note(ownerKey{j.Namespace, string(contract.KindJob), j.Name})
 	}
 	for _, d := range b.Deployments {
 		k := nsName{d.Namespace, d.Name}
@@ -159,12 +162,12 @@ func (m *Model) applyOwners(b *Batch) map[ownerKey]struct{} {
 	for _, s := range b.StatefulSets {
 		k := nsName{s.Namespace, s.Name}
 		m.statefulSets[k] = s
-		m.rollouts.dirty[rolloutKey{KindStatefulSet, k}] = struct{}{}
+		m.rollouts.dirty[rolloutKey{contract.KindStatefulSet, k}] = struct{}{}
 	}
 	for _, d := range b.DaemonSets {
 		k := nsName{d.Namespace, d.Name}
 		m.daemonSets[k] = d
-		m.rollouts.dirty[rolloutKey{KindDaemonSet, k}] = struct{}{}
+		m.rollouts.dirty[rolloutKey{contract.KindDaemonSet, k}] = struct{}{}
 	}
 	return changed
 }

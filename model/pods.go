@@ -4,7 +4,9 @@ import (
 	"time"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // upsertPod stores the latest record of a pod: it resolves the owner, records start failures in
@@ -18,11 +20,11 @@ func (m *Model) upsertPod(r *podrec.Record, now time.Time) {
 	var prev *podrec.Record // the pod's previous record; nil when it is seen for the first time
 	if p == nil {
 		m.nextID++
-		p = &Pod{Key: Sanitize(r.GetNamespace() + "/" + r.GetName()), Context: m.context, id: m.nextID}
+		p = &Pod{Key: sanitize.Text(r.GetNamespace() + "/" + r.GetName()), Context: m.context, id: m.nextID}
 		m.pods[k] = p
 	} else {
 		m.uncount(p)
-		if p.UID != Sanitize(string(r.GetUID())) {
+		if p.UID != sanitize.Text(string(r.GetUID())) {
 			p.sticky = nil // a new pod under the same name starts with a clean slate
 			m.endStarts(p)
 		} else {
@@ -32,11 +34,11 @@ func (m *Model) upsertPod(r *podrec.Record, now time.Time) {
 	// A new pod, or one now bound to its node: events that came before it count now.
 	arrived := prev == nil || prev.NodeName() == "" && r.NodeName() != ""
 	p.rec = r
-	p.UID = Sanitize(string(r.GetUID()))
-	p.Namespace = Sanitize(r.GetNamespace())
-	p.Name = Sanitize(r.GetName())
-	p.Node = Sanitize(r.NodeName())
-	p.Phase = Sanitize(string(r.Phase()))
+	p.UID = sanitize.Text(string(r.GetUID()))
+	p.Namespace = sanitize.Text(r.GetNamespace())
+	p.Name = sanitize.Text(r.GetName())
+	p.Node = sanitize.Text(r.NodeName())
+	p.Phase = sanitize.Text(string(r.Phase()))
 	p.Created = r.GetCreationTimestamp().Time
 	p.ctrl = ctrlKey(r.GetNamespace(), r.GetOwnerReferences())
 	p.Owner = m.topOwner(p.ctrl)
@@ -51,10 +53,10 @@ func (m *Model) upsertPod(r *podrec.Record, now time.Time) {
 }
 
 // delete removes one object.
-func (m *Model) delete(r Ref) {
+func (m *Model) delete(r contract.Ref) {
 	k := nsName{r.Namespace, r.Name}
 	switch r.Kind {
-	case KindPod:
+	case contract.KindPod:
 		if p := m.pods[k]; p != nil {
 			m.uncount(p)
 			delete(m.pods, k)
@@ -66,29 +68,29 @@ func (m *Model) delete(r Ref) {
 			p.gone = true
 			// Ledger entries stay: a deleted pod's failures remain evidence for the window.
 		}
-	case KindNode:
-		m.forgetNodeReadiness(Sanitize(r.Name))
+	case contract.KindNode:
+		m.forgetNodeReadiness(sanitize.Text(r.Name))
 		if n := m.nodes[r.Name]; n != nil {
 			n.known, n.ready, n.cordoned = false, false, false
 			m.dropNodeIfEmpty(n)
 		}
 		m.nodeView.valid = false
-	case KindReplicaSet:
+	case contract.KindReplicaSet:
 		delete(m.replicaSets, k)
 		m.linkReplicaSet(k, nil)
-	case KindDeployment:
+	case contract.KindDeployment:
 		delete(m.deployments, k)
 		m.rollouts.dirty[deployKey(k)] = struct{}{}
-	case KindStatefulSet:
+	case contract.KindStatefulSet:
 		delete(m.statefulSets, k)
-		m.rollouts.dirty[rolloutKey{KindStatefulSet, k}] = struct{}{}
-	case KindDaemonSet:
+		m.rollouts.dirty[rolloutKey{contract.KindStatefulSet, k}] = struct{}{}
+	case contract.KindDaemonSet:
 		delete(m.daemonSets, k)
-		m.rollouts.dirty[rolloutKey{KindDaemonSet, k}] = struct{}{}
-	case KindJob:
+		m.rollouts.dirty[rolloutKey{contract.KindDaemonSet, k}] = struct{}{}
+	case contract.KindJob:
 		delete(m.jobs, k)
 		m.rejudgeJobs([]nsName{k})
-	case KindEvent:
+	case contract.KindEvent:
 		m.deleteEvent(k)
 	}
 	// A deleted controller's owner entry stays while pods of it are counted (ownerEntry).
@@ -104,8 +106,8 @@ func (m *Model) judge(p *Pod) {
 	p.Containers = cvs
 	for i := range p.Containers {
 		c := &p.Containers[i]
-		c.SetName(Sanitize(c.Name))
-		c.Reason, c.Message = Sanitize(c.Reason), Sanitize(c.Message)
+		c.SetName(sanitize.Text(c.Name))
+		c.Reason, c.Message = sanitize.Text(c.Reason), sanitize.Text(c.Message)
 	}
 	sanitizeVerdict(&base)
 	v := base
@@ -158,9 +160,9 @@ func (m *Model) rejudge(p *Pod) {
 }
 
 func sanitizeVerdict(v *classify.Verdict) {
-	v.Reason = Sanitize(v.Reason)
-	v.Message = Sanitize(v.Message)
-	v.Container = Sanitize(v.Container)
+	v.Reason = sanitize.Text(v.Reason)
+	v.Message = sanitize.Text(v.Message)
+	v.Container = sanitize.Text(v.Container)
 }
 
 // count adds a pod to the counts, its node's and its ReplicaSet's counts and the views; uncount

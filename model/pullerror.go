@@ -6,6 +6,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // The pull error behind a back-off. The kubelet alternates ErrImagePull, whose message is the
@@ -51,7 +52,7 @@ func (m *Model) notePullError(p *Pod, cs *podrec.ContainerStatus, init bool, pre
 	if !failed && len(p.sticky) == 0 {
 		return // the common case: nothing to remember, nothing to forget
 	}
-	name := Sanitize(cs.Name())
+	name := sanitize.Text(cs.Name())
 	s := p.findMemory(memoryPullError, name, init)
 	if !pulling(cs) || cs.ImageID() != "" {
 		if s != nil {
@@ -67,7 +68,7 @@ func (m *Model) notePullError(p *Pod, cs *podrec.ContainerStatus, init bool, pre
 		}
 		return
 	}
-	msg := Sanitize(st.Message())
+	msg := sanitize.Text(st.Message())
 	if s != nil && s.image == img && s.verdict.Message == msg && showedPullError(prev, cs.Name(), st.Message()) {
 		return
 	}
@@ -101,7 +102,7 @@ func (m *Model) applyPullError(p *Pod, c *classify.ContainerVerdict) bool {
 	if s := p.findMemory(memoryPullError, c.Name, c.Init); s != nil && s.image == img {
 		lastErr, at = s.verdict.Message, s.seen
 	}
-	shown := Sanitize(img) // the verdict's strings are sanitised, and so are the events'
+	shown := sanitize.Text(img) // the verdict's strings are sanitised, and so are the events'
 	if err, seen, ok := m.pullFailure(p, shown); ok && seen.UnixNano() > at {
 		lastErr = err
 	}

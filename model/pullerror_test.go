@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 // Docker Hub's rate limit as containerd reports it, verbatim from truenas/charts#2805 (the kubelet's
@@ -99,7 +100,7 @@ func TestPullBackOffRateLimitFromEvents(t *testing.T) {
 	// Newer, but about another image: imageNotFound's error.
 	other := failedPull(p, "b", "registry.example/app:v9", `rpc error: code = NotFound desc = failed to pull and unpack image "registry.example/app:v9": `+
 		`failed to resolve reference "registry.example/app:v9": registry.example/app:v9: not found`, 1, t0.Add(-5*time.Second))
-	m.Apply(&Batch{
+	m.Apply(&contract.Batch{
 		Pods: records(p),
 		Events: []*corev1.Event{pull, other, failedErr(p, "c", "ErrImagePull", 3, t0.Add(-20*time.Second)),
 			failedErr(p, "d", "ImagePullBackOff", 4, t0.Add(-time.Second))},
@@ -111,7 +112,7 @@ func TestPullBackOffRateLimitFromEvents(t *testing.T) {
 	}
 
 	// The API deletes the event after its TTL: nothing says why any more.
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindEvent, Namespace: "shop", Name: pull.Name}}}, t0.Add(time.Hour))
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindEvent, Namespace: "shop", Name: pull.Name}}}, t0.Add(time.Hour))
 	if v := m.Pod("shop/cloud-1").Verdict; v.Kind != classify.Transient || v.Reason != "Back-off pulling image "+rateLimitImage {
 		t.Errorf("after the event's delete: %v %q, want the bare back-off", v.Kind, v.Reason)
 	}
@@ -132,7 +133,7 @@ func TestPullBackOffNewestErrorWins(t *testing.T) {
 	// kubelet's event: its ErrImagePull status fell between two batches.
 	notFound := `rpc error: code = NotFound desc = failed to pull and unpack image "docker.io/library/nextcloud:29.0.6": ` +
 		`failed to resolve reference "docker.io/library/nextcloud:29.0.6": docker.io/library/nextcloud:29.0.6: not found`
-	m.Apply(&Batch{Pods: records(backOff), Events: []*corev1.Event{failedPull(p, "a", rateLimitImage, notFound, 1, t0.Add(30*time.Second))}},
+	m.Apply(&contract.Batch{Pods: records(backOff), Events: []*corev1.Event{failedPull(p, "a", rateLimitImage, notFound, 1, t0.Add(30*time.Second))}},
 		t0.Add(30*time.Second))
 	v := m.Pod("shop/cloud-1").Verdict
 	if v.Kind != classify.Doomed || v.Reason != "Image not found: "+rateLimitImage {
@@ -163,7 +164,7 @@ func TestPullBackOffNotFoundStaysDoomed(t *testing.T) {
 	p := pod("shop", "pay-2", onNode("node-1"), img, imageBackOff())
 	msg := p.Status.ContainerStatuses[0].State.Waiting.Message
 	notFoundErr := pod("shop", "pay-2", img, imageNotFound()).Status.ContainerStatuses[0].State.Waiting.Message
-	m.Apply(&Batch{Pods: records(p), Events: []*corev1.Event{
+	m.Apply(&contract.Batch{Pods: records(p), Events: []*corev1.Event{
 		failedPull(p, "a", "registry.example/app:v9", notFoundErr, 2, t0.Add(-10*time.Second)),
 		failedErr(p, "b", "ImagePullBackOff", 2, t0.Add(-5*time.Second)),
 	}}, t0)

@@ -10,13 +10,9 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
-
-// RevisionAnnotation is the annotation the Deployment controller stamps with the same revision on a
-// Deployment and its new ReplicaSet (kubernetes pkg/controller/deployment/util/deployment_util.go,
-// RevisionAnnotation). The model finds the new ReplicaSet by it, so kube/'s informer transform must
-// keep it.
-const RevisionAnnotation = "deployment.kubernetes.io/revision"
 
 const (
 	// podTemplateHashLabel is the Deployment controller's label on its ReplicaSets (kubernetes
@@ -36,16 +32,16 @@ type rolloutCache struct {
 
 // rolloutKey names a workload with a rollout: a Deployment, StatefulSet or DaemonSet.
 type rolloutKey struct {
-	kind Kind
+	kind contract.Kind
 	nsName
 }
 
-func deployKey(k nsName) rolloutKey { return rolloutKey{KindDeployment, k} }
+func deployKey(k nsName) rolloutKey { return rolloutKey{contract.KindDeployment, k} }
 
 // setKey is one revision of a StatefulSet or DaemonSet: its pods' controller-revision-hash or
 // pod-template-generation label.
 type setKey struct {
-	kind     Kind
+	kind     contract.Kind
 	ns, name string
 	revision string
 }
@@ -103,12 +99,12 @@ func sameRollout(a, b *Rollout) bool {
 // status (the OnDelete strategy).
 func (m *Model) buildRollout(k rolloutKey) (Rollout, bool) {
 	switch k.kind {
-	case KindStatefulSet:
+	case contract.KindStatefulSet:
 		if s := m.statefulSets[k.nsName]; s != nil && s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
 			return m.statefulSetRollout(s), true
 		}
 		return Rollout{}, false
-	case KindDaemonSet:
+	case contract.KindDaemonSet:
 		if d := m.daemonSets[k.nsName]; d != nil && d.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
 			return m.daemonSetRollout(d), true
 		}
@@ -146,7 +142,7 @@ func (m *Model) linkReplicaSet(k nsName, rs *appsv1.ReplicaSet) {
 	var now nsName
 	has := false
 	if rs != nil {
-		if c := controllerOf(rs.OwnerReferences); c != nil && c.Kind == string(KindDeployment) {
+		if c := controllerOf(rs.OwnerReferences); c != nil && c.Kind == string(contract.KindDeployment) {
 			now, has = nsName{rs.Namespace, c.Name}, true
 		}
 	}
@@ -194,9 +190,9 @@ func (m *Model) countRS(p *Pod, d int) {
 	if classify.Replaced(p.Verdict.Rule) {
 		return
 	}
-	switch Kind(p.ctrl.kind) {
-	case KindReplicaSet:
-	case KindStatefulSet, KindDaemonSet:
+	switch contract.Kind(p.ctrl.kind) {
+	case contract.KindReplicaSet:
+	case contract.KindStatefulSet, contract.KindDaemonSet:
 		m.countSet(p, d)
 		return
 	default:
@@ -211,7 +207,7 @@ func (m *Model) countRS(p *Pod, d int) {
 
 // countSet counts pod p of a StatefulSet or DaemonSet under its revision.
 func (m *Model) countSet(p *Pod, d int) {
-	kind := Kind(p.ctrl.kind)
+	kind := contract.Kind(p.ctrl.kind)
 	k := setKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.Revision()}
 	countIn(m.setPods, k, p, d)
 	m.rollouts.dirty[rolloutKey{kind, nsName{k.ns, k.name}}] = struct{}{}
@@ -252,8 +248,8 @@ func (s *rsPods) add(p *Pod, d int) {
 
 // newRollout is a rollout's identity and counts; desired is spec.replicas (nil: the API server's
 // default, 1).
-func newRollout(kind Kind, ns, name string, desired *int32, updated, ready, available int32) Rollout {
-	r := Rollout{Namespace: Sanitize(ns), Kind: string(kind), Name: Sanitize(name), Desired: 1,
+func newRollout(kind contract.Kind, ns, name string, desired *int32, updated, ready, available int32) Rollout {
+	r := Rollout{Namespace: sanitize.Text(ns), Kind: string(kind), Name: sanitize.Text(name), Desired: 1,
 		Updated: updated, Ready: ready, Available: available}
 	if desired != nil {
 		r.Desired = *desired
@@ -263,13 +259,13 @@ func newRollout(kind Kind, ns, name string, desired *int32, updated, ready, avai
 
 func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout {
 	st := &d.Status
-	r := newRollout(KindDeployment, d.Namespace, d.Name, d.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
+	r := newRollout(contract.KindDeployment, d.Namespace, d.Name, d.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
 	newRS := findNewReplicaSet(d, rss)
 	for _, rs := range rss {
 		if rs == newRS {
-			r.NewReplicaSet = Sanitize(rs.Name)
+			r.NewReplicaSet = sanitize.Text(rs.Name)
 		} else {
-			r.OldReplicaSets = append(r.OldReplicaSets, Sanitize(rs.Name))
+			r.OldReplicaSets = append(r.OldReplicaSets, sanitize.Text(rs.Name))
 		}
 	}
 	sort.Strings(r.OldReplicaSets)
@@ -278,7 +274,7 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	if newRS != nil {
 		pods = m.rsPods[nsName{newRS.Namespace, newRS.Name}].newPods()
 		if old, ok := m.rollouts.byKey[deployKey(nsName{d.Namespace, d.Name})]; ok {
-			pods.WasDoomed = old.Verdict == RolloutDoomed && old.NewReplicaSet == Sanitize(newRS.Name)
+			pods.WasDoomed = old.Verdict == RolloutDoomed && old.NewReplicaSet == sanitize.Text(newRS.Name)
 		}
 	}
 	return r.judged(classify.DeploymentVerdict(d, newRS, pods))
@@ -305,9 +301,9 @@ func (s *rsPods) newPods() classify.NewPods {
 // kubectl's FindNewReplicaSet (kubectl pkg/util/deployment/deployment.go): the oldest ReplicaSet
 // whose template equals the Deployment's, ignoring the pod-template-hash label.
 func findNewReplicaSet(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) *appsv1.ReplicaSet {
-	if rev := d.Annotations[RevisionAnnotation]; rev != "" {
+	if rev := d.Annotations[contract.RevisionAnnotation]; rev != "" {
 		for _, rs := range rss {
-			if rs.Annotations[RevisionAnnotation] == rev {
+			if rs.Annotations[contract.RevisionAnnotation] == rev {
 				return rs
 			}
 		}
@@ -350,8 +346,8 @@ func equalIgnoreHash(a, b *corev1.PodTemplateSpec) bool {
 // StatefulSetStatus decides.
 func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
 	st := &s.Status
-	r := newRollout(KindStatefulSet, s.Namespace, s.Name, s.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
-	pods := m.setPods[setKey{KindStatefulSet, s.Namespace, s.Name, st.UpdateRevision}].newPods()
+	r := newRollout(contract.KindStatefulSet, s.Namespace, s.Name, s.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
+	pods := m.setPods[setKey{contract.KindStatefulSet, s.Namespace, s.Name, st.UpdateRevision}].newPods()
 	return r.judged(classify.StatefulSetVerdict(s, pods))
 }
 
@@ -362,8 +358,8 @@ func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
 // annotation, which the API server keeps) is doomed. Otherwise kubectl's DaemonSetStatus decides.
 func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
 	st := &d.Status
-	r := newRollout(KindDaemonSet, d.Namespace, d.Name, &st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable)
-	pods := m.setPods[setKey{KindDaemonSet, d.Namespace, d.Name, d.Annotations[appsv1.DeprecatedTemplateGeneration]}].newPods()
+	r := newRollout(contract.KindDaemonSet, d.Namespace, d.Name, &st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable)
+	pods := m.setPods[setKey{contract.KindDaemonSet, d.Namespace, d.Name, d.Annotations[appsv1.DeprecatedTemplateGeneration]}].newPods()
 	return r.judged(classify.DaemonSetVerdict(d, pods))
 }
 
@@ -378,6 +374,6 @@ func (r Rollout) judged(v classify.RolloutVerdict) Rollout {
 	default:
 		r.Verdict = RolloutProgressing
 	}
-	r.Reason = Sanitize(v.Reason)
+	r.Reason = sanitize.Text(v.Reason)
 	return r
 }

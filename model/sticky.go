@@ -2,6 +2,7 @@ package model
 
 import (
 	"doomwatch/classify"
+	"doomwatch/sanitize"
 
 	"doomwatch/podrec"
 )
@@ -132,7 +133,7 @@ func specImage(r *podrec.Record, name string, init bool) string {
 		cs = r.InitContainers()
 	}
 	for i := range cs {
-		if Sanitize(cs[i].Name) == name {
+		if sanitize.Text(cs[i].Name) == name {
 			return cs[i].Image
 		}
 	}
@@ -146,7 +147,7 @@ func containerStatus(r *podrec.Record, name string, init bool) *podrec.Container
 		ss = r.InitStatuses()
 	}
 	for i := range ss {
-		if Sanitize(ss[i].Name()) == name {
+		if sanitize.Text(ss[i].Name()) == name {
 			return &ss[i]
 		}
 	}

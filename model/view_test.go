@@ -1,6 +1,7 @@
 package model
 
 import (
+	"doomwatch/contract"
 	"strings"
 	"testing"
 	"time"
@@ -72,7 +73,7 @@ func TestViewIsCachedUntilModelOrQueryChanges(t *testing.T) {
 	if got := keys(m.View(q)); !strings.HasPrefix(got, "shop/pay-1 shop/search-1 shop/web-1") {
 		t.Errorf("view after update = %q", got)
 	}
-	m.Apply(&Batch{Deletes: []Ref{{Kind: KindPod, Namespace: "shop", Name: "pay-1"}}}, t0)
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "pay-1"}}}, t0)
 	if got := keys(m.View(q)); strings.Contains(got, "pay-1") {
 		t.Errorf("deleted pod still in view: %q", got)
 	}
@@ -102,7 +103,7 @@ func TestIngestSanitisesEveryField(t *testing.T) {
 // its name would also catch its namesakes: another kind, another namespace, a longer name.
 func TestViewOwnerIsExact(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{
+	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{
 		replicaSet("shop", "checkout-7d9f", "checkout", "1"),
 		replicaSet("shop", "checkout-db-5c6b", "checkout-db", "1"),
 		replicaSet("staging", "checkout-4a1e", "checkout", "1"),
@@ -136,7 +137,7 @@ func TestViewOwnerIsExact(t *testing.T) {
 			t.Errorf("View(%+v) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
-	m.Apply(&Batch{Deployments: []*appsv1.Deployment{deployment("shop", "checkout", 2, "1")}}, t0)
+	m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{deployment("shop", "checkout", 2, "1")}}, t0)
 	rs := m.Rollouts()
 	if len(rs) != 1 || rs[0].Workload() != "shop/Deployment/checkout" {
 		t.Fatalf("rollouts %+v: want one whose Workload is shop/Deployment/checkout", rs)
@@ -155,7 +156,7 @@ func TestViewOwnerAfterLateReplicaSet(t *testing.T) {
 	if got := keys(m.View(Query{Sort: ByName, Owner: "shop/ReplicaSet/checkout-7d9f"})); got != "shop/checkout-7d9f-a" {
 		t.Fatalf("before the ReplicaSet: %q", got)
 	}
-	m.Apply(&Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "checkout-7d9f", "checkout", "1")}}, t0)
+	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "checkout-7d9f", "checkout", "1")}}, t0)
 	if got := keys(m.View(Query{Sort: ByName, Owner: "shop/ReplicaSet/checkout-7d9f"})); got != "" {
 		t.Errorf("after the ReplicaSet, still under it: %q", got)
 	}

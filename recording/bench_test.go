@@ -7,6 +7,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
 )
@@ -51,7 +52,7 @@ func recordChurn(b *testing.B, dir string, d time.Duration, opts Options, tune t
 	total := int(d / batchInterval)
 	perChunk := int(time.Minute / batchInterval)
 	for k := 0; k < total; k += perChunk {
-		chunk := make([]model.Batch, min(perChunk, total-k))
+		chunk := make([]contract.Batch, min(perChunk, total-k))
 		for j := range chunk {
 			chunk[j] = scaletest.ChurnBatch(k+j, batchSize, benchPods)
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -31,21 +31,21 @@ func newSegmentDecoder(clusters int, start time.Time, in *podrec.Interner) *segm
 }
 
 // record decodes one record: a batch, or a snapshot's batches (one per cluster).
-func (s *segmentDecoder) record(typ byte, body []byte) (at time.Time, out []model.Batch, err error) {
+func (s *segmentDecoder) record(typ byte, body []byte) (at time.Time, out []contract.Batch, err error) {
 	d := decoder{b: body}
 	switch typ {
 	case recBatch:
 		s.last = s.last.Add(time.Duration(d.varint()))
-		var b model.Batch
+		var b contract.Batch
 		if err := s.body(&d, &b); err != nil {
 			return s.last, nil, err
 		}
-		return s.last, []model.Batch{b}, nil
+		return s.last, []contract.Batch{b}, nil
 	case recSnapshot:
 		n := d.count()
-		out := make([]model.Batch, 0, n)
+		out := make([]contract.Batch, 0, n)
 		for range n {
-			var b model.Batch
+			var b contract.Batch
 			if err := s.body(&d, &b); err != nil {
 				return s.last, nil, err
 			}
@@ -56,7 +56,7 @@ func (s *segmentDecoder) record(typ byte, body []byte) (at time.Time, out []mode
 	return s.last, nil, fmt.Errorf("record type %q: %w", typ, errBadRecord)
 }
 
-func (s *segmentDecoder) body(d *decoder, b *model.Batch) error {
+func (s *segmentDecoder) body(d *decoder, b *contract.Batch) error {
 	c := d.uvarint()
 	if d.err != nil || c >= uint64(len(s.clusters)) {
 		return errBadRecord
@@ -71,21 +71,21 @@ func (s *segmentDecoder) body(d *decoder, b *model.Batch) error {
 				return errBadRecord
 			}
 			o := &objs[k][id-1]
-			b.Deletes = append(b.Deletes, model.Ref{Kind: modelKinds[k], Namespace: o.key.ns, Name: o.key.name})
+			b.Deletes = append(b.Deletes, contract.Ref{Kind: modelKinds[k], Namespace: o.key.ns, Name: o.key.name})
 			*o = known{}
 			continue
 		}
-		var mk model.Kind
+		var mk contract.Kind
 		switch {
 		case k == kindOther:
-			mk = model.Kind(d.string())
+			mk = contract.Kind(d.string())
 		case k < numKinds:
 			mk = modelKinds[k]
 		default:
 			return errBadRecord
 		}
 		ns := d.string()
-		b.Deletes = append(b.Deletes, model.Ref{Kind: mk, Namespace: ns, Name: d.string()})
+		b.Deletes = append(b.Deletes, contract.Ref{Kind: mk, Namespace: ns, Name: d.string()})
 	}
 	for k := range numKinds {
 		for range d.count() {

@@ -1,5 +1,5 @@
 // Package recording is the flight recorder's store: what `doomwatch record` writes and `doomwatch
-// replay` reads. The model is fed only by batches (model.Batch) at the source's clock, so a
+// replay` reads. The model is fed only by batches (contract.Batch) at the source's clock, so a
 // recording of (time, batch) pairs and the clusters' names, replayed into a fresh model, gives that
 // model exactly. A Writer appends batches (Create, Append, Close); a Reader gives the span, the
 // state at any moment (Restore) and the batches after it (Batches).

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -36,7 +36,7 @@ type slot struct {
 type clusterState struct {
 	objs   [numKinds]map[nsName]*slot
 	next   [numKinds]uint64 // the next id of each kind in the segment
-	health *model.Health
+	health *contract.Health
 }
 
 func newClusterState() *clusterState {
@@ -101,7 +101,7 @@ func (e *encoder) marshal(dst []byte, s *slot) []byte {
 }
 
 // appendBatch appends b's record, at, to dst and applies b to the cluster's state.
-func (e *encoder) appendBatch(dst []byte, at time.Time, b *model.Batch) []byte {
+func (e *encoder) appendBatch(dst []byte, at time.Time, b *contract.Batch) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, recBatch) // the length, written at the end
 	dst = binary.AppendVarint(dst, at.Sub(e.last).Nanoseconds())
@@ -133,7 +133,7 @@ func finishRecordLen(dst []byte, start, body int) []byte {
 	return append(dst[:start], dst[start+5-n:]...)
 }
 
-func (e *encoder) appendBody(dst []byte, b *model.Batch) []byte {
+func (e *encoder) appendBody(dst []byte, b *contract.Batch) []byte {
 	cs := e.clusters[b.Cluster]
 	dst = binary.AppendUvarint(dst, uint64(b.Cluster))
 	// Deletes first, as the model applies them before the pods: an object deleted and made again
@@ -278,7 +278,7 @@ func (e *encoder) writeSnapshot(at time.Time, buf []byte, out func([]byte) error
 	return body(buf[:0], out)
 }
 
-func appendHealth(dst []byte, h *model.Health) []byte {
+func appendHealth(dst []byte, h *contract.Health) []byte {
 	dst = appendBool(dst, h.Synced)
 	dst = binary.AppendUvarint(dst, uint64(h.PodsSeen))
 	dst = binary.AppendUvarint(dst, uint64(h.PodsTotal))
@@ -292,11 +292,11 @@ func appendHealth(dst []byte, h *model.Health) []byte {
 	return appendTime(dst, h.UnreachableSince)
 }
 
-func readHealth(d *decoder) *model.Health {
-	h := &model.Health{Synced: d.bool(), PodsSeen: int(d.uvarint()), PodsTotal: int(d.uvarint()),
+func readHealth(d *decoder) *contract.Health {
+	h := &contract.Health{Synced: d.bool(), PodsSeen: int(d.uvarint()), PodsTotal: int(d.uvarint()),
 		LastEvent: d.time(), WatchError: d.string()}
 	for range d.count() {
-		h.Forbidden = append(h.Forbidden, model.Kind(d.string()))
+		h.Forbidden = append(h.Forbidden, contract.Kind(d.string()))
 	}
 	h.Unreachable = d.string()
 	h.UnreachableSince = d.time()

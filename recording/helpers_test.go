@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/contract"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/report"
@@ -21,7 +22,7 @@ import (
 // (state) and its objects (objects).
 type step struct {
 	at             time.Time
-	batch          model.Batch
+	batch          contract.Batch
 	state, objects string
 }
 
@@ -32,7 +33,7 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	var batches <-chan model.Batch
+	var batches <-chan contract.Batch
 	var now func() time.Time
 	if fleet {
 		f, err := demo.StartFleet(ctx, demo.Options{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond})
@@ -62,7 +63,7 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 	// reached until.
 	synced := map[int]bool{}
 	for len(synced) < len(opts.Contexts) || now().Sub(demo.Epoch) < until {
-		var b model.Batch
+		var b contract.Batch
 		select {
 		case <-ctx.Done():
 			t.Fatalf("the demo did not reach %s: at %s", until, now().Sub(demo.Epoch))

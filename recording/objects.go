@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -30,10 +30,10 @@ const (
 	kindOther kind = 255
 )
 
-var modelKinds = [numKinds]model.Kind{model.KindPod, model.KindNode, model.KindReplicaSet, model.KindDeployment,
-	model.KindStatefulSet, model.KindDaemonSet, model.KindJob, model.KindEvent}
+var modelKinds = [numKinds]contract.Kind{contract.KindPod, contract.KindNode, contract.KindReplicaSet, contract.KindDeployment,
+	contract.KindStatefulSet, contract.KindDaemonSet, contract.KindJob, contract.KindEvent}
 
-func kindOf(k model.Kind) kind {
+func kindOf(k contract.Kind) kind {
 	if i := slices.Index(modelKinds[:], k); i >= 0 {
 		return kind(i)
 	}
@@ -102,7 +102,7 @@ func revisionLabel(owners []metav1.OwnerReference) string {
 }
 
 // sectionLen is the number of objects of kind k in b.
-func sectionLen(b *model.Batch, k kind) int {
+func sectionLen(b *contract.Batch, k kind) int {
 	switch k {
 	case kindPod:
 		return len(b.Pods)
@@ -125,7 +125,7 @@ func sectionLen(b *model.Batch, k kind) int {
 }
 
 // object is the i-th object of kind k in b (not for pods).
-func object(b *model.Batch, k kind, i int) protoObject {
+func object(b *contract.Batch, k kind, i int) protoObject {
 	switch k {
 	case kindNode:
 		return b.Nodes[i]
@@ -147,7 +147,7 @@ func object(b *model.Batch, k kind, i int) protoObject {
 
 // appendObject adds the object decoded from its encoding to b's section of kind k, and returns
 // its key.
-func appendObject(b *model.Batch, k kind, enc []byte, in *podrec.Interner) (nsName, error) {
+func appendObject(b *contract.Batch, k kind, enc []byte, in *podrec.Interner) (nsName, error) {
 	var obj interface {
 		GetNamespace() string
 		GetName() string

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/podtest"
 	"doomwatch/model/scaletest"
@@ -86,7 +87,7 @@ func TestPodRoundTrip(t *testing.T) {
 
 func judged(r *podrec.Record, now time.Time) model.Pod {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Pods: []*podrec.Record{r}, Health: &model.Health{Synced: true}}, now)
+	m.Apply(&contract.Batch{Pods: []*podrec.Record{r}, Health: &contract.Health{Synced: true}}, now)
 	p := *m.Pod(r.GetNamespace() + "/" + r.GetName())
 	return model.Pod{Key: p.Key, Verdict: p.Verdict, Containers: p.Containers, Owner: p.Owner, Phase: p.Phase, Node: p.Node}
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"doomwatch/model"
+	"doomwatch/contract"
 	"doomwatch/podrec"
 )
 
@@ -36,7 +36,7 @@ type Reader struct {
 // Frame is one batch of a recording, at the time it was recorded.
 type Frame struct {
 	At    time.Time
-	Batch *model.Batch
+	Batch *contract.Batch
 	// Reset says that batches before this one were not recorded (the recorder could not write
 	// for a while): this frame and those that follow at the same time are a snapshot of every
 	// cluster, to be applied to a fresh fleet, which then goes on with the frames after.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -71,10 +72,10 @@ func TestDeletedStayRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	deleted := map[model.Kind]int{}
+	deleted := map[contract.Kind]int{}
 	for i := 1; i < len(steps); i++ {
 		for _, d := range steps[i].batch.Deletes {
-			if d.Kind != model.KindPod && d.Kind != model.KindEvent {
+			if d.Kind != contract.KindPod && d.Kind != contract.KindEvent {
 				continue
 			}
 			deleted[d.Kind]++
@@ -93,15 +94,15 @@ func TestDeletedStayRecorded(t *testing.T) {
 				t.Fatalf("after %s %s/%s was deleted: %s", d.Kind, d.Namespace, d.Name, firstDiff(steps[i].objects, got))
 			}
 			c := before.Clusters()[0]
-			if d.Kind == model.KindPod && c.Pod(d.Namespace+"/"+d.Name) == nil {
+			if d.Kind == contract.KindPod && c.Pod(d.Namespace+"/"+d.Name) == nil {
 				t.Fatalf("pod %s/%s is not in the recording before its delete", d.Namespace, d.Name)
 			}
-			if d.Kind == model.KindPod && after.Clusters()[0].Pod(d.Namespace+"/"+d.Name) != nil {
+			if d.Kind == contract.KindPod && after.Clusters()[0].Pod(d.Namespace+"/"+d.Name) != nil {
 				t.Fatalf("pod %s/%s is still there after its delete", d.Namespace, d.Name)
 			}
 		}
 	}
-	if deleted[model.KindPod] == 0 {
+	if deleted[contract.KindPod] == 0 {
 		t.Fatal("the demo hour deleted no pod: the test held nothing")
 	}
 }
@@ -117,9 +118,9 @@ func TestExpiredEventsStayRecorded(t *testing.T) {
 	}
 	steps := recordSmall(t, w, 20, 0, nil)
 	// The events of the first churn batch expire, in a batch of their own, an hour later.
-	var gone model.Batch
+	var gone contract.Batch
 	for _, e := range steps[3].batch.Events {
-		gone.Deletes = append(gone.Deletes, model.Ref{Kind: model.KindEvent, Namespace: e.Namespace, Name: e.Name})
+		gone.Deletes = append(gone.Deletes, contract.Ref{Kind: contract.KindEvent, Namespace: e.Namespace, Name: e.Name})
 	}
 	if len(gone.Deletes) == 0 {
 		t.Fatal("the first churn batch has no events")

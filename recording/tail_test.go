@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
 )
@@ -25,7 +26,7 @@ func recordSmall(t *testing.T, w *Writer, batches, keep int, each func(i int, er
 	live := model.NewFleet(model.DefaultConfig(), []string{"small"})
 	var steps []step
 	at := scaletest.T0
-	add := func(b model.Batch) {
+	add := func(b contract.Batch) {
 		live.Apply(&b, at)
 		err := w.Append(at, &b)
 		if each != nil {

@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"doomwatch/contract"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +12,6 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-
-	"doomwatch/model"
 )
 
 // DefaultSnapshotEvery is how often a writer starts a segment with a full snapshot when Options
@@ -29,7 +28,7 @@ const flushSize = 4 << 20
 
 // Options configure a recording.
 type Options struct {
-	// Contexts are the clusters' context names, in the order of model.Batch.Cluster; at least one.
+	// Contexts are the clusters' context names, in the order of contract.Batch.Cluster; at least one.
 	Contexts []string
 	// Servers are their API servers' addresses, in the same order, as a live --once prints them
 	// ("" for the demo); optional.
@@ -212,7 +211,7 @@ func (w *Writer) Span() (first, last time.Time) {
 // An error says the batch could not be written (the disk is full, say); the writer keeps the
 // state regardless, and the next Append starts a new segment from a snapshot once it can write
 // again, marked as following a gap.
-func (w *Writer) Append(at time.Time, b *model.Batch) error {
+func (w *Writer) Append(at time.Time, b *contract.Batch) error {
 	if b == nil {
 		return errors.New("recording: no batch")
 	}

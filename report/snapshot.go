@@ -14,8 +14,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // Snapshot is the state printed by `doomwatch --once`. Its JSON form is the stable schema
@@ -248,11 +250,11 @@ func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.T
 			ctx = c.Context
 			cl := Cluster{Context: c.Context, Synced: c.Health().Synced, Forbidden: snapshotHealth(c.Health()).Forbidden}
 			if i < len(servers) {
-				cl.Server = model.Sanitize(servers[i])
+				cl.Server = sanitize.Text(servers[i])
 			}
 			switch h := c.Health(); {
 			case i < len(errs) && errs[i] != nil:
-				cl.Error = model.Sanitize(errs[i].Error())
+				cl.Error = sanitize.Text(errs[i].Error())
 			case h.Unreachable != "":
 				cl.Error = h.Unreachable
 			case h.WatchError != "":
@@ -363,10 +365,10 @@ func rfc3339(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func snapshotHealth(h model.Health) SnapshotHealth {
+func snapshotHealth(h contract.Health) SnapshotHealth {
 	sh := SnapshotHealth{Synced: h.Synced, Forbidden: make([]string, 0, len(h.Forbidden)), WatchError: h.WatchError}
 	for _, k := range h.Forbidden {
-		sh.Forbidden = append(sh.Forbidden, model.Sanitize(string(k)))
+		sh.Forbidden = append(sh.Forbidden, sanitize.Text(string(k)))
 	}
 	sort.Strings(sh.Forbidden)
 	sh.Forbidden = slices.Compact(sh.Forbidden)
@@ -380,9 +382,9 @@ func snapshotPod(p *model.Pod, now time.Time, scratch *podrec.Scratch) SnapshotP
 	sp := SnapshotPod{
 		Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.Node, Owner: p.Owner,
 		Phase:    p.Phase,
-		Status:   model.Sanitize(status),
-		Ready:    model.Sanitize(ready),
-		Restarts: model.Sanitize(restarts),
+		Status:   sanitize.Text(status),
+		Ready:    sanitize.Text(ready),
+		Restarts: sanitize.Text(restarts),
 		Verdict:  p.Verdict.Kind.String(),
 		Reason:   p.Verdict.Reason,
 	}
@@ -404,13 +406,13 @@ func snapshotPod(p *model.Pod, now time.Time, scratch *podrec.Scratch) SnapshotP
 func snapshotState(s *corev1.ContainerState) *SnapshotState {
 	switch {
 	case s.Waiting != nil:
-		return &SnapshotState{Kind: "waiting", Reason: model.Sanitize(s.Waiting.Reason), Message: model.Sanitize(s.Waiting.Message)}
+		return &SnapshotState{Kind: "waiting", Reason: sanitize.Text(s.Waiting.Reason), Message: sanitize.Text(s.Waiting.Message)}
 	case s.Running != nil:
 		return &SnapshotState{Kind: "running"}
 	case s.Terminated != nil:
 		code := s.Terminated.ExitCode
-		return &SnapshotState{Kind: "terminated", Reason: model.Sanitize(s.Terminated.Reason),
-			Message: model.Sanitize(s.Terminated.Message), ExitCode: &code}
+		return &SnapshotState{Kind: "terminated", Reason: sanitize.Text(s.Terminated.Reason),
+			Message: sanitize.Text(s.Terminated.Message), ExitCode: &code}
 	}
 	return nil
 }

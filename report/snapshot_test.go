@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/podtest"
 	"doomwatch/podrec"
@@ -17,7 +18,7 @@ import (
 
 func snapshotModel() *model.Model {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{
+	m.Apply(&contract.Batch{
 		Nodes:       []*corev1.Node{podtest.Node("node-3", true, false), podtest.Node("node-1", true, false)},
 		Deployments: []*appsv1.Deployment{podtest.Deployment("shop", "web", 3, "1")},
 		ReplicaSets: []*appsv1.ReplicaSet{podtest.ReplicaSet("shop", "web-7d9f", "web", "1")},
@@ -153,7 +154,7 @@ func TestSnapshotHealth(t *testing.T) {
 	}
 
 	m := snapshotModel()
-	m.Apply(&model.Batch{Health: &model.Health{Synced: true}}, podtest.T0)
+	m.Apply(&contract.Batch{Health: &contract.Health{Synced: true}}, podtest.T0)
 	h := decode(t, NewSnapshot(m, "demo", podtest.T0))
 	if h["synced"] != true || h["watchError"] != "" {
 		t.Errorf("healthy: health = %v", h)
@@ -165,7 +166,7 @@ func TestSnapshotHealth(t *testing.T) {
 		t.Errorf("healthy table shows a HEALTH section:\n%s", out)
 	}
 
-	m.Apply(&model.Batch{Health: &model.Health{Synced: true, Forbidden: []model.Kind{model.KindNode, model.KindDeployment, model.KindNode},
+	m.Apply(&contract.Batch{Health: &contract.Health{Synced: true, Forbidden: []contract.Kind{contract.KindNode, contract.KindDeployment, contract.KindNode},
 		WatchError: "pods: connection refused\x1b[2J"}}, podtest.T0)
 	s := NewSnapshot(m, "demo", podtest.T0)
 	h = decode(t, s)
@@ -187,7 +188,7 @@ func TestSnapshotHealth(t *testing.T) {
 // unchanged; uid tells a node registered again under its old name from the old one.
 func TestSnapshotStartFailuresByRuntime(t *testing.T) {
 	m := model.New(model.DefaultConfig())
-	m.Apply(&model.Batch{Nodes: []*corev1.Node{podtest.WithUID(podtest.Node("crio-1", true, false), "c1"), podtest.WithUID(podtest.Node("containerd-1", true, false), "d1")}}, podtest.T0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{podtest.WithUID(podtest.Node("crio-1", true, false), "c1"), podtest.WithUID(podtest.Node("containerd-1", true, false), "d1")}}, podtest.T0)
 	apply(m, podtest.T0,
 		podtest.Pod("shop", "a", podtest.OnNode("crio-1"), podtest.CreateError(podtest.CrioRuntimeMsg)),
 		podtest.Pod("shop", "b", podtest.OnNode("crio-1"), podtest.CreateError(podtest.CrioRuntimeMsg)),
@@ -227,5 +228,5 @@ func apply(m *model.Model, now time.Time, pods ...*corev1.Pod) {
 	for i, p := range pods {
 		recs[i] = podrec.RecordOf(p)
 	}
-	m.Apply(&model.Batch{Pods: recs}, now)
+	m.Apply(&contract.Batch{Pods: recs}, now)
 }

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -23,7 +24,7 @@ type Options struct {
 	// applied to it in Update.
 	Model *model.Fleet
 	// Batches delivers coalesced batches from kube/; the dashboard re-arms a Cmd on it after each.
-	Batches <-chan model.Batch
+	Batches <-chan contract.Batch
 	// Now is the source's clock (simulated for the demo).
 	Now func() time.Time
 	// Scope is shown in the header, with the context (or, with several, a line per cluster).

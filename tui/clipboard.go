@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // `y` copies a kubectl command for the selection and `Y` on a node copies `kubectl cordon`. The
@@ -97,7 +98,7 @@ func cordonNode(context, name string) string { return kubectl(context) + "cordon
 // (the model sanitised it already, but a name is the API's to choose) is single-quoted, with a
 // quote inside it ended, escaped and begun again.
 func shellWord(s string) string {
-	s = model.Sanitize(s)
+	s = sanitize.Text(s)
 	safe := s != ""
 	for i := 0; i < len(s) && safe; i++ {
 		c := s[i]

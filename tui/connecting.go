@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -17,7 +18,7 @@ import (
 // the source has connected: the Options it did not have yet, or the error that ends it.
 type Connection struct {
 	Model     *model.Fleet
-	Batches   <-chan model.Batch
+	Batches   <-chan contract.Batch
 	Now       func() time.Time
 	Scope     string
 	Logs      LogSource

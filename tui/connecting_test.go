@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -24,7 +25,7 @@ func TestConnectingThenTheDashboard(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte(connectingTo))
 	}, teatest.WithDuration(5*time.Second))
-	batches := make(chan model.Batch, 1)
+	batches := make(chan contract.Batch, 1)
 	batches <- fixtureBatch()
 	ch <- Connection{Model: model.FleetOf("prod-eu-1", model.New(model.DefaultConfig())), Batches: batches,
 		Now: func() time.Time { return t0 }, Scope: "all namespaces"}

@@ -12,6 +12,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // detailPane shows one pod in full: every container (init and sidecars included) with its state
@@ -153,7 +154,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 	}
 	if obj != nil {
 		ready, status, restarts := classify.Columns(obj, now)
-		add(st.bold.Render("Status   ") + model.Sanitize(status) + st.dim.Render("  ready ") + ready +
+		add(st.bold.Render("Status   ") + sanitize.Text(status) + st.dim.Render("  ready ") + ready +
 			st.dim.Render("  restarts ") + restarts + st.dim.Render("  phase ") + p.Phase +
 			st.dim.Render("  age ") + age(p.Created, now))
 	}
@@ -185,7 +186,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 	if obj != nil {
 		for _, ref := range obj.OwnerReferences {
 			if ref.Controller != nil && *ref.Controller {
-				chain += " → " + model.Sanitize(ref.Kind) + "/" + model.Sanitize(ref.Name)
+				chain += " → " + sanitize.Text(ref.Kind) + "/" + sanitize.Text(ref.Name)
 			}
 		}
 	}
@@ -204,16 +205,16 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 		add("")
 		add(st.bold.Render("Conditions"))
 		for _, cond := range obj.Status.Conditions {
-			line := fmt.Sprintf("  %-26s %-7s", model.Sanitize(string(cond.Type)), model.Sanitize(string(cond.Status)))
+			line := fmt.Sprintf("  %-26s %-7s", sanitize.Text(string(cond.Type)), sanitize.Text(string(cond.Status)))
 			if cond.Reason != "" {
-				line += " " + model.Sanitize(cond.Reason)
+				line += " " + sanitize.Text(cond.Reason)
 			}
 			if !cond.LastTransitionTime.IsZero() {
 				line += st.dim.Render("  since " + age(cond.LastTransitionTime.Time, now))
 			}
 			add(line)
 			if cond.Message != "" {
-				wrapped(4, "message:", model.Sanitize(cond.Message))
+				wrapped(4, "message:", sanitize.Text(cond.Message))
 			}
 		}
 	}
@@ -238,13 +239,13 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 					kind = " (sidecar)"
 				}
 			}
-			cs := p.ContainerStatus(model.Sanitize(spec.Name), init)
-			head := "  " + st.bold.Render(model.Sanitize(spec.Name)) + st.dim.Render(kind)
+			cs := p.ContainerStatus(sanitize.Text(spec.Name), init)
+			head := "  " + st.bold.Render(sanitize.Text(spec.Name)) + st.dim.Render(kind)
 			if v := findVerdict(spec.Name, init); v != nil {
 				head += "  " + st.badgeFor(v.Kind, badgeText(v.Kind))
 			}
 			add(head)
-			wrapped(4, "image:", model.Sanitize(spec.Image))
+			wrapped(4, "image:", sanitize.Text(spec.Image))
 			if v := findVerdict(spec.Name, init); v != nil && v.Reason != "" {
 				wrapped(4, "verdict:", v.Reason)
 			}
@@ -334,7 +335,7 @@ func stateLines(dst []string, label string, s corev1.ContainerState, c *common, 
 		if msg == "" {
 			return
 		}
-		text := ansi.Wrap(model.Sanitize(msg), max(width-len(pad)-12-9, 10), " ")
+		text := ansi.Wrap(sanitize.Text(msg), max(width-len(pad)-12-9, 10), " ")
 		for i, l := range strings.Split(text, "\n") {
 			if i == 0 {
 				dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("message: ")+l)
@@ -345,13 +346,13 @@ func stateLines(dst []string, label string, s corev1.ContainerState, c *common, 
 	}
 	switch {
 	case s.Waiting != nil:
-		dst = append(dst, pad+lbl+"waiting "+model.Sanitize(s.Waiting.Reason))
+		dst = append(dst, pad+lbl+"waiting "+sanitize.Text(s.Waiting.Reason))
 		msgLines(s.Waiting.Message)
 	case s.Running != nil:
 		dst = append(dst, pad+lbl+"running"+st.dim.Render(" since ")+stamp(s.Running.StartedAt.Time, c.now))
 	case s.Terminated != nil:
 		t := s.Terminated
-		line := pad + lbl + "terminated " + model.Sanitize(t.Reason) + st.dim.Render(" exit ") +
+		line := pad + lbl + "terminated " + sanitize.Text(t.Reason) + st.dim.Render(" exit ") +
 			fmt.Sprint(t.ExitCode)
 		if t.Signal != 0 {
 			line += st.dim.Render(" signal ") + fmt.Sprint(t.Signal)

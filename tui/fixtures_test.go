@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
 )
@@ -139,8 +140,8 @@ func deployment(name string, replicas, updated, ready int32) (*appsv1.Deployment
 // fixtureBatch is a small incident: node-3 fails container starts with exit 128 (suspect),
 // payments rolls out an image that does not exist, search is OOM-crash-looping, and one api pod
 // cannot start because its entrypoint is missing (doomed, lastState StartError 128).
-func fixtureBatch() model.Batch {
-	var b model.Batch
+func fixtureBatch() contract.Batch {
+	var b contract.Batch
 	for i := 1; i <= 5; i++ {
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i), UID: types.UID(fmt.Sprintf("uid-node-%d", i))},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
@@ -196,7 +197,7 @@ func fixtureBatch() model.Batch {
 		phase: corev1.PodSucceeded,
 		status: []corev1.ContainerStatus{{Name: "report", Image: "registry.example.com/report:v1",
 			State: corev1.ContainerState{Terminated: terminated("Completed", "", 0, 7*time.Minute)}}}}))
-	b.Health = &model.Health{Synced: true, PodsSeen: len(b.Pods), LastEvent: t0.Add(-time.Second)}
+	b.Health = &contract.Health{Synced: true, PodsSeen: len(b.Pods), LastEvent: t0.Add(-time.Second)}
 	return b
 }
 
@@ -303,7 +304,7 @@ func eventsPod() *corev1.Pod {
 // eventsBatch is fixtureBatch with what the nodes report of themselves (attrNode), node-2 under
 // disk pressure and failing to collect images, node-3 failing container garbage collection, the
 // doomed api pod's kubelet events and eventsPod with its FailedMount events.
-func eventsBatch() model.Batch {
+func eventsBatch() contract.Batch {
 	b := fixtureBatch()
 	for i, n := range b.Nodes {
 		attrNode(n, i+1)

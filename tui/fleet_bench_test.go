@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
 	"doomwatch/podrec"
@@ -58,7 +59,7 @@ func fleetRecord(c, i, version int) *podrec.Record {
 }
 
 // fleetEvents appends the Warning event pod i of cluster c has at version, if any (scaletest.Event).
-func fleetEvents(b *model.Batch, c, i, version int) {
+func fleetEvents(b *contract.Batch, c, i, version int) {
 	e, ok := scaletest.Event(i, version)
 	if !ok {
 		return
@@ -74,12 +75,12 @@ func fleetEvents(b *model.Batch, c, i, version int) {
 // interval: nodes, ReplicaSets and Deployments (small lists, complete within the first interval)
 // with the first page of pods, then a page a batch, each with the Warning events of its pods; the
 // last says synced.
-func fleetList(c, pods int) []model.Batch {
-	var out []model.Batch
+func fleetList(c, pods int) []contract.Batch {
+	var out []contract.Batch
 	for start := 0; start < pods; start += fleetPage {
 		end := min(start+fleetPage, pods)
-		b := model.Batch{Cluster: c, Pods: make([]*podrec.Record, 0, end-start),
-			Health: &model.Health{PodsSeen: end, PodsTotal: pods, Synced: end == pods}}
+		b := contract.Batch{Cluster: c, Pods: make([]*podrec.Record, 0, end-start),
+			Health: &contract.Health{PodsSeen: end, PodsTotal: pods, Synced: end == pods}}
 		for i := start; i < end; i++ {
 			b.Pods = append(b.Pods, fleetRecord(c, i, 0))
 			fleetEvents(&b, c, i, 0)
@@ -104,8 +105,8 @@ func fleetList(c, pods int) []model.Batch {
 }
 
 // fleetLists are the initial lists of a fleet of clusters of pods each.
-func fleetLists(clusters, pods int) [][]model.Batch {
-	lists := make([][]model.Batch, clusters)
+func fleetLists(clusters, pods int) [][]contract.Batch {
+	lists := make([][]contract.Batch, clusters)
 	for c := range lists {
 		lists[c] = fleetList(c, pods)
 	}
@@ -134,7 +135,7 @@ func fleetDashboard(n int, now *time.Time) *dashboard {
 // clusters' batches interleaved (each cluster sends one per interval), with a frame after each
 // round: it returns when the first rows were drawn (every cluster's first batch applied and the
 // first frame rendered) and when the synced frame was.
-func syncFleet(d *dashboard, lists [][]model.Batch) (firstRows, synced time.Duration) {
+func syncFleet(d *dashboard, lists [][]contract.Batch) (firstRows, synced time.Duration) {
 	start := time.Now()
 	for round := 0; ; round++ {
 		more := false
@@ -189,11 +190,11 @@ func BenchmarkFleetStart(b *testing.B) {
 // fleetChurn is status churn on cluster c: count batches of size updates, each changing its pod's
 // verdict (scaletest.StateOf), over pods spread across all its Deployments, two passes over them
 // so that the batches can be applied again from the first.
-func fleetChurn(c, count, size int) []model.Batch {
+func fleetChurn(c, count, size int) []contract.Batch {
 	pods := count * size / 2
-	out := make([]model.Batch, count)
+	out := make([]contract.Batch, count)
 	for k := range out {
-		out[k] = model.Batch{Cluster: c, Pods: make([]*podrec.Record, size)}
+		out[k] = contract.Batch{Cluster: c, Pods: make([]*podrec.Record, size)}
 		for j := range size {
 			seq := k*size + j
 			i, version := seq*7919%pods*(fleetPodsEach/pods), 1+seq/pods
@@ -215,7 +216,7 @@ func BenchmarkFleetBatch(b *testing.B) {
 	var now time.Time
 	d := fleetDashboard(fleetClusters, &now)
 	syncFleet(d, fleetLists(fleetClusters, fleetPodsEach))
-	churn := make([][]model.Batch, fleetClusters)
+	churn := make([][]contract.Batch, fleetClusters)
 	for c := range churn {
 		churn[c] = fleetChurn(c, 20, 50)
 	}

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -19,7 +20,7 @@ func TestProgressDrawsInline(t *testing.T) {
 	var out bytes.Buffer
 	pr := startProgress(context.Background(), &out, true, tea.WithWindowSize(120, 10))
 	pr.Update([]model.GateStatus{{
-		Target:  model.Target{Kind: model.KindDeployment, Namespace: "shop", Name: "web"},
+		Target:  model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"},
 		Found:   true,
 		Rollout: model.Rollout{Verdict: model.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14, Reason: "Waiting for deployment \"web\" rollout to finish"},
 		Pods:    model.Counts{Pods: 3, Healthy: 1, Progressing: 1, Transient: 1},

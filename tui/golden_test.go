@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -176,7 +177,7 @@ func TestEscapeSequences(t *testing.T) {
 				terminated("StartError", evil+runtime128, 128, 20*time.Second))}}))
 	}
 	b.Nodes, b.Deployments, b.ReplicaSets = nil, nil, nil
-	b.Health = &model.Health{Synced: true, LastEvent: t0, WatchError: evil}
+	b.Health = &contract.Health{Synced: true, LastEvent: t0, WatchError: evil}
 	m := model.New(model.DefaultConfig())
 	m.Apply(&b, t0)
 	key := "attack/evil-pod"

@@ -10,7 +10,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // header shows where we are looking, whether the data is live, the verdict counts, the rollouts
@@ -20,7 +22,7 @@ type header struct {
 	context, scope string
 	spin           spinner.Model
 	spinning       bool
-	health         model.Health
+	health         contract.Health
 	counts         model.Counts
 	rollouts       []model.Rollout
 	nodes          []model.Node
@@ -195,7 +197,7 @@ func (h *header) liveWord() string {
 
 // stateOf says what a cluster's health is: live, syncing (N of ~M), unreachable (since when,
 // retrying), reconnecting, and the kinds RBAC forbids.
-func (h *header) stateOf(hl model.Health) string {
+func (h *header) stateOf(hl contract.Health) string {
 	st := h.c.st
 	var s string
 	switch {
@@ -268,8 +270,8 @@ func (h *header) View() string {
 	if len(h.clusters) > 0 {
 		label, ctx = "contexts ", strconv.Itoa(len(h.clusters))
 	}
-	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+model.Sanitize(ctx)+
-		"  "+st.dim.Render("scope ")+model.Sanitize(scope)+"  "+h.syncState()+h.recNote(), h.width))
+	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+sanitize.Text(ctx)+
+		"  "+st.dim.Render("scope ")+sanitize.Text(scope)+"  "+h.syncState()+h.recNote(), h.width))
 	b.WriteByte('\n')
 	if h.replayOn {
 		b.WriteString(h.replayLine())

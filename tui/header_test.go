@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -31,7 +32,7 @@ func TestHeaderRolloutsLineFollowsDataAndWidth(t *testing.T) {
 	if l := rolloutsLine(t, d); strings.Contains(l, "…") || !strings.Contains(l, "checkout 12/8/12") {
 		t.Fatalf("four rollouts fit in 100 columns: %q", l)
 	}
-	var b model.Batch
+	var b contract.Batch
 	for i := range 40 {
 		dep, rs := deployment(fmt.Sprintf("svc-%02d", i), 1, 1, 1)
 		b.Deployments = append(b.Deployments, dep)
@@ -59,7 +60,7 @@ func TestHeaderAcrossClustersLeadsWithWhatDiffers(t *testing.T) {
 	contexts := []string{"eu", "us", "ap"}
 	f := model.NewFleet(model.DefaultConfig(), contexts)
 	for i, ctx := range contexts {
-		b := model.Batch{Cluster: i, Health: &model.Health{Synced: true}}
+		b := contract.Batch{Cluster: i, Health: &contract.Health{Synced: true}}
 		ready := int32(3)
 		if ctx == "us" {
 			ready = 0 // payments is still rolling out in us alone

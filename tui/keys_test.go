@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -73,7 +74,7 @@ func TestSelectionFollowsPodAcrossResort(t *testing.T) {
 	}
 	idx := d.pods.cur.sel
 	// Three healthy pods above the target start crash-looping: severity order moves them ahead.
-	var b model.Batch
+	var b contract.Batch
 	for _, name := range []string{"checkout-7d9f8b6c5-h04", "checkout-7d9f8b6c5-h05", "checkout-7d9f8b6c5-h06"} {
 		p := d.m.Pod("shop/" + name).Object()
 		p.Status.ContainerStatuses[0] = waiting("checkout", "registry.example.com/checkout:v2", "CrashLoopBackOff",
@@ -100,7 +101,7 @@ func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
 	}
 	// The top pod recovers: every container runs ready, so it sorts below the other problems.
 	topKey, topKind := top.Key, top.Verdict.Kind
-	var b model.Batch
+	var b contract.Batch
 	p := top.Object()
 	for i, cs := range p.Status.ContainerStatuses {
 		p.Status.ContainerStatuses[i] = running(cs.Name, cs.Image, cs.RestartCount, nil)
@@ -322,14 +323,14 @@ func TestMouse(t *testing.T) {
 
 func TestHealthAndSourceStates(t *testing.T) {
 	m := model.New(model.DefaultConfig())
-	b := model.Batch{Health: &model.Health{PodsSeen: 3412}}
+	b := contract.Batch{Health: &contract.Health{PodsSeen: 3412}}
 	m.Apply(&b, t0)
 	frame := RenderFrame(m, FrameOptions{Width: 100, Height: 20, Now: t0, NoColor: true})
 	if !strings.Contains(frame, "syncing pods: 3,412 …") {
 		t.Errorf("unsynced header:\n%s", frame)
 	}
-	b = model.Batch{Health: &model.Health{Synced: true, LastEvent: t0.Add(-12 * time.Second),
-		WatchError: "connection refused", Forbidden: []model.Kind{model.KindNode}}}
+	b = contract.Batch{Health: &contract.Health{Synced: true, LastEvent: t0.Add(-12 * time.Second),
+		WatchError: "connection refused", Forbidden: []contract.Kind{contract.KindNode}}}
 	m.Apply(&b, t0)
 	frame = RenderFrame(m, FrameOptions{Width: 140, Height: 20, Now: t0, NoColor: true})
 	if !strings.Contains(frame, "reconnecting: connection refused · last update 12s ago") ||
@@ -508,7 +509,7 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 	d := newTestDashboard(t, 160, 40)
 	// zeta rolls out and sorts after checkout while it progresses.
 	zeta, zetaRS := deployment("zeta", 2, 2, 0)
-	d.Update(batchMsg{batch: model.Batch{Deployments: []*appsv1.Deployment{zeta}, ReplicaSets: []*appsv1.ReplicaSet{zetaRS}}})
+	d.Update(batchMsg{batch: contract.Batch{Deployments: []*appsv1.Deployment{zeta}, ReplicaSets: []*appsv1.ReplicaSet{zetaRS}}})
 	press(d, "tab", "tab")
 	idx := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" })
 	switch how {
@@ -527,7 +528,7 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 	dep := zeta.DeepCopy()
 	dep.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing,
 		Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
-	d.Update(batchMsg{batch: model.Batch{Deployments: []*appsv1.Deployment{dep}}})
+	d.Update(batchMsg{batch: contract.Batch{Deployments: []*appsv1.Deployment{dep}}})
 	if i := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" }); i == idx {
 		t.Fatalf("checkout is still at row %d after zeta turned doomed; the test proves nothing:\n%s", idx, screen(d))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // LogSource fetches the last lines of a container's log, of its previous instance when previous
@@ -132,7 +133,7 @@ func (l *logsPane) describe() string {
 func (l *logsPane) answer(m logsMsg) {
 	l.loading = false
 	if m.err != nil {
-		l.errLine = "cannot get the log: " + strings.Join(strings.Fields(model.Sanitize(m.err.Error())), " ")
+		l.errLine = "cannot get the log: " + strings.Join(strings.Fields(sanitize.Text(m.err.Error())), " ")
 		return
 	}
 	l.lines = make([]string, len(m.lines))
@@ -140,7 +141,7 @@ func (l *logsPane) answer(m logsMsg) {
 		if len(s) > logLineMax {
 			s = s[:logLineMax]
 		}
-		l.lines[i] = model.Sanitize(s)
+		l.lines[i] = sanitize.Text(s)
 	}
 	l.cur.setLen(len(l.lines))
 	l.cur.offset = max(0, len(l.lines)-l.cur.height)
@@ -252,7 +253,7 @@ func neverStarted(p *model.Pod, name string, init bool) (waiting string, never b
 		return "", false
 	}
 	if cs.State.Waiting != nil {
-		waiting = model.Sanitize(cs.State.Waiting.Reason)
+		waiting = sanitize.Text(cs.State.Waiting.Reason)
 	}
 	return waiting, true
 }

@@ -5,11 +5,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
 // batchMsg carries one coalesced batch from the source into Update.
-type batchMsg struct{ batch model.Batch }
+type batchMsg struct{ batch contract.Batch }
 
 // sourceClosedMsg says the batch channel was closed: the source has stopped for good.
 type sourceClosedMsg struct{}
@@ -35,7 +36,7 @@ type panicMsg struct{ err error }
 
 // waitForBatch waits for the next batch. It captures only the channel, never the dashboard, so
 // the goroutine running it shares no state with Update (bubbletea's realtime example).
-func waitForBatch(ch <-chan model.Batch) tea.Cmd {
+func waitForBatch(ch <-chan contract.Batch) tea.Cmd {
 	if ch == nil {
 		return nil
 	}

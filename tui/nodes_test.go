@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -26,7 +27,7 @@ func manySuspects(t *testing.T, width int) *dashboard {
 	// One failing pod per node is enough to be suspect here; escalation is off so the pods stay
 	// transient and every node keeps its evidence.
 	m := model.New(model.Config{SuspectPods: 1, EscalateNodes: 100})
-	var b model.Batch
+	var b contract.Batch
 	for i, name := range []string{"node-a", "node-b", "node-c", "node-d", "node-e", "node-f", "node-g", "node-h", "node-i",
 		"node-j", "node-k", "node-l"} {
 		b.Nodes = append(b.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
@@ -296,10 +297,10 @@ func TestNodesPanelSaysNodesAreForbidden(t *testing.T) {
 	const note = "forbidden: cannot list nodes (RBAC); showing nodes from pods"
 	for _, forbidden := range []bool{false, true} {
 		b := fixtureBatch()
-		h := &model.Health{Synced: true, LastEvent: t0}
+		h := &contract.Health{Synced: true, LastEvent: t0}
 		if forbidden {
 			b.Nodes = nil
-			h.Forbidden = []model.Kind{model.KindNode}
+			h.Forbidden = []contract.Kind{contract.KindNode}
 		}
 		b.Health = h
 		m := model.New(model.DefaultConfig())
@@ -332,7 +333,7 @@ func TestNodesPanelSaysNodesAreForbidden(t *testing.T) {
 // incident; the node that turned suspect after the dashboard started must be the one selected.
 func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
 	m := model.New(model.DefaultConfig())
-	var b model.Batch
+	var b contract.Batch
 	for _, name := range []string{"node-1", "node-2", "node-3"} {
 		b.Nodes = append(b.Nodes, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, UID: types.UID("uid-" + name)},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}})
@@ -344,7 +345,7 @@ func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
 		t.Fatalf("before any failure the first node should be selected, got %v", got)
 	}
 	// Three pods fail to start with a transient exit 128 on node-3: it turns suspect and sorts first.
-	var fail model.Batch
+	var fail contract.Batch
 	for i := range 3 {
 		cs := corev1.ContainerStatus{Name: "app", Image: "registry.example.com/app:v1", RestartCount: 1,
 			State: corev1.ContainerState{Terminated: terminated("StartError", runtime128, 128, time.Minute)}}

@@ -3,6 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -44,7 +45,7 @@ type pane interface {
 type snapshot struct {
 	// m answers look-ups by key (the detail's pod). Only the root changes it, in Update.
 	m        *model.Fleet
-	health   model.Health
+	health   contract.Health
 	counts   model.Counts
 	nodes    []model.Node
 	rollouts []model.Rollout
@@ -66,7 +67,7 @@ type snapshot struct {
 // clusterState is one cluster's line in the header of a fleet.
 type clusterState struct {
 	context string
-	health  model.Health
+	health  contract.Health
 	counts  model.Counts
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // podTable is the virtualised pod list. It reads the model's pod view by position and formats only
@@ -181,7 +182,7 @@ func newPodRow(p *model.Pod, c *common) podRow {
 		// is object text.
 		obj := c.scratch.Pod(rec)
 		ready, status, restarts := classify.Columns(obj, c.now)
-		r.ready, r.status, r.restarts = ready, model.Sanitize(status), restarts
+		r.ready, r.status, r.restarts = ready, sanitize.Text(status), restarts
 		if cs := decidingStatus(p, obj); cs != nil {
 			r.state = stateSummary(cs.State)
 			r.lastState = stateSummary(cs.LastTerminationState)
@@ -217,11 +218,11 @@ func decidingStatus(p *model.Pod, obj *corev1.Pod) *corev1.ContainerStatus {
 func stateSummary(s corev1.ContainerState) string {
 	switch {
 	case s.Waiting != nil:
-		return "waiting " + model.Sanitize(s.Waiting.Reason)
+		return "waiting " + sanitize.Text(s.Waiting.Reason)
 	case s.Running != nil:
 		return "running"
 	case s.Terminated != nil:
-		return "terminated " + model.Sanitize(s.Terminated.Reason)
+		return "terminated " + sanitize.Text(s.Terminated.Reason)
 	}
 	return ""
 }

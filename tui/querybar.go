@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // queryBar is the pod table's query and the `/` input that edits its text: the sort and the
@@ -160,7 +161,7 @@ func (b *queryBar) status(rows, total int) string {
 		s += " · context: " + q.Context
 	}
 	if q.Text != "" && !b.filtering {
-		s += " · filter: " + model.Sanitize(q.Text)
+		s += " · filter: " + sanitize.Text(q.Text)
 	}
 	if q != b.shown {
 		s += " · filtering…"

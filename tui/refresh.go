@@ -6,7 +6,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // refreshAll re-reads the model's views after it changed (batch, tick) or the clock moved and
@@ -18,7 +20,7 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	s.health = d.m.Health()
 	s.counts = d.m.Counts()
 	s.rollouts = d.m.Rollouts()
-	s.nodesForbidden = slices.Contains(s.health.Forbidden, model.KindNode)
+	s.nodesForbidden = slices.Contains(s.health.Forbidden, contract.KindNode)
 	s.nodes = d.m.Nodes(d.c.now)
 	s.share = d.m.SuspectsShare(d.c.now)
 	if d.m.Multi() {
@@ -30,7 +32,7 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	}
 	if d.opts.Recording != nil {
 		note, failing := d.opts.Recording()
-		d.header.rec, d.header.recFailing = model.Sanitize(note), failing
+		d.header.rec, d.header.recFailing = sanitize.Text(note), failing
 	}
 	cmd := d.readPods()
 	d.header.Refresh(s)

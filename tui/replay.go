@@ -9,7 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"k8s.io/apimachinery/pkg/util/duration"
 
+	"doomwatch/contract"
 	"doomwatch/model"
+	"doomwatch/sanitize"
 )
 
 // Player is a recording played back (doomwatch replay): the dashboard shows its time bar, hands
@@ -42,7 +44,7 @@ type Frame struct {
 // Step is a recorded batch and the time the source delivered it.
 type Step struct {
 	At    time.Time
-	Batch model.Batch
+	Batch contract.Batch
 }
 
 // PlayStatus is a playback's state.
@@ -127,7 +129,7 @@ func (h *header) replayLine() string {
 	span := s.End.Sub(s.Start)
 	pos := s.At.Sub(s.Start)
 	at := s.At.UTC()
-	of, note := model.Sanitize(s.Of), model.Sanitize(s.Note)
+	of, note := sanitize.Text(s.Of), sanitize.Text(s.Note)
 	rest := "  " + st.dim.Render(fmt.Sprintf("+%s of %s", shortDuration(pos), shortDuration(span))) +
 		"  " + state + fmt.Sprintf(" ×%g", s.Speed)
 	line := func(of, stamp string) string {

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -155,10 +156,10 @@ const rolloutReasonKeep = 60
 // rolloutName is a Deployment's name, or kubectl's short form for the other kinds: "sts/redis",
 // "ds/kube-proxy".
 func rolloutName(ro *model.Rollout) string {
-	switch model.Kind(ro.Kind) {
-	case model.KindStatefulSet:
+	switch contract.Kind(ro.Kind) {
+	case contract.KindStatefulSet:
 		return "sts/" + ro.Name
-	case model.KindDaemonSet:
+	case contract.KindDaemonSet:
 		return "ds/" + ro.Name
 	}
 	return ro.Name

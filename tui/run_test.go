@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -36,7 +37,7 @@ func (b *syncBuffer) String() string {
 // TestProgramAppliesBatches runs the dashboard as a bubbletea program: a batch arriving on the
 // channel shows up on screen, and a closed channel says so.
 func TestProgramAppliesBatches(t *testing.T) {
-	ch := make(chan model.Batch, 1)
+	ch := make(chan contract.Batch, 1)
 	d := newDashboard(Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch,
 		Now: func() time.Time { return t0 }}, true)
 	tm := teatest.NewTestModel(t, d, teatest.WithInitialTermSize(120, 30))
@@ -73,7 +74,7 @@ func runDashboard(t *testing.T, opts Options, input string) (string, error) {
 
 // TestRunQuitRestoresTerminal: q ends Run without an error and leaves the alternate screen.
 func TestRunQuitRestoresTerminal(t *testing.T) {
-	ch := make(chan model.Batch, 1)
+	ch := make(chan contract.Batch, 1)
 	ch <- fixtureBatch()
 	out, err := runDashboard(t, Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch,
 		Now: func() time.Time { return t0 }, NoColor: true}, "q")
@@ -91,7 +92,7 @@ func TestRunPanicRestoresTerminal(t *testing.T) {
 	// The clock panics once the test arms it. It arms it only after the running program took a
 	// batch (the channel is unbuffered), so the dashboard is built and the terminal set up; the
 	// next clock read in Update (that batch's or the next tick's) panics.
-	ch := make(chan model.Batch)
+	ch := make(chan contract.Batch)
 	var armed atomic.Bool
 	now := func() time.Time {
 		if armed.Load() {

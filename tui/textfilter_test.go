@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -36,7 +37,7 @@ func TestTextFilterRunsOffTheUIGoroutine(t *testing.T) {
 		t.Fatalf("the job answered %T", job())
 	}
 	// A batch lands before the result: a new payments pod must be among the rows.
-	b := model.Batch{Pods: appendPods(nil, mkPod(podSpec{ns: "shop", name: "payments-new-x1", node: "node-1",
+	b := contract.Batch{Pods: appendPods(nil, mkPod(podSpec{ns: "shop", name: "payments-new-x1", node: "node-1",
 		status: []corev1.ContainerStatus{running("payments", "registry.example.com/payments:v2", 0, nil)}}))}
 	d.Update(batchMsg{batch: b})
 	if d.pods.rows.Len() != all+1 {

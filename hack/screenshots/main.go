@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/recording"
@@ -45,7 +46,7 @@ func run(dir string, at time.Duration) error {
 		return err
 	}
 	m := model.New(model.DefaultConfig())
-	if err := src.Settle(ctx, func(b model.Batch) { m.Apply(&b, src.Now()) }); err != nil {
+	if err := src.Settle(ctx, func(b contract.Batch) { m.Apply(&b, src.Now()) }); err != nil {
 		return err
 	}
 	now := src.Now()
@@ -110,7 +111,7 @@ func fleet(ctx context.Context, dir string, at time.Duration) error {
 		return err
 	}
 	f := model.NewFleet(model.DefaultConfig(), src.Contexts())
-	for i, err := range src.Settle(ctx, func(b model.Batch) { f.Apply(&b, src.Now()) }) {
+	for i, err := range src.Settle(ctx, func(b contract.Batch) { f.Apply(&b, src.Now()) }) {
 		if err != nil {
 			return fmt.Errorf("%s: %w", src.Contexts()[i], err)
 		}

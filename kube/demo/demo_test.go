@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"doomwatch/classify"
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/report"
 )
@@ -46,7 +47,7 @@ func onceModel(t *testing.T, seed int64, at time.Duration) (*model.Model, report
 		t.Fatalf("Start: %v", err)
 	}
 	m := model.New(model.DefaultConfig())
-	if err := src.Settle(ctx, func(b model.Batch) { m.Apply(&b, src.Now()) }); err != nil {
+	if err := src.Settle(ctx, func(b contract.Batch) { m.Apply(&b, src.Now()) }); err != nil {
 		t.Fatalf("Settle: %v", err)
 	}
 	if want := Epoch.Add(at); !src.Now().Equal(want) {
@@ -498,7 +499,7 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 	doomedAt := map[string]time.Duration{} // rollouts and pods, when first doomed
 	flake := map[classify.Rule]bool{}      // what checkout's pods on node-3 went through
 	for src.Now().Sub(Epoch) < 2*time.Minute {
-		var b model.Batch
+		var b contract.Batch
 		select {
 		case <-ctx.Done():
 			t.Fatalf("the story did not reach 2m; at %s", src.Now().Sub(Epoch))

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/report"
 )
@@ -24,7 +25,7 @@ func fleetOnce(t *testing.T, seed int64, at time.Duration) (report.Snapshot, []b
 		t.Fatalf("StartFleet: %v", err)
 	}
 	m := model.NewFleet(model.DefaultConfig(), f.Contexts())
-	errs := f.Settle(ctx, func(b model.Batch) { m.Apply(&b, f.Now()) })
+	errs := f.Settle(ctx, func(b contract.Batch) { m.Apply(&b, f.Now()) })
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("Settle %s: %v", f.Contexts()[i], err)

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	utilclock "k8s.io/utils/clock"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
 	"doomwatch/recording"
@@ -134,7 +135,7 @@ func newDelivered() *delivered {
 		jobs: map[string]*batchv1.Job{}, events: map[string]*corev1.Event{}}
 }
 
-func (d *delivered) apply(b *model.Batch) {
+func (d *delivered) apply(b *contract.Batch) {
 	if b.Health != nil && b.Health.Synced {
 		d.synced = true
 	}
@@ -165,21 +166,21 @@ func (d *delivered) apply(b *model.Batch) {
 	for _, r := range b.Deletes {
 		k := objectKey(r.Namespace, r.Name)
 		switch r.Kind {
-		case model.KindPod:
+		case contract.KindPod:
 			delete(d.pods, k)
-		case model.KindNode:
+		case contract.KindNode:
 			delete(d.nodes, k)
-		case model.KindReplicaSet:
+		case contract.KindReplicaSet:
 			delete(d.rss, k)
-		case model.KindDeployment:
+		case contract.KindDeployment:
 			delete(d.deploys, k)
-		case model.KindStatefulSet:
+		case contract.KindStatefulSet:
 			delete(d.stss, k)
-		case model.KindDaemonSet:
+		case contract.KindDaemonSet:
 			delete(d.dss, k)
-		case model.KindJob:
+		case contract.KindJob:
 			delete(d.jobs, k)
-		case model.KindEvent:
+		case contract.KindEvent:
 			delete(d.events, k)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // revisionAnnotation is the Deployment controller's revision annotation (kubernetes
-// pkg/controller/deployment/util/deployment_util.go, RevisionAnnotation; model.RevisionAnnotation),
+// pkg/controller/deployment/util/deployment_util.go, RevisionAnnotation; contract.RevisionAnnotation),
 // written out: the model's own tests import this package.
 const revisionAnnotation = "deployment.kubernetes.io/revision"
 

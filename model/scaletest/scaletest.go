@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
 )
@@ -194,7 +195,7 @@ func ReplicaSets(n int) []*appsv1.ReplicaSet {
 		out = append(out, &appsv1.ReplicaSet{
 			ObjectMeta: metav1.ObjectMeta{Namespace: namespace(i), Name: replicaSet(i), Generation: 1,
 				UID:         types.UID(fmt.Sprintf("5e1f2a3b-%04x-4d5e-8f90-%012x", i/PodsPerDeployment, i/PodsPerDeployment)),
-				Annotations: map[string]string{model.RevisionAnnotation: "1"},
+				Annotations: map[string]string{contract.RevisionAnnotation: "1"},
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: deployment(i),
 					UID: types.UID("d-" + deployment(i)), Controller: &yes}}},
 			Spec:   appsv1.ReplicaSetSpec{Replicas: &replicas},
@@ -211,7 +212,7 @@ func Deployments(n int) []*appsv1.Deployment {
 		replicas := int32(PodsPerDeployment)
 		out = append(out, &appsv1.Deployment{
 			ObjectMeta: metav1.ObjectMeta{Namespace: namespace(i), Name: deployment(i), UID: types.UID("d-" + deployment(i)),
-				Generation: 1, Annotations: map[string]string{model.RevisionAnnotation: "1"}},
+				Generation: 1, Annotations: map[string]string{contract.RevisionAnnotation: "1"}},
 			Spec: appsv1.DeploymentSpec{Replicas: &replicas},
 			Status: appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: replicas, UpdatedReplicas: replicas,
 				ReadyReplicas: replicas, AvailableReplicas: replicas,
@@ -247,9 +248,9 @@ func Record(i, version int) *podrec.Record { return interner.Pod(Pod(i, version)
 // LoadBatches is what the informers of an n-pod cluster deliver first: nodes and owners, the
 // pods in batches of 10,000, then the Warning events listed with them, one for each pod that is
 // not running.
-func LoadBatches(n int) []model.Batch {
-	out := []model.Batch{{Nodes: NodeObjects(), ReplicaSets: ReplicaSets(n), Deployments: Deployments(n),
-		Health: &model.Health{Synced: true, PodsSeen: n}}}
+func LoadBatches(n int) []contract.Batch {
+	out := []contract.Batch{{Nodes: NodeObjects(), ReplicaSets: ReplicaSets(n), Deployments: Deployments(n),
+		Health: &contract.Health{Synced: true, PodsSeen: n}}}
 	pods := make([]*podrec.Record, n)
 	const size = 10_000
 	for start := 0; start < n; start += size {
@@ -257,9 +258,9 @@ func LoadBatches(n int) []model.Batch {
 		for i := start; i < end; i++ {
 			pods[i] = Record(i, 0)
 		}
-		out = append(out, model.Batch{Pods: pods[start:end]})
+		out = append(out, contract.Batch{Pods: pods[start:end]})
 	}
-	var events model.Batch
+	var events contract.Batch
 	for i := range n {
 		if e, ok := Event(i, 0); ok {
 			events.Events = append(events.Events, e)
@@ -318,8 +319,8 @@ func Event(i, version int) (*corev1.Event, bool) {
 // half of them crash-loop, so a batch carries about size/2 events. Pass p over the namespace updates each pod to version
 // p+1, so every update changes its pod's verdict (StateOf), and so does applying the batches again
 // from the first once the last is applied, when count*size spans an even number of passes.
-func Churn(count, size int) []model.Batch {
-	out := make([]model.Batch, count)
+func Churn(count, size int) []contract.Batch {
+	out := make([]contract.Batch, count)
 	for k := range out {
 		out[k] = ChurnBatch(k, size, PodsPerNamespace)
 	}
@@ -328,8 +329,8 @@ func Churn(count, size int) []model.Batch {
 
 // ChurnBatch is batch k of that churn over the first n pods, made on its own so that a long run
 // never holds all of its batches at once. For n = PodsPerNamespace it is Churn's batch k.
-func ChurnBatch(k, size, n int) model.Batch {
-	var b model.Batch
+func ChurnBatch(k, size, n int) contract.Batch {
+	var b contract.Batch
 	b.Pods = make([]*podrec.Record, size)
 	for j := range size {
 		seq := k*size + j

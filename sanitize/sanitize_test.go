@@ -1,10 +1,10 @@
-package model
+package sanitize
 
 import (
 	"testing"
 )
 
-func TestSanitize(t *testing.T) {
+func TestText(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"clean", freezeMsg, freezeMsg},
 		{"unicode kept", "über ✖ 日本", "über ✖ 日本"},
@@ -29,10 +29,10 @@ func TestSanitize(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Sanitize(tc.in); got != tc.want {
-				t.Errorf("Sanitize(%q) = %q, want %q", tc.in, got, tc.want)
+			if got := Text(tc.in); got != tc.want {
+				t.Errorf("Text(%q) = %q, want %q", tc.in, got, tc.want)
 			}
-			if got := Sanitize(Sanitize(tc.in)); got != tc.want {
+			if got := Text(Text(tc.in)); got != tc.want {
 				t.Errorf("not idempotent: %q", got)
 			}
 		})
@@ -45,7 +45,7 @@ const freezeMsg = "failed to create containerd task: failed to create shim task:
 	"runc create failed: unable to start container process: error during container init: " +
 	"error setting cgroup config for procHooks process: unable to freeze: unknown"
 
-func TestSanitizeCleanDoesNotAllocate(t *testing.T) {
+func TestTextCleanDoesNotAllocate(t *testing.T) {
 	// A runtime message (containerd/containerd#11033, a shim timing out on a loaded node) and
 	// non-ASCII text.
 	for _, s := range []string{
@@ -53,20 +53,20 @@ func TestSanitizeCleanDoesNotAllocate(t *testing.T) {
 			`containerd-shim: opening w/o fifo "/run/containerd/io.containerd.grpc.v1.cri/containers/base/io/1363662740/base-stdout" failed: context deadline exceeded`,
 		"über ✖ 日本",
 	} {
-		if n := testing.AllocsPerRun(100, func() { _ = Sanitize(s) }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { _ = Text(s) }); n != 0 {
 			t.Errorf("Sanitize of clean text %q allocates %v times", s, n)
 		}
 	}
 }
 
-func FuzzSanitize(f *testing.F) {
+func FuzzText(f *testing.F) {
 	for _, s := range []string{"\x1b]0;pwned\x07", "\x1b[2J\x1b[H", "\x1b[10A", "a\nb", "\u009b", "\xff", "\u202e\u2066\ufeff\u2028"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out := Sanitize(s)
+		out := Text(s)
 		if !clean(out) {
-			t.Fatalf("Sanitize(%q) = %q still holds control characters", s, out)
+			t.Fatalf("Text(%q) = %q still holds control characters", s, out)
 		}
 	})
 }

@@ -1,4 +1,5 @@
-package model
+// Package sanitize makes text from the API safe for a terminal before it enters doomwatch's model.
+package sanitize
 
 import (
 	"strings"
@@ -7,11 +8,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Sanitize makes untrusted API text safe for a terminal: escape sequences and control characters
+// Text makes untrusted API text safe for a terminal: escape sequences and control characters
 // are removed, newlines and tabs become spaces.
 //
 // A container can write any bytes into its termination message, which lands in
-// lastState.terminated.message (kubectl had CVE-2021-25743 for this class). Sanitize removes:
+// lastState.terminated.message (kubectl had CVE-2021-25743 for this class). It removes:
 //   - ANSI escape sequences: CSI (cursor movement, erase), OSC (window title, hyperlinks), DCS,
 //     APC/PM/SOS strings (ansi.Strip parses them as a terminal would);
 //   - what remains of the C0 controls, DEL and the C1 controls U+0080–U+009F (8-bit CSI/OSC);
@@ -25,7 +26,7 @@ import (
 // \n, \r, \t and the Unicode line and paragraph separators U+2028/U+2029 become one space each,
 // so a message stays on one table row. Clean text, the common case, is returned unchanged without
 // allocating.
-func Sanitize(s string) string {
+func Text(s string) string {
 	if clean(s) {
 		return s
 	}
@@ -81,7 +82,7 @@ func clean(s string) bool {
 
 func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
-// invisible reports the bidi controls and zero-width characters Sanitize drops.
+// invisible reports the bidi controls and zero-width characters Text drops.
 func invisible(r rune) bool {
 	switch {
 	case r >= '\u200b' && r <= '\u200f', // ZWSP, ZWNJ, ZWJ, LRM, RLM
