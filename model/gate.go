@@ -82,11 +82,11 @@ func (p *GateProblem) Ref() string {
 }
 
 // GatePending is one reason a rollout is still waiting, with how many pods share it and one of
-// them.
+// them. The gate's document (report.Gate, docs/wait.md) prints it as it is.
 type GatePending struct {
-	Reason  string
-	Pods    int
-	Example string // "pod/container" or "pod"
+	Reason  string `json:"reason"`
+	Pods    int    `json:"pods"`
+	Example string `json:"example"` // "pod/container" or "pod"
 }
 
 // Resolve returns the Deployments, StatefulSets or DaemonSets of kind in namespace ns ("" for all)
@@ -313,12 +313,12 @@ func gateProblems(p *Pod) []GateProblem {
 // NodeStartFailures is how many of a workload's pods failed to start on one node within the
 // window, by the ledger: the evidence a deploy gate warns about once the pods have recovered.
 type NodeStartFailures struct {
-	Node     string
-	Pods     int // distinct pods
-	Failures int
+	Node     string `json:"node"`
+	Pods     int    `json:"pods"` // distinct pods
+	Failures int    `json:"failures"`
 	// Exit128 is true when every failure was an exit 128 (containerd, cri-dockerd), false when
 	// some were create errors (CRI-O).
-	Exit128 bool
+	Exit128 bool `json:"exit128"`
 }
 
 // StartFailures returns, for each target, the transient start failures of its pods in the window

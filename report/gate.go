@@ -68,21 +68,11 @@ type Workload struct {
 	Ready     int32   `json:"ready"`
 	Available int32   `json:"available"`
 	// Doomed lists the current pods' doomed containers; Pending what the rollout still waited for.
-	Doomed  []Container `json:"doomed"`
-	Pending []Pending   `json:"pending"`
+	Doomed  []Container         `json:"doomed"`
+	Pending []model.GatePending `json:"pending"`
 	// StartFailures are the transient start failures of the workload's pods within the window
 	// (--window), per node: the runtime's trouble, retried, which did not fail the gate.
-	StartFailures []StartFailures `json:"startFailures"`
-}
-
-// StartFailures are a workload's start failures on one node.
-type StartFailures struct {
-	Node     string `json:"node"`
-	Pods     int    `json:"pods"`
-	Failures int    `json:"failures"`
-	// Exit128 is true when every failure was an exit 128 (containerd, cri-dockerd); false when
-	// some were create errors (CRI-O).
-	Exit128 bool `json:"exit128"`
+	StartFailures []model.NodeStartFailures `json:"startFailures"`
 }
 
 // Container is one failing container ("" container when the pod's own status decided): a
@@ -104,13 +94,6 @@ type Container struct {
 
 	// Previous: the container has a previous instance, whose log explains a crash.
 	Previous bool `json:"-"`
-}
-
-// Pending is one reason a rollout still waited, with how many pods share it and one of them.
-type Pending struct {
-	Reason  string `json:"reason"`
-	Pods    int    `json:"pods"`
-	Example string `json:"example"`
 }
 
 // SuspectNode is a suspect node and the outlier rule's sentence for it.
@@ -182,8 +165,8 @@ func NewGate(in *GateInput) Gate {
 		r := &st.Rollout
 		w := Workload{Kind: string(st.Target.Kind), Namespace: sanitize.Text(st.Target.Namespace),
 			Name: sanitize.Text(st.Target.Name), Verdict: Verdict(r.Verdict), Reason: r.Reason, Desired: r.Desired,
-			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []Container{}, Pending: []Pending{},
-			StartFailures: []StartFailures{}}
+			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []Container{}, Pending: []model.GatePending{},
+			StartFailures: []model.NodeStartFailures{}}
 		switch {
 		case !st.Found && in.Started:
 			w.Verdict, w.Reason = Missing, st.Target.String()+" was deleted while waiting"
@@ -198,13 +181,9 @@ func NewGate(in *GateInput) Gate {
 				w.Doomed = append(w.Doomed, containerOf(&st.Doomed[j]))
 			}
 		}
-		for _, p := range st.Pending {
-			w.Pending = append(w.Pending, Pending{Reason: p.Reason, Pods: p.Pods, Example: p.Example})
-		}
+		w.Pending = append(w.Pending, st.Pending...)
 		if i < len(in.StartFailures) {
-			for _, f := range in.StartFailures[i] {
-				w.StartFailures = append(w.StartFailures, StartFailures{Node: f.Node, Pods: f.Pods, Failures: f.Failures, Exit128: f.Exit128})
-			}
+			w.StartFailures = append(w.StartFailures, in.StartFailures[i]...)
 		}
 		rep.Workloads = append(rep.Workloads, w)
 	}

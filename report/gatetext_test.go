@@ -1,6 +1,7 @@
 package report
 
 import (
+	"doomwatch/model"
 	"strings"
 	"testing"
 )
@@ -14,7 +15,7 @@ func TestReportText(t *testing.T) {
 			{Pod: "web-b", Container: "app", Reason: "Crashing repeatedly (exit 1)", LogError: "not allowed"},
 		}}
 	slow := Workload{Kind: "Deployment", Name: "api", Verdict: "progressing", Reason: `Waiting for deployment "api" rollout to finish`,
-		Pending: []Pending{{Reason: "Readiness probe must respond at /healthz (port 8080)", Pods: 2, Example: "api-a/app"}}}
+		Pending: []model.GatePending{{Reason: "Readiness probe must respond at /healthz (port 8080)", Pods: 2, Example: "api-a/app"}}}
 	done := Workload{Kind: "StatefulSet", Name: "db", Verdict: "complete", Reason: "partitioned roll out complete: 3 new pods have been updated..."}
 	for _, tc := range []struct {
 		name string
@@ -36,7 +37,7 @@ func TestReportText(t *testing.T) {
 			"deployment/wbe was deleted while waiting\n" +
 				"cannot wait for daemonset/agent: rollout status is only available for RollingUpdate strategy type\n"},
 		{"complete with warnings", Gate{Verdict: "complete", Window: "15m", MoreWarnings: 2,
-			Workloads:    []Workload{{Kind: "Deployment", Name: "web", Verdict: "complete", Reason: "ok", StartFailures: []StartFailures{{Node: "node-3", Pods: 3, Failures: 4, Exit128: true}}}},
+			Workloads:    []Workload{{Kind: "Deployment", Name: "web", Verdict: "complete", Reason: "ok", StartFailures: []model.NodeStartFailures{{Node: "node-3", Pods: 3, Failures: 4, Exit128: true}}}},
 			SuspectNodes: []SuspectNode{{Name: "node-3", Why: "3 pods of 1 workload failed to start with exit 128 here in the last 15m; 0 elsewhere"}},
 			Warnings:     []Container{{Pod: "web-a", Container: "app", Node: "node-3", Reason: "Failed to start on node, will retry (exit 128): …"}}},
 			"deployment/web: ok\n" +
