@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/kube/demo"
@@ -64,7 +65,7 @@ func (o *common) modelFlags(fs *pflag.FlagSet) {
 // thresholdFlags are the model's thresholds.
 func (o *common) thresholdFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.model.Window, "window", o.model.Window, "How long start failures (exit 128, CRI-O create errors) count as evidence.")
-	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, fmt.Sprintf("A node is suspect when at least this many distinct pods failed to start on it within the window and it stands out: a share of its started pods at least %dx that of the nodes not suspect, or half of them when the others are too few to tell.", model.SuspectRatio))
+	fs.IntVar(&o.model.SuspectPods, "suspect-pods", o.model.SuspectPods, fmt.Sprintf("A node is suspect when at least this many distinct pods failed to start on it within the window and it stands out: a share of its started pods at least %dx that of the nodes not suspect, or half of them when the others are too few to tell.", classify.SuspectRatio))
 	// --suspect-share was the share of the cluster's exit-128 failures a node had to hold; a node is
 	// now suspect when it stands out from the others. Kept, hidden, so that scripts passing it get a
 	// usage error that says so rather than "unknown flag".
@@ -117,7 +118,7 @@ func (o *common) validate(fs *pflag.FlagSet) error {
 		}
 	}
 	if fs.Changed("suspect-share") {
-		return fmt.Errorf("--suspect-share was removed: a node is suspect when at least --suspect-pods pods failed to start there and it stands out (a share of its started pods %dx that of the nodes not suspect)", model.SuspectRatio)
+		return fmt.Errorf("--suspect-share was removed: a node is suspect when at least --suspect-pods pods failed to start there and it stands out (a share of its started pods %dx that of the nodes not suspect)", classify.SuspectRatio)
 	}
 	return nil
 }

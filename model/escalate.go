@@ -247,7 +247,7 @@ func (m *Model) escalationSuspects(now time.Time, left []string) map[string]bool
 	j := ev.judge(m.cfg.SuspectPods, func(w string) bool { _, ok := skip[w]; return ok })
 	out := make(map[string]bool)
 	for i, v := range j.verdicts {
-		if v.suspect {
+		if v.Suspect {
 			out[j.aggs[i].Name] = true
 		}
 	}

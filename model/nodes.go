@@ -9,6 +9,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
 )
 
 // nodeState is what the model keeps per node name between batches: the current Node object's
@@ -97,7 +99,7 @@ type nodeCache struct {
 	// changed since nodes was made.
 	pos     map[nodeID]int
 	counted map[string]struct{}
-	// starts counts the pods that started on each node within the window (outlier_starts.go).
+	// starts counts the pods that started on each node within the window (starts.go).
 	starts startIndex
 }
 
@@ -266,19 +268,20 @@ func (m *Model) gatherNodes(now time.Time, withNodes bool) *nodeEvidence {
 
 // nodeJudgement is the suspect rule's answer over a nodeEvidence, with some workloads left out.
 type nodeJudgement struct {
-	pop      outlierPopulation
+	pop      classify.SuspectPopulation
 	aggs     []*nodeAgg // the candidates, in the order of rates and verdicts
-	rates    []nodeRate
-	verdicts []outlierVerdict
+	rates    []classify.NodeStarts
+	verdicts []classify.SuspectCall
 	// left is, per candidate, its failed pods of the workloads left out, and all128 whether every
 	// failure it counts was an exit 128: what its why sentence says beside the rates.
 	left   []int
 	all128 []bool
 }
 
-// judge applies the suspect rule (outlier.go) to the evidence, leaving out the failures of the
-// workloads left reports true for: workloads that fail wherever they run say nothing about this
-// node, nor about the others, so they are left out of both sides of the comparison.
+// judge applies the suspect rule (classify.JudgeSuspects) to the evidence, leaving out the
+// failures of the workloads left reports true for: workloads that fail wherever they run say
+// nothing about this node, nor about the others, so they are left out of both sides of the
+// comparison.
 //
 // The node stands out from the rest of the cluster by the share of the pods that started on it
 // that failed: node-local trouble, the premise of Krane's exit-128 rule (Shopify/krane#656).
@@ -288,7 +291,7 @@ type nodeJudgement struct {
 // other nodes', but it is not suspect: there is nothing left to cordon, and the flag would be read
 // as the node now under its name.
 func (ev *nodeEvidence) judge(minPods int, left func(workload string) bool) nodeJudgement {
-	j := nodeJudgement{pop: outlierPopulation{minPods: minPods}}
+	j := nodeJudgement{pop: classify.SuspectPopulation{MinPods: minPods}}
 	notLocal := 0
 	for _, a := range ev.aggs {
 		failed, out, all128 := 0, 0, true
@@ -301,11 +304,11 @@ func (ev *nodeEvidence) judge(minPods int, left func(workload string) bool) node
 			all128 = all128 && !fp.not128
 		}
 		notLocal += out
-		j.pop.failed += failed
+		j.pop.Failed += failed
 		if a.UID != "" && !a.Known {
 			continue
 		}
-		j.pop.nodes++
+		j.pop.Nodes++
 		if failed < minPods {
 			continue
 		}
@@ -316,12 +319,12 @@ func (ev *nodeEvidence) judge(minPods int, left func(workload string) bool) node
 			started += a.ring.count(ev.from, ev.to)
 		}
 		j.aggs = append(j.aggs, a)
-		j.rates = append(j.rates, nodeRate{failed: failed, started: max(started, failed)})
+		j.rates = append(j.rates, classify.NodeStarts{Failed: failed, Started: max(started, failed)})
 		j.left = append(j.left, out)
 		j.all128 = append(j.all128, all128)
 	}
-	j.pop.started = max(ev.total-notLocal, j.pop.failed)
-	j.verdicts = judgeOutliers(j.pop, j.rates)
+	j.pop.Started = max(ev.total-notLocal, j.pop.Failed)
+	j.verdicts = classify.JudgeSuspects(j.pop, j.rates)
 	return j
 }
 
@@ -329,13 +332,13 @@ func (m *Model) buildNodes(now time.Time) []Node {
 	ev := m.gatherNodes(now, true)
 	j := ev.judge(m.cfg.SuspectPods, func(w string) bool { return m.escalatedNodes(w) > 0 })
 	for i, v := range j.verdicts {
-		if !v.suspect {
+		if !v.Suspect {
 			continue
 		}
 		a, c := j.aggs[i], j.rates[i]
 		a.Suspect = true
 		a.Why = whySentence(why{
-			here: c, exit128: j.all128[i], byRate: v.byRate, base: v.base, others: v.others,
+			here: c, exit128: j.all128[i], byRate: v.ByRate, base: v.Base, others: v.Others,
 			left: j.left[i], window: m.cfg.Window,
 		})
 	}
@@ -379,13 +382,13 @@ func dominant(msgs map[string]int) string {
 
 // why is what a suspect node's sentence says.
 type why struct {
-	here    nodeRate // this node's failed and started pods (of node-local workloads)
-	exit128 bool     // every one of those failures was an exit 128
+	here    classify.NodeStarts // this node's failed and started pods (of node-local workloads)
+	exit128 bool                // every one of those failures was an exit 128
 	// byRate: judged against base, the nodes not suspect (others is the number of other suspect
 	// nodes, which base leaves out); otherwise by failure percentage, with too few pods that
 	// started on the nodes not suspect without failing to compare rates.
 	byRate bool
-	base   nodeRate
+	base   classify.NodeStarts
 	others int
 	left   int // pods that failed here of workloads escalated as not node-local
 	window time.Duration
@@ -406,16 +409,16 @@ func whySentence(w why) string {
 	if w.exit128 {
 		failed = " failed with exit 128"
 	}
-	s := strconv.Itoa(w.here.failed) + " of " + plural(w.here.started, "pod") + " that started here in the last " +
+	s := strconv.Itoa(w.here.Failed) + " of " + plural(w.here.Started, "pod") + " that started here in the last " +
 		ShortDuration(w.window) + failed
 	where := "elsewhere"
 	if w.others > 0 {
 		where = "on nodes not suspect"
 	}
-	if w.base.started == 0 {
+	if w.base.Started == 0 {
 		s += "; none started " + where
 	} else {
-		s += "; " + strconv.Itoa(w.base.failed) + " of " + strconv.Itoa(w.base.started) + " " + where
+		s += "; " + strconv.Itoa(w.base.Failed) + " of " + strconv.Itoa(w.base.Started) + " " + where
 	}
 	if !w.byRate {
 		s += " (thin evidence: too few to compare)"

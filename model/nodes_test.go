@@ -498,7 +498,7 @@ func shares(t *testing.T, perNode [][2]int) *Model {
 }
 
 // A node is judged by the share of the pods that started on it that failed to start, against the
-// share on the nodes that are not suspect (outlier.go), so one node's spurious evidence hides no
+// share on the nodes that are not suspect (classify/suspect.go), so one node's spurious evidence hides no
 // other, a node where 3 of 3 pods failed weighs more than one where 3 of 49 did, and several bad
 // nodes among few are suspect together.
 func TestSuspectByShareOfStarts(t *testing.T) {

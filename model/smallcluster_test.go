@@ -337,10 +337,10 @@ func (c clusterPlan) startedPerNode() []int {
 	return out
 }
 
-// medianRule is the rule the outlier rule replaced (model/nodes.go before 5325b6b): a node is
-// suspect when at least minPods distinct pods failed to start there and at least SuspectRatio
-// times the median of the other nodes' counts, every node counted (0 for a node without
-// failures).
+// medianRule is the rule the outlier rule (classify.JudgeSuspects) replaced (model/nodes.go
+// before 5325b6b): a node is suspect when at least minPods distinct pods failed to start there
+// and at least classify.SuspectRatio times the median of the other nodes' counts, every node
+// counted (0 for a node without failures).
 func medianRule(failed []int, minPods int) []bool {
 	sorted := slices.Clone(failed)
 	sort.Ints(sorted)
@@ -356,7 +356,7 @@ func medianRule(failed []int, minPods int) []bool {
 		if len(rest) > 0 {
 			median = rest[(len(rest)-1)/2]
 		}
-		out[i] = d >= SuspectRatio*median
+		out[i] = d >= classify.SuspectRatio*median
 	}
 	return out
 }

@@ -23,7 +23,7 @@ type Config struct {
 	EscalateNodes int
 	// SuspectPods: a node is suspect when at least this many distinct pods of node-local workloads
 	// failed to start on it within the window (default 3) and it stands out from the other nodes
-	// (the outlier rule, outlier.go).
+	// (the outlier rule, classify/suspect.go).
 	SuspectPods int
 }
 
@@ -153,7 +153,7 @@ type Node struct {
 	DominantMessage                              string
 	// Histogram counts failures per bucket over the window, oldest first (HistogramBuckets long).
 	Histogram []int
-	// Suspect: the node stands out from the others (outlier.go). A node that is gone never is.
+	// Suspect: the node stands out from the others (classify/suspect.go). A node that is gone never is.
 	Suspect bool
 	// Why explains a suspect node and how the call was made: "6 of 6 pods that started here in
 	// the last 15m failed with exit 128; 3 of 53 elsewhere" (whySentence).

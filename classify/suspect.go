@@ -1,4 +1,4 @@
-package model
+package classify
 
 import (
 	"math"
@@ -14,7 +14,8 @@ import (
 // failure_percentage_threshold, with its own minimum volume and hosts; max_ejection_percent
 // bounds how many hosts are out. Here the rate is the share of the pods that started (or tried
 // to) on a node within the window that failed to start; the volume is --suspect-pods failed pods
-// on the node, and as many pods that started without failing on the baseline. And:
+// on the node (SuspectPopulation.MinPods), and as many pods that started without failing on the
+// baseline. And:
 //
 //   - By rate (Envoy's success rate): a node is suspect when its share is at least SuspectRatio
 //     times the share pooled over the nodes that are not suspect, and that many failures would be
@@ -32,8 +33,8 @@ import (
 //     few that this node could not stand out by rate even if none had failed there, or fewer
 //     than SuspectBaseStarts starts in all, too few to know their rate; or when the node's share
 //     is SuspectRatio times theirs and its failures would be unlikely at their rate at the looser
-//     family-wise SuspectShareAlpha (4 of 4 against 3 of 23 on 10 nodes). The why sentence says
-//     the evidence is thin.
+//     family-wise SuspectShareAlpha (4 of 4 against 3 of 23 on 10 nodes). The model's why sentence
+//     says the evidence is thin (SuspectCall.ByRate is false).
 //
 // The baseline must not include the bad nodes, or several bad nodes hide each other (the median
 // of failing-pod counts hid three bad nodes behind one with spurious evidence). It is found from
@@ -75,59 +76,60 @@ const SuspectShareAlpha = 0.02
 // spread over the nodes (Bonferroni).
 const SuspectAlpha = 0.001
 
-// nodeRate is one node as the suspect rule sees it, counting the pods of node-local workloads
+// NodeStarts is one node as the suspect rule sees it, counting the pods of node-local workloads
 // within the window.
-type nodeRate struct {
-	failed  int // distinct pods that failed to start here
-	started int // distinct pods that started or tried to start here; at least failed
+type NodeStarts struct {
+	Failed  int // distinct pods that failed to start here
+	Started int // distinct pods that started or tried to start here; at least Failed
 }
 
-// outlierPopulation is what the rule compares the candidates with.
-type outlierPopulation struct {
-	// failed and started are the totals over every node, candidates included.
-	failed, started int
-	// nodes is the number of nodes that may be suspect: the Bonferroni divisor, and the "other
+// SuspectPopulation is what the rule compares the candidates with.
+type SuspectPopulation struct {
+	// Failed and Started are the totals over every node, candidates included.
+	Failed, Started int
+	// Nodes is the number of nodes that may be suspect: the Bonferroni divisor, and the "other
 	// nodes" of the failure-percentage route.
-	nodes int
-	// minPods is --suspect-pods: the least number of failed pods of a suspect, and of pods that
+	Nodes int
+	// MinPods is --suspect-pods: the least number of failed pods of a suspect, and of pods that
 	// started without failing on the baseline before a rate is taken from it.
-	minPods int
+	MinPods int
 }
 
-// outlierVerdict is the rule's answer for one candidate.
-type outlierVerdict struct {
-	suspect bool
-	// byRate is set when the node was judged by rate (against base); otherwise by failure
+// SuspectCall is the rule's answer for one candidate.
+type SuspectCall struct {
+	Suspect bool
+	// ByRate is set when the node was judged by rate (against Base); otherwise by failure
 	// percentage, the nodes not suspect holding too few starts to tell.
-	byRate bool
-	// base is the pooled count over the nodes that are not suspect (the candidate itself
-	// excluded); others is the number of suspect nodes besides this one.
-	base   nodeRate
-	others int
+	ByRate bool
+	// Base is the pooled count over the nodes that are not suspect (the candidate itself
+	// excluded); Others is the number of suspect nodes besides this one.
+	Base   NodeStarts
+	Others int
 }
 
-// judgeOutliers applies the suspect rule to the candidates: the nodes that may be suspect (not
-// gone) with at least pop.minPods failed pods. Every other node only counts in pop's totals.
-func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
-	out := make([]outlierVerdict, len(cands))
+// JudgeSuspects applies the suspect rule to the candidates: the nodes that may be suspect (not
+// gone) with at least pop.MinPods failed pods. Every other node only counts in pop's totals. The
+// answer holds one call per candidate, in the candidates' order.
+func JudgeSuspects(pop SuspectPopulation, cands []NodeStarts) []SuspectCall {
+	out := make([]SuspectCall, len(cands))
 	if len(cands) == 0 {
 		return out
 	}
-	limit := SuspectAlpha / float64(max(pop.nodes, 1))
-	shareLimit := SuspectShareAlpha / float64(max(pop.nodes, 1))
-	// out[i].suspect marks the candidates outside the baseline; the baseline is pop minus them.
-	base := nodeRate{failed: pop.failed, started: pop.started}
+	limit := SuspectAlpha / float64(max(pop.Nodes, 1))
+	shareLimit := SuspectShareAlpha / float64(max(pop.Nodes, 1))
+	// out[i].Suspect marks the candidates outside the baseline; the baseline is pop minus them.
+	base := NodeStarts{Failed: pop.Failed, Started: pop.Started}
 	for i, c := range cands {
-		out[i].suspect = true
-		base.failed -= c.failed
-		base.started -= c.started
+		out[i].Suspect = true
+		base.Failed -= c.Failed
+		base.Started -= c.Started
 	}
 	join := func(i int) {
-		out[i].suspect = false
-		base.failed += cands[i].failed
-		base.started += cands[i].started
+		out[i].Suspect = false
+		base.Failed += cands[i].Failed
+		base.Started += cands[i].Started
 	}
-	if base.started-base.failed < pop.minPods {
+	if base.Started-base.Failed < pop.MinPods {
 		order := make([]int, 0, len(cands))
 		for i := range cands {
 			if share(cands[i]) < SuspectShare {
@@ -136,7 +138,7 @@ func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
 		}
 		sort.SliceStable(order, func(a, b int) bool { return lessShare(cands[order[a]], cands[order[b]]) })
 		for _, i := range order {
-			if base.started-base.failed >= pop.minPods {
+			if base.Started-base.Failed >= pop.MinPods {
 				break
 			}
 			join(i)
@@ -153,7 +155,7 @@ func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
 	for {
 		ordinary = ordinary[:0]
 		for i := range cands {
-			if out[i].suspect && !standsOut(cands[i], base, &out[i], pop.minPods, limit, shareLimit) && share(cands[i]) < SuspectShare {
+			if out[i].Suspect && !standsOut(cands[i], base, &out[i], pop.MinPods, limit, shareLimit) && share(cands[i]) < SuspectShare {
 				ordinary = append(ordinary, i)
 			}
 		}
@@ -166,34 +168,34 @@ func judgeOutliers(pop outlierPopulation, cands []nodeRate) []outlierVerdict {
 		}
 	}
 	for i := range out {
-		if out[i].suspect && !standsOut(cands[i], base, &out[i], pop.minPods, limit, shareLimit) {
-			out[i].suspect, out[i].byRate = false, false
+		if out[i].Suspect && !standsOut(cands[i], base, &out[i], pop.MinPods, limit, shareLimit) {
+			out[i].Suspect, out[i].ByRate = false, false
 		}
 	}
 	suspects := 0
 	for i := range out {
-		if out[i].suspect {
+		if out[i].Suspect {
 			suspects++
 		}
 	}
 	for i := range out {
 		v := &out[i]
-		if !v.suspect {
+		if !v.Suspect {
 			continue
 		}
-		v.base, v.others = base, suspects-1
+		v.Base, v.Others = base, suspects-1
 		// Failure percentage: at most half of the other nodes may be suspect too.
-		if !v.byRate && 2*v.others > pop.nodes-1 {
-			v.suspect = false
+		if !v.ByRate && 2*v.Others > pop.Nodes-1 {
+			v.Suspect = false
 		}
 	}
 	return out
 }
 
 // standsOut judges candidate c against the baseline base, and records in v by which route.
-func standsOut(c, base nodeRate, v *outlierVerdict, minPods int, limit, shareLimit float64) bool {
-	v.byRate = false
-	ok := base.started - base.failed
+func standsOut(c, base NodeStarts, v *SuspectCall, minPods int, limit, shareLimit float64) bool {
+	v.ByRate = false
+	ok := base.Started - base.Failed
 	if ok < minPods {
 		// Nothing to compare with: no rate on the baseline. Failure percentage alone.
 		return share(c) >= SuspectShare
@@ -201,11 +203,11 @@ func standsOut(c, base nodeRate, v *outlierVerdict, minPods int, limit, shareLim
 	// The rate route can tell when the baseline has enough pods that started without failing,
 	// enough that the node would stand out if none there had failed.
 	rate := baseRate(base)
-	ratio := float64(c.failed)*float64(base.started) >= SuspectRatio*float64(base.failed)*float64(c.started)
-	p := tail(c.failed, c.started, rate)
-	powered := tail(c.failed, c.started, 1/float64(ok+1)) <= limit
+	ratio := float64(c.Failed)*float64(base.Started) >= SuspectRatio*float64(base.Failed)*float64(c.Started)
+	p := tail(c.Failed, c.Started, rate)
+	powered := tail(c.Failed, c.Started, 1/float64(ok+1)) <= limit
 	if ratio && p <= limit && powered {
-		v.byRate = true
+		v.ByRate = true
 		return true
 	}
 	if share(c) < SuspectShare {
@@ -216,35 +218,35 @@ func standsOut(c, base nodeRate, v *outlierVerdict, minPods int, limit, shareLim
 	// baseline's rate is itself uncertain (fewer than SuspectBaseStarts starts there), or its
 	// share is SuspectRatio times the baseline's and that many failures would still be unlikely at
 	// the baseline's rate at the looser SuspectShareAlpha.
-	return !powered || base.started < SuspectBaseStarts || ratio && p <= shareLimit
+	return !powered || base.Started < SuspectBaseStarts || ratio && p <= shareLimit
 }
 
 // baseRate is the baseline's rate of failed starts, (F+½)/(S+1): the mean of its posterior under
 // Jeffreys' prior, so a handful of clean starts elsewhere is not taken for a rate of 0, and a few
 // failures among a few dozen starts are not inflated either ((F+1)/(S+1) doubled 1 of 23).
-func baseRate(base nodeRate) float64 {
-	return (float64(base.failed) + 0.5) / float64(base.started+1)
+func baseRate(base NodeStarts) float64 {
+	return (float64(base.Failed) + 0.5) / float64(base.Started+1)
 }
 
-func share(r nodeRate) float64 {
-	if r.started == 0 {
+func share(r NodeStarts) float64 {
+	if r.Started == 0 {
 		return 0
 	}
-	return float64(r.failed) / float64(r.started)
+	return float64(r.Failed) / float64(r.Started)
 }
 
 // lessShare orders by share, then by more starts first (more evidence of the share), then fewer
 // failures.
-func lessShare(a, b nodeRate) bool {
-	// a.failed/a.started < b.failed/b.started without division.
-	l, r := a.failed*b.started, b.failed*a.started
+func lessShare(a, b NodeStarts) bool {
+	// a.Failed/a.Started < b.Failed/b.Started without division.
+	l, r := a.Failed*b.Started, b.Failed*a.Started
 	if l != r {
 		return l < r
 	}
-	if a.started != b.started {
-		return a.started > b.started
+	if a.Started != b.Started {
+		return a.Started > b.Started
 	}
-	return a.failed < b.failed
+	return a.Failed < b.Failed
 }
 
 // tail is the binomial probability of at least k successes in n trials of probability p, for

@@ -7,7 +7,7 @@ import (
 )
 
 // startIndex counts, per node, the distinct pods that started or tried to start there within the
-// window: the suspect rule's denominator (outlier.go). A pod counts once, at its latest start, in
+// window: the suspect rule's denominator (classify/suspect.go). A pod counts once, at its latest start, in
 // one of startBuckets time buckets of its node's ring; a pod that starts again moves to a later
 // bucket. Buckets that leave the window are dropped as the ring comes round to them, so nothing is
 // expired by a pass over the pods: a start costs a map lookup, and counting a node's starts the

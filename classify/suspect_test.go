@@ -1,4 +1,4 @@
-package model
+package classify
 
 import (
 	"fmt"
@@ -35,15 +35,15 @@ func TestBinomialTail(t *testing.T) {
 
 // population builds the rule's input from every node's (failed, started) pods: the totals over
 // all of them, and the candidates with at least minPods failed pods.
-func population(nodes [][2]int, minPods int) (outlierPopulation, []nodeRate, []int) {
-	pop := outlierPopulation{nodes: len(nodes), minPods: minPods}
-	var cands []nodeRate
+func population(nodes [][2]int, minPods int) (SuspectPopulation, []NodeStarts, []int) {
+	pop := SuspectPopulation{Nodes: len(nodes), MinPods: minPods}
+	var cands []NodeStarts
 	var idx []int
 	for i, n := range nodes {
-		pop.failed += n[0]
-		pop.started += n[1]
+		pop.Failed += n[0]
+		pop.Started += n[1]
 		if n[0] >= minPods {
-			cands = append(cands, nodeRate{failed: n[0], started: n[1]})
+			cands = append(cands, NodeStarts{Failed: n[0], Started: n[1]})
 			idx = append(idx, i)
 		}
 	}
@@ -53,8 +53,8 @@ func population(nodes [][2]int, minPods int) (outlierPopulation, []nodeRate, []i
 func suspectsOf(nodes [][2]int, minPods int) []int {
 	pop, cands, idx := population(nodes, minPods)
 	var out []int
-	for i, v := range judgeOutliers(pop, cands) {
-		if v.suspect {
+	for i, v := range JudgeSuspects(pop, cands) {
+		if v.Suspect {
 			out = append(out, idx[i])
 		}
 	}
@@ -71,7 +71,7 @@ func repeat(n, failed, started int) [][2]int {
 }
 
 // The rule on small populations, node by node: (failed, started) pods per node, node 0 first.
-func TestJudgeOutliers(t *testing.T) {
+func TestJudgeSuspects(t *testing.T) {
 	tests := []struct {
 		name  string
 		nodes [][2]int
@@ -106,11 +106,11 @@ func TestJudgeOutliers(t *testing.T) {
 }
 
 // The verdict says what it compared with: the nodes not suspect, the suspect itself left out.
-func TestJudgeOutliersBaseline(t *testing.T) {
+func TestJudgeSuspectsBaseline(t *testing.T) {
 	pop, cands, _ := population([][2]int{{4, 6}, {5, 6}, {2, 300}, {0, 10}}, 3)
-	vs := judgeOutliers(pop, cands)
+	vs := JudgeSuspects(pop, cands)
 	for i, v := range vs {
-		if !v.suspect || !v.byRate || v.base != (nodeRate{failed: 2, started: 310}) || v.others != 1 {
+		if !v.Suspect || !v.ByRate || v.Base != (NodeStarts{Failed: 2, Started: 310}) || v.Others != 1 {
 			t.Errorf("candidate %d: %+v, want suspect by rate against 2 of 310, 1 other suspect", i, v)
 		}
 	}
@@ -177,30 +177,30 @@ type sweepResult struct {
 // at most half of the other nodes have failed alike (at least minPods failed pods, at least
 // SuspectShare of their starts).
 func covers(nodes [][2]int, bad []bool, i, minPods int, pure bool) bool {
-	c := nodeRate{failed: nodes[i][0], started: nodes[i][1]}
-	if c.failed < minPods {
+	c := NodeStarts{Failed: nodes[i][0], Started: nodes[i][1]}
+	if c.Failed < minPods {
 		return false
 	}
-	var base nodeRate
+	var base NodeStarts
 	alike := 0
 	for j, n := range nodes {
 		if j == i {
 			continue
 		}
-		if n[0] >= minPods && share(nodeRate{failed: n[0], started: n[1]}) >= SuspectShare {
+		if n[0] >= minPods && share(NodeStarts{Failed: n[0], Started: n[1]}) >= SuspectShare {
 			alike++
 		}
 		if pure && bad[j] && n[0] >= minPods {
 			continue
 		}
-		base.failed += n[0]
-		base.started += n[1]
+		base.Failed += n[0]
+		base.Started += n[1]
 	}
 	limit := SuspectAlpha / float64(len(nodes))
-	ok := base.started - base.failed
-	if ok >= minPods && tail(c.failed, c.started, 1/float64(ok+1)) <= limit {
-		return float64(c.failed)*float64(base.started) >= SuspectRatio*float64(base.failed)*float64(c.started) &&
-			tail(c.failed, c.started, baseRate(base)) <= limit
+	ok := base.Started - base.Failed
+	if ok >= minPods && tail(c.Failed, c.Started, 1/float64(ok+1)) <= limit {
+		return float64(c.Failed)*float64(base.Started) >= SuspectRatio*float64(base.Failed)*float64(c.Started) &&
+			tail(c.Failed, c.Started, baseRate(base)) <= limit
 	}
 	return share(c) >= SuspectShare && 2*alike <= len(nodes)-1
 }
