@@ -7,25 +7,16 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// RolloutKind is the class of a rollout's verdict.
-type RolloutKind uint8
+// RolloutKind is the class of a rollout's verdict, named as JSON, the tables and the gate print
+// it. It is the one rollout-verdict type: the model's rollouts and the gate's document carry it.
+type RolloutKind string
 
 // The kinds of rollout verdict.
 const (
-	RolloutProgressing RolloutKind = iota
-	RolloutComplete
-	RolloutDoomed
+	RolloutProgressing RolloutKind = "progressing"
+	RolloutComplete    RolloutKind = "complete"
+	RolloutDoomed      RolloutKind = "doomed"
 )
-
-var rolloutKindNames = [...]string{"progressing", "complete", "doomed"}
-
-// String returns the lower-case name used in JSON ("doomed").
-func (k RolloutKind) String() string {
-	if int(k) < len(rolloutKindNames) {
-		return rolloutKindNames[k]
-	}
-	return "unknown"
-}
 
 // RolloutVerdict is the judgement of one rollout: a plain value, like a pod's Verdict. Reason is
 // one line; names in it are the API's, unsanitised.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/model"
@@ -74,9 +75,9 @@ func (g *gate) decide(statuses []model.GateStatus) (how report.End, done bool) {
 		switch {
 		case !st.Found, st.Unsupported != "":
 			return report.Failed, true
-		case st.Rollout.Verdict == model.RolloutDoomed:
+		case st.Rollout.Verdict == classify.RolloutDoomed:
 			return report.Failed, true
-		case st.Rollout.Verdict == model.RolloutComplete:
+		case st.Rollout.Verdict == classify.RolloutComplete:
 			complete++
 		}
 	}

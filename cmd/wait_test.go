@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/model"
 )
@@ -56,7 +57,7 @@ func TestPlainProgress(t *testing.T) {
 	var buf bytes.Buffer
 	p := &plainProgress{w: &buf}
 	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	st := func(v model.RolloutVerdict, ready int32, transient ...model.GateProblem) []model.GateStatus {
+	st := func(v classify.RolloutKind, ready int32, transient ...model.GateProblem) []model.GateStatus {
 		return []model.GateStatus{{
 			Target:    model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"},
 			Found:     true,
@@ -66,12 +67,12 @@ func TestPlainProgress(t *testing.T) {
 		}}
 	}
 	flaky := model.GateProblem{Pod: "web-1", Container: "app", Node: "node-3", Reason: "Failed to start on node, will retry (exit 128): …"}
-	p.Update(st(model.RolloutProgressing, 0), t0)
-	p.Update(st(model.RolloutProgressing, 1, flaky), t0.Add(time.Second))   // warning now, status line not yet due
-	p.Update(st(model.RolloutProgressing, 1, flaky), t0.Add(3*time.Second)) // nothing new
-	p.Update(st(model.RolloutProgressing, 2), t0.Add(6*time.Second))        // due: status line
-	p.Update(st(model.RolloutProgressing, 2), t0.Add(12*time.Second))       // due but unchanged
-	p.Update(st(model.RolloutComplete, 3), t0.Add(13*time.Second))          // verdict change at once
+	p.Update(st(classify.RolloutProgressing, 0), t0)
+	p.Update(st(classify.RolloutProgressing, 1, flaky), t0.Add(time.Second))   // warning now, status line not yet due
+	p.Update(st(classify.RolloutProgressing, 1, flaky), t0.Add(3*time.Second)) // nothing new
+	p.Update(st(classify.RolloutProgressing, 2), t0.Add(6*time.Second))        // due: status line
+	p.Update(st(classify.RolloutProgressing, 2), t0.Add(12*time.Second))       // due but unchanged
+	p.Update(st(classify.RolloutComplete, 3), t0.Add(13*time.Second))          // verdict change at once
 	want := "10:00:00 deployment/web: progressing: why\n" +
 		"10:00:01 warning: web-1/app (transient, on node node-3): Failed to start on node, will retry (exit 128): …\n" +
 		"10:00:06 deployment/web: 3 desired, 3 updated, 2 ready · 2 healthy, 1 progressing\n" +
@@ -84,7 +85,7 @@ func TestPlainProgress(t *testing.T) {
 	surge := model.GateStatus{
 		Target:  model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: "checkout"},
 		Found:   true,
-		Rollout: model.Rollout{Verdict: model.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14},
+		Rollout: model.Rollout{Verdict: classify.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14},
 		Pods:    model.Counts{Pods: 5, Healthy: 3, Progressing: 2},
 		Old:     11,
 	}

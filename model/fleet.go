@@ -1,6 +1,7 @@
 package model
 
 import (
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/sanitize"
 	"slices"
@@ -332,7 +333,7 @@ type Spread struct {
 // ClusterVerdict is one cluster's verdict on a workload of a Spread.
 type ClusterVerdict struct {
 	Context string
-	Verdict RolloutVerdict
+	Verdict classify.RolloutKind
 }
 
 // Spreads are the workloads that have a rollout in more than one cluster, the worst first
@@ -360,9 +361,9 @@ func (f *Fleet) Spreads() []Spread {
 		worst := 0
 		for _, v := range s.Verdicts {
 			switch v.Verdict {
-			case RolloutDoomed:
+			case classify.RolloutDoomed:
 				worst = max(worst, 2)
-			case RolloutProgressing:
+			case classify.RolloutProgressing:
 				worst = max(worst, 1)
 			}
 		}
@@ -389,16 +390,16 @@ func (s Spread) Differs() bool {
 
 // String says a spread in one line: "shop/Deployment/payments: doomed in eu, ap; complete in us".
 func (s Spread) String() string {
-	var order []RolloutVerdict
-	by := map[RolloutVerdict][]string{}
+	var order []classify.RolloutKind
+	by := map[classify.RolloutKind][]string{}
 	for _, v := range s.Verdicts {
 		if _, ok := by[v.Verdict]; !ok {
 			order = append(order, v.Verdict)
 		}
 		by[v.Verdict] = append(by[v.Verdict], v.Context)
 	}
-	rank := map[RolloutVerdict]int{RolloutDoomed: 0, RolloutProgressing: 1, RolloutComplete: 2}
-	slices.SortStableFunc(order, func(a, b RolloutVerdict) int { return rank[a] - rank[b] })
+	rank := map[classify.RolloutKind]int{classify.RolloutDoomed: 0, classify.RolloutProgressing: 1, classify.RolloutComplete: 2}
+	slices.SortStableFunc(order, func(a, b classify.RolloutKind) int { return rank[a] - rank[b] })
 	parts := make([]string, len(order))
 	for i, v := range order {
 		parts[i] = string(v) + " in " + strings.Join(by[v], ", ")

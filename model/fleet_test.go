@@ -1,6 +1,7 @@
 package model
 
 import (
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ func TestFleetKeys(t *testing.T) {
 // TestSpreadString says a workload's verdicts across clusters worst first, each verdict once.
 func TestSpreadString(t *testing.T) {
 	s := Spread{Workload: "shop/Deployment/web", Verdicts: []ClusterVerdict{
-		{"us", RolloutComplete}, {"eu", RolloutDoomed}, {"ap", RolloutComplete}, {"sa", RolloutProgressing},
+		{"us", classify.RolloutComplete}, {"eu", classify.RolloutDoomed}, {"ap", classify.RolloutComplete}, {"sa", classify.RolloutProgressing},
 	}}
 	if got, want := s.String(), "shop/Deployment/web: doomed in eu; progressing in sa; complete in us, ap"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)

@@ -378,15 +378,15 @@ func (m *Model) gatePod(st *GateStatus, p *Pod) {
 	msg, done, err := classify.BarePodStatus(pod, p.Verdict)
 	switch {
 	case errors.Is(err, classify.ErrBarePodDeleted):
-		r.Verdict, r.Reason = RolloutDoomed, err.Error()
+		r.Verdict, r.Reason = classify.RolloutDoomed, err.Error()
 		st.Doomed = []GateProblem{{Namespace: p.Namespace, Pod: p.Name, Node: p.Node, Reason: r.Reason}}
 	case err != nil:
-		r.Verdict, r.Reason = RolloutDoomed, sanitize.Text(err.Error())
+		r.Verdict, r.Reason = classify.RolloutDoomed, sanitize.Text(err.Error())
 		st.Doomed = gateProblems(p)
 	case done:
-		r.Verdict, r.Reason = RolloutComplete, sanitize.Text(msg)
+		r.Verdict, r.Reason = classify.RolloutComplete, sanitize.Text(msg)
 	default:
-		r.Verdict, r.Reason = RolloutProgressing, sanitize.Text(msg)
+		r.Verdict, r.Reason = classify.RolloutProgressing, sanitize.Text(msg)
 		if p.Verdict.Kind == classify.Transient {
 			st.Transient = gateProblems(p)
 		}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestGateDeployment(t *testing.T) {
 	if typo.Found || typo.Target.String() != "deployment/pya" {
 		t.Errorf("a typo is found: %+v", typo)
 	}
-	if !st.Found || st.Rollout.Kind != "Deployment" || st.Rollout.Verdict != RolloutProgressing {
+	if !st.Found || st.Rollout.Kind != "Deployment" || st.Rollout.Verdict != classify.RolloutProgressing {
 		t.Fatalf("rollout: %+v", st.Rollout)
 	}
 	if st.Pods.Pods != 3 || st.Pods.Doomed != 1 || st.Pods.Progressing != 2 || st.Old != 1 {
@@ -115,7 +116,7 @@ func TestGateStatefulSetAndDaemonSet(t *testing.T) {
 		pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-1")),
 		pod("shop", "db-1", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-2"), notReadyWithProbe()))
 	got := m.Gate([]Target{{contract.KindStatefulSet, "shop", "db"}, {contract.KindDaemonSet, "shop", "agent"}}, t0)
-	if st := got[0]; st.Pods.Pods != 1 || st.Old != 1 || st.Rollout.Verdict != RolloutProgressing || st.Target.String() != "statefulset/db" {
+	if st := got[0]; st.Pods.Pods != 1 || st.Old != 1 || st.Rollout.Verdict != classify.RolloutProgressing || st.Target.String() != "statefulset/db" {
 		t.Errorf("statefulset: %+v", st)
 	}
 	if st := got[1]; !st.Found || st.Unsupported != "rollout status is only available for RollingUpdate strategy type" {
@@ -154,13 +155,13 @@ func TestGateBarePod(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		opts    []podOpt
-		verdict RolloutVerdict
+		verdict classify.RolloutKind
 		reason  string
 	}{
-		{"running and ready", nil, RolloutProgressing, "a bare pod completes when it has succeeded; phase Running"},
-		{"succeeded", []podOpt{succeeded}, RolloutComplete, "pod migrate succeeded"},
-		{"being deleted", []podOpt{terminating()}, RolloutDoomed, "Pod status: Terminating: a bare pod waited for is being deleted"},
-		{"crash-looping", []podOpt{crashLoop()}, RolloutDoomed, "Crashing repeatedly (exit 137)"},
+		{"running and ready", nil, classify.RolloutProgressing, "a bare pod completes when it has succeeded; phase Running"},
+		{"succeeded", []podOpt{succeeded}, classify.RolloutComplete, "pod migrate succeeded"},
+		{"being deleted", []podOpt{terminating()}, classify.RolloutDoomed, "Pod status: Terminating: a bare pod waited for is being deleted"},
+		{"crash-looping", []podOpt{crashLoop()}, classify.RolloutDoomed, "Crashing repeatedly (exit 137)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(DefaultConfig())
@@ -173,7 +174,7 @@ func TestGateBarePod(t *testing.T) {
 			if !st[0].Found || r.Kind != "Pod" || r.Verdict != tc.verdict || !strings.HasPrefix(r.Reason, tc.reason) {
 				t.Errorf("got %s %q, want %s %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
 			}
-			if tc.verdict == RolloutDoomed && (len(st[0].Doomed) != 1 || st[0].Doomed[0].Pod != "migrate") {
+			if tc.verdict == classify.RolloutDoomed && (len(st[0].Doomed) != 1 || st[0].Doomed[0].Pod != "migrate") {
 				t.Errorf("doomed problems: %+v", st[0].Doomed)
 			}
 		})

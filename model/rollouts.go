@@ -74,7 +74,7 @@ func (m *Model) Rollouts() []Rollout {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]
-		if da, db := a.Verdict == RolloutDoomed, b.Verdict == RolloutDoomed; da != db {
+		if da, db := a.Verdict == classify.RolloutDoomed, b.Verdict == classify.RolloutDoomed; da != db {
 			return da
 		}
 		if a.Namespace != b.Namespace {
@@ -274,7 +274,7 @@ func (m *Model) rollout(d *appsv1.Deployment, rss []*appsv1.ReplicaSet) Rollout 
 	if newRS != nil {
 		pods = m.rsPods[nsName{newRS.Namespace, newRS.Name}].newPods()
 		if old, ok := m.rollouts.byKey[deployKey(nsName{d.Namespace, d.Name})]; ok {
-			pods.WasDoomed = old.Verdict == RolloutDoomed && old.NewReplicaSet == sanitize.Text(newRS.Name)
+			pods.WasDoomed = old.Verdict == classify.RolloutDoomed && old.NewReplicaSet == sanitize.Text(newRS.Name)
 		}
 	}
 	return r.judged(classify.DeploymentVerdict(d, newRS, pods))
@@ -366,14 +366,6 @@ func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
 // judged sets the rollout's verdict from classify's; the reason is sanitised (the pods' reasons
 // already are, the workload's name in kubectl's messages is not).
 func (r Rollout) judged(v classify.RolloutVerdict) Rollout {
-	switch v.Kind {
-	case classify.RolloutDoomed:
-		r.Verdict = RolloutDoomed
-	case classify.RolloutComplete:
-		r.Verdict = RolloutComplete
-	default:
-		r.Verdict = RolloutProgressing
-	}
-	r.Reason = sanitize.Text(v.Reason)
+	r.Verdict, r.Reason = v.Kind, sanitize.Text(v.Reason)
 	return r
 }

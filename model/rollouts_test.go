@@ -29,25 +29,25 @@ func TestRolloutVerdicts(t *testing.T) {
 	tests := []struct {
 		name    string
 		d       *appsv1.Deployment
-		verdict RolloutVerdict
+		verdict classify.RolloutKind
 		reason  string
 	}{
-		{"complete", deployment("shop", "web", 3, "2"), RolloutComplete,
+		{"complete", deployment("shop", "web", 3, "2"), classify.RolloutComplete,
 			`deployment "web" successfully rolled out`},
 		{"generation not observed comes first", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) {
 			d.Generation = 3
 			d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Reason: "ProgressDeadlineExceeded"}}
-		}), RolloutProgressing, "Waiting for deployment spec update to be observed..."},
+		}), classify.RolloutProgressing, "Waiting for deployment spec update to be observed..."},
 		{"updated < desired", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas = 1 }),
-			RolloutProgressing, `Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...`},
+			classify.RolloutProgressing, `Waiting for deployment "web" rollout to finish: 1 out of 3 new replicas have been updated...`},
 		{"old replicas pending termination", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) { d.Status.Replicas = 5 }),
-			RolloutProgressing, `Waiting for deployment "web" rollout to finish: 2 old replicas are pending termination...`},
+			classify.RolloutProgressing, `Waiting for deployment "web" rollout to finish: 2 old replicas are pending termination...`},
 		{"available < updated", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) { d.Status.AvailableReplicas = 2 }),
-			RolloutProgressing, `Waiting for deployment "web" rollout to finish: 2 of 3 updated replicas are available...`},
+			classify.RolloutProgressing, `Waiting for deployment "web" rollout to finish: 2 of 3 updated replicas are available...`},
 		{"progress deadline exceeded", deployment("shop", "web", 3, "2", func(d *appsv1.Deployment) {
 			d.Status.UpdatedReplicas = 1
 			d.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
-		}), RolloutDoomed, `deployment "web" exceeded its progress deadline`},
+		}), classify.RolloutDoomed, `deployment "web" exceeded its progress deadline`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -76,7 +76,7 @@ func TestRolloutDoomedWhenEveryNewPodIsDoomed(t *testing.T) {
 		newPod("pay-new-2"), // still running: not every new pod is doomed
 		pod("shop", "pay-old-1", ownedBy("ReplicaSet", "pay-old"), crashLoop()))
 	r := rolloutOf(t, m, "pay")
-	if r.Verdict != RolloutProgressing || r.NewReplicaSet != "pay-new" || len(r.OldReplicaSets) != 1 || r.OldReplicaSets[0] != "pay-old" {
+	if r.Verdict != classify.RolloutProgressing || r.NewReplicaSet != "pay-new" || len(r.OldReplicaSets) != 1 || r.OldReplicaSets[0] != "pay-old" {
 		t.Fatalf("one new pod healthy: got %+v", r)
 	}
 	if m.Pod("shop/pay-new-1").Owner != "Deployment/pay" {
@@ -84,13 +84,13 @@ func TestRolloutDoomedWhenEveryNewPodIsDoomed(t *testing.T) {
 	}
 
 	apply(m, t0, newPod("pay-new-2", imageBackOff())) // never saw "not found": transient
-	if r = rolloutOf(t, m, "pay"); r.Verdict == RolloutDoomed {
+	if r = rolloutOf(t, m, "pay"); r.Verdict == classify.RolloutDoomed {
 		t.Fatalf("a transient new pod keeps the rollout alive: %+v", r)
 	}
 	apply(m, t0, newPod("pay-new-2", imageNotFound()))
 	r = rolloutOf(t, m, "pay")
 	want := `2/2 new pods doomed: Image not found: registry.example/app:v9`
-	if r.Verdict != RolloutDoomed || r.Reason != want {
+	if r.Verdict != classify.RolloutDoomed || r.Reason != want {
 		t.Errorf("got %s %q, want doomed %q", r.Verdict, r.Reason, want)
 	}
 	if rs := m.Rollouts(); rs[0].Name != "pay" {
@@ -119,12 +119,12 @@ func TestEvictedPodsDoNotKeepADoomedRolloutAlive(t *testing.T) {
 	}
 	r := rolloutOf(t, m, "pay")
 	want := `2/2 new pods doomed: Image not found: registry.example/app:v9`
-	if r.Verdict != RolloutDoomed || r.Reason != want {
+	if r.Verdict != classify.RolloutDoomed || r.Reason != want {
 		t.Errorf("got %s %q, want doomed %q", r.Verdict, r.Reason, want)
 	}
 	// Deleting it changes nothing; the counts stay right.
 	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: "pay-new-0"}}}, t0)
-	if r := rolloutOf(t, m, "pay"); r.Verdict != RolloutDoomed || r.Reason != want {
+	if r := rolloutOf(t, m, "pay"); r.Verdict != classify.RolloutDoomed || r.Reason != want {
 		t.Errorf("after the evicted pod is deleted: %s %q, want doomed %q", r.Verdict, r.Reason, want)
 	}
 }
@@ -230,7 +230,7 @@ func TestRolloutDeadlineExceededListsNewPodsDoomReasons(t *testing.T) {
 		pod("shop", "pay-old-1", ownedBy("ReplicaSet", "pay-old"), crashLoop())) // old pods do not count
 	r := rolloutOf(t, m, "pay")
 	want := `deployment "pay" exceeded its progress deadline; 2/3 new pods doomed: Image not found: registry.example/app:v9`
-	if r.Verdict != RolloutDoomed || r.Reason != want {
+	if r.Verdict != classify.RolloutDoomed || r.Reason != want {
 		t.Errorf("got %s %q, want doomed %q", r.Verdict, r.Reason, want)
 	}
 
@@ -254,14 +254,14 @@ func TestRolloutNotDoomedBeforeStatusIsCurrent(t *testing.T) {
 		name    string
 		deploy  func(*appsv1.Deployment)
 		rs      func(*appsv1.ReplicaSet)
-		verdict RolloutVerdict
+		verdict classify.RolloutKind
 		reason  string
 	}{
-		{"current", nil, nil, RolloutDoomed, "1/1 new pods doomed: Image not found: registry.example/app:v9"},
+		{"current", nil, nil, classify.RolloutDoomed, "1/1 new pods doomed: Image not found: registry.example/app:v9"},
 		{"deployment generation not observed", func(d *appsv1.Deployment) { d.Generation = 3 }, nil,
-			RolloutProgressing, "Waiting for deployment spec update to be observed..."},
+			classify.RolloutProgressing, "Waiting for deployment spec update to be observed..."},
 		{"new ReplicaSet generation not observed", nil, func(rs *appsv1.ReplicaSet) { rs.Generation, rs.Status.ObservedGeneration = 2, 1 },
-			RolloutProgressing, `Waiting for deployment "pay" rollout to finish: 0 of 1 updated replicas are available...`},
+			classify.RolloutProgressing, `Waiting for deployment "pay" rollout to finish: 0 of 1 updated replicas are available...`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -307,18 +307,18 @@ func TestStatefulSetRollout(t *testing.T) {
 	m.Apply(&contract.Batch{StatefulSets: []*appsv1.StatefulSet{s}}, t0)
 	apply(m, t0, pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-5d4b"), crashLoop()))
 	r := rolloutOf(t, m, "db")
-	if r.Kind != "StatefulSet" || r.Verdict != RolloutProgressing || r.Reason != "Waiting for 1 pods to be ready..." ||
+	if r.Kind != "StatefulSet" || r.Verdict != classify.RolloutProgressing || r.Reason != "Waiting for 1 pods to be ready..." ||
 		r.Desired != 3 || r.Updated != 1 || r.Ready != 2 {
 		t.Fatalf("old revision's pod crashing: %+v", r)
 	}
 	apply(m, t0, pod("shop", "db-2", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-7c9f"), crashLoop()))
-	if r = rolloutOf(t, m, "db"); r.Verdict != RolloutDoomed || !strings.HasPrefix(r.Reason, "1/1 new pods doomed: ") {
+	if r = rolloutOf(t, m, "db"); r.Verdict != classify.RolloutDoomed || !strings.HasPrefix(r.Reason, "1/1 new pods doomed: ") {
 		t.Fatalf("update revision's pod crashing: %+v", r)
 	}
 	s2 := s.DeepCopy()
 	s2.Generation = 3 // a new spec the controller has not seen: the old pods say nothing
 	m.Apply(&contract.Batch{StatefulSets: []*appsv1.StatefulSet{s2}}, t0)
-	if r = rolloutOf(t, m, "db"); r.Verdict != RolloutProgressing || r.Reason != "Waiting for statefulset spec update to be observed..." {
+	if r = rolloutOf(t, m, "db"); r.Verdict != classify.RolloutProgressing || r.Reason != "Waiting for statefulset spec update to be observed..." {
 		t.Fatalf("unobserved spec: %+v", r)
 	}
 	s3 := s.DeepCopy()
@@ -345,16 +345,16 @@ func TestDaemonSetRollout(t *testing.T) {
 	m.Apply(&contract.Batch{DaemonSets: []*appsv1.DaemonSet{d}}, t0)
 	apply(m, t0, pod("kube-system", "agent-a", ownedBy("DaemonSet", "agent"), labelled(templateGenerationLabel, "3"), crashLoop()))
 	r := rolloutOf(t, m, "agent")
-	if r.Verdict != RolloutProgressing || r.Reason != `Waiting for daemon set "agent" rollout to finish: 2 of 3 updated pods are available...` ||
+	if r.Verdict != classify.RolloutProgressing || r.Reason != `Waiting for daemon set "agent" rollout to finish: 2 of 3 updated pods are available...` ||
 		r.Desired != 3 || r.Ready != 2 {
 		t.Fatalf("old generation's pod crashing: %+v", r)
 	}
 	apply(m, t0, pod("kube-system", "agent-b", ownedBy("DaemonSet", "agent"), labelled(templateGenerationLabel, "4"), imageNotFound()))
-	if r = rolloutOf(t, m, "agent"); r.Verdict != RolloutDoomed {
+	if r = rolloutOf(t, m, "agent"); r.Verdict != classify.RolloutDoomed {
 		t.Fatalf("current generation's pod doomed: %+v", r)
 	}
 	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "kube-system", Name: "agent-b"}}}, t0)
-	if r = rolloutOf(t, m, "agent"); r.Verdict != RolloutProgressing {
+	if r = rolloutOf(t, m, "agent"); r.Verdict != classify.RolloutProgressing {
 		t.Fatalf("the doomed pod deleted: %+v", r)
 	}
 	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindDaemonSet, Namespace: "kube-system", Name: "agent"}}}, t0)
@@ -385,16 +385,16 @@ func TestLargeRolloutDoomedBeforeEveryNewPodFails(t *testing.T) {
 		pods = append(pods, newPod(i, opt))
 	}
 	apply(m, t0, pods...)
-	if r := rolloutOf(t, m, "web"); r.Verdict != RolloutProgressing {
+	if r := rolloutOf(t, m, "web"); r.Verdict != classify.RolloutProgressing {
 		t.Fatalf("two of ten doomed: %s %q, want progressing", r.Verdict, r.Reason)
 	}
 	apply(m, t0, newPod(2, crashLoop()))
 	r := rolloutOf(t, m, "web")
-	if want := "3/10 new pods doomed: Crashing repeatedly (exit 137): OOMKilled, none healthy"; r.Verdict != RolloutDoomed || r.Reason != want {
+	if want := "3/10 new pods doomed: Crashing repeatedly (exit 137): OOMKilled, none healthy"; r.Verdict != classify.RolloutDoomed || r.Reason != want {
 		t.Fatalf("three of ten doomed: %s %q, want doomed %q", r.Verdict, r.Reason, want)
 	}
 	apply(m, t0, newPod(3))
-	if r := rolloutOf(t, m, "web"); r.Verdict != RolloutProgressing {
+	if r := rolloutOf(t, m, "web"); r.Verdict != classify.RolloutProgressing {
 		t.Errorf("one healthy new pod: %s %q, want progressing", r.Verdict, r.Reason)
 	}
 }

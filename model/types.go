@@ -173,23 +173,13 @@ type Node struct {
 // HistogramBuckets is the number of time buckets in Node.Histogram.
 const HistogramBuckets = 15
 
-// RolloutVerdict is a rollout's state.
-type RolloutVerdict string
-
-// Rollout verdicts.
-const (
-	RolloutComplete    RolloutVerdict = "complete"
-	RolloutProgressing RolloutVerdict = "progressing"
-	RolloutDoomed      RolloutVerdict = "doomed"
-)
-
 // Rollout is one workload's rollout: a Deployment, or a StatefulSet or DaemonSet with the
 // RollingUpdate strategy. NewReplicaSet and OldReplicaSets are a Deployment's only.
 type Rollout struct {
 	// Context is the rollout's cluster in a fleet of more than one (Fleet.Rollouts), else "".
 	Context               string
 	Namespace, Kind, Name string
-	Verdict               RolloutVerdict
+	Verdict               classify.RolloutKind
 	Desired, Updated      int32
 	Ready, Available      int32
 	// Reason says why: kubectl's rollout-status message, or the pods' doom reasons.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"doomwatch/classify"
 	"doomwatch/model"
 	"doomwatch/sanitize"
 )
@@ -12,11 +13,12 @@ import (
 type Verdict string
 
 // The gate's verdicts. A workload is complete, progressing, doomed, missing or unsupported; the
-// wait is complete, doomed, missing, unsupported or timeout.
+// wait is complete, doomed, missing, unsupported or timeout. The first three are the rollout's
+// (classify.RolloutKind); the others are the gate's own.
 const (
-	Complete    Verdict = "complete"
-	Progressing Verdict = "progressing"
-	Doomed      Verdict = "doomed"
+	Complete    = Verdict(classify.RolloutComplete)
+	Progressing = Verdict(classify.RolloutProgressing)
+	Doomed      = Verdict(classify.RolloutDoomed)
 	// Missing: a workload does not exist, or was deleted while waited for.
 	Missing Verdict = "missing"
 	// Unsupported: a workload has no rollout status (the OnDelete strategy).
@@ -176,7 +178,7 @@ func NewGate(in *GateInput) Gate {
 			w.Verdict, w.Reason = Unsupported, st.Unsupported
 		}
 		worse(w.Verdict)
-		if r.Verdict == model.RolloutDoomed {
+		if r.Verdict == classify.RolloutDoomed {
 			for j := range st.Doomed {
 				w.Doomed = append(w.Doomed, containerOf(&st.Doomed[j]))
 			}

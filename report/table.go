@@ -1,13 +1,12 @@
 package report
 
 import (
+	"doomwatch/classify"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-
-	"doomwatch/model"
 )
 
 // WriteTable writes a kubectl-like table of pods with VERDICT and REASON columns, then a NODES
@@ -111,7 +110,7 @@ func acrossLines(spreads []SnapshotSpread) []string {
 		return out
 	}
 	var counts []string
-	for _, v := range []model.RolloutVerdict{model.RolloutDoomed, model.RolloutProgressing, model.RolloutComplete} {
+	for _, v := range []classify.RolloutKind{classify.RolloutDoomed, classify.RolloutProgressing, classify.RolloutComplete} {
 		if k := same[string(v)]; k > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", k, v))
 		}

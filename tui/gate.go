@@ -106,7 +106,7 @@ func (v *gateView) View() tea.View {
 		st := &v.statuses[i]
 		r := &st.Rollout
 		lead := v.spin.View()
-		if v.stopped || r.Verdict != model.RolloutProgressing {
+		if v.stopped || r.Verdict != classify.RolloutProgressing {
 			lead = rolloutIcon(r.Verdict)
 		}
 		if style, ok := v.st.rollout[r.Verdict]; ok {

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/model"
 )
@@ -22,7 +23,7 @@ func TestProgressDrawsInline(t *testing.T) {
 	pr.Update([]model.GateStatus{{
 		Target:  model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"},
 		Found:   true,
-		Rollout: model.Rollout{Verdict: model.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14, Reason: "Waiting for deployment \"web\" rollout to finish"},
+		Rollout: model.Rollout{Verdict: classify.RolloutProgressing, Desired: 12, Updated: 3, Ready: 14, Reason: "Waiting for deployment \"web\" rollout to finish"},
 		Pods:    model.Counts{Pods: 3, Healthy: 1, Progressing: 1, Transient: 1},
 		Old:     13,
 	}}, time.Now())

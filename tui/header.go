@@ -86,7 +86,7 @@ func (h *header) setRollouts(rs []model.Rollout) {
 	if len(h.clusters) > 1 {
 		// The fleet's rollouts come cluster by cluster, each cluster's worst first: the line
 		// shows the fleet's worst first, whichever cluster they are in.
-		rank := map[model.RolloutVerdict]int{model.RolloutDoomed: 0, model.RolloutProgressing: 1}
+		rank := map[classify.RolloutKind]int{classify.RolloutDoomed: 0, classify.RolloutProgressing: 1}
 		h.ranked = slices.Clone(rs)
 		slices.SortStableFunc(h.ranked, func(a, b model.Rollout) int {
 			ra, ok := rank[a.Verdict]

@@ -6,7 +6,6 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"doomwatch/classify"
-	"doomwatch/model"
 )
 
 // styles holds every style the dashboard draws with. With colour off the styles keep only
@@ -16,7 +15,7 @@ type styles struct {
 	title, dim, bold, warn, danger, ok lipgloss.Style
 	colHeader, selected, focusTitle    lipgloss.Style
 	badge                              [5]lipgloss.Style // indexed by classify.Kind
-	rollout                            map[model.RolloutVerdict]lipgloss.Style
+	rollout                            map[classify.RolloutKind]lipgloss.Style
 	// badges holds rendered badges: a frame draws the same few (kind, text) pairs on every row.
 	badges map[badgeKey]string
 }
@@ -65,10 +64,10 @@ func newStyles(noColor bool) *styles {
 	s.badge[classify.Progressing] = fg(colBlue)
 	s.badge[classify.Transient] = fg(colAmber)
 	s.badge[classify.Doomed] = fg(colRed).Bold(true)
-	s.rollout = map[model.RolloutVerdict]lipgloss.Style{
-		model.RolloutComplete:    s.badge[classify.Healthy],
-		model.RolloutProgressing: s.badge[classify.Progressing],
-		model.RolloutDoomed:      s.badge[classify.Doomed],
+	s.rollout = map[classify.RolloutKind]lipgloss.Style{
+		classify.RolloutComplete:    s.badge[classify.Healthy],
+		classify.RolloutProgressing: s.badge[classify.Progressing],
+		classify.RolloutDoomed:      s.badge[classify.Doomed],
 	}
 	return s
 }
@@ -102,11 +101,11 @@ func (s *styles) badgeFor(k classify.Kind, text string) string {
 }
 
 // rolloutIcon maps a rollout verdict onto the badge glyph of the pod kind it resembles.
-func rolloutIcon(v model.RolloutVerdict) string {
+func rolloutIcon(v classify.RolloutKind) string {
 	switch v {
-	case model.RolloutComplete:
+	case classify.RolloutComplete:
 		return badgeIcons[classify.Healthy]
-	case model.RolloutDoomed:
+	case classify.RolloutDoomed:
 		return badgeIcons[classify.Doomed]
 	default:
 		return badgeIcons[classify.Progressing]

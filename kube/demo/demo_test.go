@@ -159,14 +159,14 @@ func TestStory(t *testing.T) {
 			rollouts[r.Namespace+"/"+r.Name] = r
 		}
 		for _, k := range []string{"shop/payments", "search/search"} {
-			if r := rollouts[k]; r.Verdict != string(model.RolloutDoomed) || r.Reason == "" {
+			if r := rollouts[k]; r.Verdict != string(classify.RolloutDoomed) || r.Reason == "" {
 				t.Errorf("seed %d: rollout %s = %q (%q), want doomed with a reason", seed, k, r.Verdict, r.Reason)
 			}
 		}
 		if r := rollouts["shop/payments"]; !strings.Contains(r.Reason, "not found") && !strings.Contains(r.Reason, "ProgressDeadlineExceeded") {
 			t.Errorf("seed %d: payments reason %q names neither the missing image nor the deadline", seed, r.Reason)
 		}
-		if r := rollouts["shop/checkout"]; r.Verdict == string(model.RolloutDoomed) || r.Verdict == "" || r.Updated != 12 || r.Desired != 12 {
+		if r := rollouts["shop/checkout"]; r.Verdict == string(classify.RolloutDoomed) || r.Verdict == "" || r.Updated != 12 || r.Desired != 12 {
 			t.Errorf("seed %d: checkout rollout = %+v, want 12/12 updated and not doomed", seed, r)
 		}
 
@@ -367,7 +367,7 @@ func storyTold(m *model.Model, now time.Time) bool {
 	}
 	doomed := map[string]bool{}
 	for _, r := range m.Rollouts() {
-		doomed[r.Namespace+"/"+r.Name] = r.Verdict == model.RolloutDoomed
+		doomed[r.Namespace+"/"+r.Name] = r.Verdict == classify.RolloutDoomed
 	}
 	return suspect && doomed["shop/payments"] && doomed["search/search"] && !doomed["shop/checkout"] &&
 		m.Counts().Completed == 1
@@ -408,10 +408,10 @@ func TestStoryHolds(t *testing.T) {
 	}
 	doomed := 0
 	for _, r := range snap.Rollouts {
-		if r.Verdict == string(model.RolloutDoomed) && (r.Name == "payments" || r.Name == "search") {
+		if r.Verdict == string(classify.RolloutDoomed) && (r.Name == "payments" || r.Name == "search") {
 			doomed++
 		}
-		if r.Name == "checkout" && r.Verdict != string(model.RolloutComplete) {
+		if r.Name == "checkout" && r.Verdict != string(classify.RolloutComplete) {
 			t.Errorf("checkout at 20m = %s, want complete", r.Verdict)
 		}
 	}
@@ -517,7 +517,7 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 				continue
 			}
 			key := "rollout " + r.Namespace + "/" + r.Name
-			doomed := r.Verdict == model.RolloutDoomed
+			doomed := r.Verdict == classify.RolloutDoomed
 			if r.Name == "checkout" && doomed {
 				t.Errorf("at %s: checkout doomed: %s", at, r.Reason)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"doomwatch/classify"
 	"doomwatch/model"
 )
 
@@ -64,7 +65,7 @@ func TestNoRolloutUndoomed(t *testing.T) {
 		for _, r := range f.Rollouts() {
 			key := r.Workload()
 			seen[key] = true
-			doomed := r.Verdict == model.RolloutDoomed
+			doomed := r.Verdict == classify.RolloutDoomed
 			since, was := doomedAt[key]
 			switch {
 			case was && !doomed:

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	utilclock "k8s.io/utils/clock"
 
+	"doomwatch/classify"
 	"doomwatch/kube"
 	"doomwatch/model"
 	"doomwatch/report"
@@ -141,7 +142,7 @@ func TestLiveAtHighSpeed(t *testing.T) {
 	lastRun := fmt.Sprintf("ledger-export-%d-", Epoch.Add(58*time.Minute).Unix()/60)
 	m := model.New(model.DefaultConfig())
 	node3Suspect := false
-	var verdicts map[string]model.RolloutVerdict
+	var verdicts map[string]classify.RolloutKind
 	for {
 		select {
 		case <-ctx.Done():
@@ -159,13 +160,13 @@ func TestLiveAtHighSpeed(t *testing.T) {
 				}
 				node3Suspect = node3Suspect || n.Suspect
 			}
-			verdicts = map[string]model.RolloutVerdict{}
+			verdicts = map[string]classify.RolloutKind{}
 			for _, r := range m.Rollouts() {
 				verdicts[r.Namespace+"/"+r.Name] = r.Verdict
 			}
 			if completed(m, now, lastRun) && node3Suspect &&
-				verdicts["shop/payments"] == model.RolloutDoomed && verdicts["search/search"] == model.RolloutDoomed &&
-				verdicts["shop/checkout"] == model.RolloutComplete && cronRuns(m, now) == 3 {
+				verdicts["shop/payments"] == classify.RolloutDoomed && verdicts["search/search"] == classify.RolloutDoomed &&
+				verdicts["shop/checkout"] == classify.RolloutComplete && cronRuns(m, now) == 3 {
 				return
 			}
 		}
