@@ -112,7 +112,7 @@ func TestExit128Story(t *testing.T) {
 	assertSnapNodes(t, snap, flaky, calm1, calm2)
 }
 
-// assertNodes checks the model's node clusters: flaky suspect on exactly three failures of three
+// assertNodes checks the model's nodes: flaky suspect on exactly three failures of three
 // pods and two workloads, with a why sentence; the calm nodes not suspect.
 func assertNodes(t *testing.T, m *model.Model, now time.Time, flaky string, calm ...string) {
 	t.Helper()

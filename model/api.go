@@ -45,7 +45,7 @@ type Model struct {
 	// Nodes and the evidence against them.
 	nodes map[string]*nodeState
 	// notReady holds the known nodes whose Ready condition is not True; nodeNotReadyPods the pods
-	// whose verdict names such a node and how long (context.go).
+	// whose verdict names such a node and how long (surroundings.go).
 	notReady         map[string]nodeReadiness
 	nodeNotReadyPods map[*Pod]struct{}
 	ledger           ledger

@@ -11,10 +11,10 @@ import (
 	"doomwatch/sanitize"
 )
 
-// EventsPerObject is how many Warning events the model keeps per pod and per node: the newest.
+// eventsPerObject is how many Warning events the model keeps per pod and per node: the newest.
 // The API server bounds the rest (events expire after an hour, kube-apiserver --event-ttl), and
 // client-go's correlator folds an object's repeated events into one with a count.
-const EventsPerObject = 8
+const eventsPerObject = 8
 
 // Event is one Warning event about a pod or a node, as the pod detail and the nodes panel show it.
 // Every string is sanitised.
@@ -48,7 +48,7 @@ type eventEntry struct {
 	counted int32
 }
 
-// objEvents are the events of one pod or node, newest first, at most EventsPerObject.
+// objEvents are the events of one pod or node, newest first, at most eventsPerObject.
 type objEvents []*eventEntry
 
 // eventStore holds the events the model keeps, by Event object and by what they are about.
@@ -176,7 +176,7 @@ func eventSourceParts(e *corev1.Event) (component, instance string) {
 	return component, instance
 }
 
-// file puts e in its object's list at its place by time and keeps the newest EventsPerObject. It
+// file puts e in its object's list at its place by time and keeps the newest eventsPerObject. It
 // reports whether e is kept: an event older than all of a full list's is not.
 func (m *Model) file(e *eventEntry) bool {
 	list := m.eventList(e)
@@ -186,7 +186,7 @@ func (m *Model) file(e *eventEntry) bool {
 	i, _ := slices.BinarySearchFunc(list, e, newerFirst)
 	list = slices.Insert(list, i, e)
 	kept := true
-	if len(list) > EventsPerObject {
+	if len(list) > eventsPerObject {
 		last := list[len(list)-1]
 		list[len(list)-1] = nil
 		list = list[:len(list)-1]

@@ -82,14 +82,14 @@ func TestPodEventsJudgeAPodStuckCreating(t *testing.T) {
 	}
 }
 
-// TestEventsBounded: at most EventsPerObject events per pod, the newest; a Normal event or one
+// TestEventsBounded: at most eventsPerObject events per pod, the newest; a Normal event or one
 // about another kind is not kept.
 func TestEventsBounded(t *testing.T) {
 	m := New(DefaultConfig())
 	p := pod("shop", "web-1", onNode("node-1"), crashLoop())
 	apply(m, t0, p)
 	var b contract.Batch
-	for i := range EventsPerObject + 3 {
+	for i := range eventsPerObject + 3 {
 		b.Events = append(b.Events, podEvent(p, fmt.Sprint(i), "BackOff", "Back-off restarting failed container app in pod web-1_shop(uid)", 1, t0.Add(time.Duration(i)*time.Second)))
 	}
 	normal := podEvent(p, "normal", "Pulled", `Container image "registry.example/app:v1" already present on machine`, 1, t0.Add(time.Hour))
@@ -99,16 +99,16 @@ func TestEventsBounded(t *testing.T) {
 	b.Events = append(b.Events, normal, rs)
 	m.Apply(&b, t0.Add(time.Minute))
 	evs := m.PodEvents("shop/web-1")
-	if len(evs) != EventsPerObject {
-		t.Fatalf("%d events kept, want %d", len(evs), EventsPerObject)
+	if len(evs) != eventsPerObject {
+		t.Fatalf("%d events kept, want %d", len(evs), eventsPerObject)
 	}
 	for i, e := range evs {
-		if want := t0.Add(time.Duration(EventsPerObject+2-i) * time.Second); !e.Last.Equal(want) || e.Reason != "BackOff" {
+		if want := t0.Add(time.Duration(eventsPerObject+2-i) * time.Second); !e.Last.Equal(want) || e.Reason != "BackOff" {
 			t.Errorf("event %d = %s at %s, want BackOff at %s (newest first)", i, e.Reason, e.Last, want)
 		}
 	}
-	if n := len(m.evs.byKey); n != EventsPerObject {
-		t.Errorf("the model indexes %d events, want only the %d it keeps", n, EventsPerObject)
+	if n := len(m.evs.byKey); n != eventsPerObject {
+		t.Errorf("the model indexes %d events, want only the %d it keeps", n, eventsPerObject)
 	}
 
 	// The pod goes, and its events with it; a new pod of that name sees none of them.

@@ -55,7 +55,7 @@ func (m *Model) recordFailures(p *Pod, prev *podrec.Record, nodeUID string, now 
 	m.recordCreateErrors(p, nodeUID, since, now)
 }
 
-// recorder carries one pod update's context through its container statuses.
+// recorder carries what one pod update brings through its container statuses.
 type recorder struct {
 	m              *Model
 	p              *Pod

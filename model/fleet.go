@@ -164,10 +164,6 @@ func (f *Fleet) Cluster(context string) *Cluster { return f.cluster(context) }
 // character in either, so the key splits back exactly.
 const keySep = "\x00"
 
-// PodKey is the key Pod answers p by: its namespace/name in a fleet of one, else its context and
-// namespace/name.
-func (f *Fleet) PodKey(p *Pod) string { return p.ID() }
-
 // ID is the pod's key in its fleet (Fleet.Pod): its namespace/name, prefixed by its context in a
 // fleet of more than one.
 func (p *Pod) ID() string {
@@ -177,7 +173,7 @@ func (p *Pod) ID() string {
 	return p.Context + keySep + p.Key
 }
 
-// split returns the cluster and the pod key within it of a fleet key (PodKey).
+// split returns the cluster and the pod key within it of a fleet key (Pod.ID).
 func (f *Fleet) split(key string) (*Cluster, string) {
 	if len(f.clusters) == 1 {
 		return f.clusters[0], key
@@ -189,7 +185,7 @@ func (f *Fleet) split(key string) (*Cluster, string) {
 	return f.cluster(ctx), k
 }
 
-// Pod returns the pod of a key PodKey gave, or nil.
+// Pod returns the pod of a key Pod.ID gave, or nil.
 func (f *Fleet) Pod(key string) *Pod {
 	c, k := f.split(key)
 	if c == nil {
@@ -198,7 +194,7 @@ func (f *Fleet) Pod(key string) *Pod {
 	return c.Pod(k)
 }
 
-// PodEvents are the Warning events of the pod of a key PodKey gave.
+// PodEvents are the Warning events of the pod of a key Pod.ID gave.
 func (f *Fleet) PodEvents(key string) []Event {
 	c, k := f.split(key)
 	if c == nil {

@@ -120,8 +120,8 @@ func TestFleetKeys(t *testing.T) {
 	if eu == nil || ap == nil || eu == ap {
 		t.Fatalf("pay-1 of eu and ap: %v, %v", eu, ap)
 	}
-	if eu.Context != "eu" || f.PodKey(ap) != "ap\x00shop/pay-1" {
-		t.Errorf("keys: eu's context %q, ap's key %q", eu.Context, f.PodKey(ap))
+	if eu.Context != "eu" || ap.ID() != "ap\x00shop/pay-1" {
+		t.Errorf("keys: eu's context %q, ap's key %q", eu.Context, ap.ID())
 	}
 	for _, key := range []string{"shop/pay-1", "mars\x00shop/pay-1", "ap\x00shop/web-1"} {
 		if p := f.Pod(key); p != nil {
@@ -136,8 +136,8 @@ func TestFleetKeys(t *testing.T) {
 	apply(m, t0, pod("shop", "web-1"))
 	one := FleetOf("kind-kind", m)
 	p := one.Pod("shop/web-1")
-	if p == nil || p.Context != "" || one.PodKey(p) != "shop/web-1" || one.Multi() {
-		t.Errorf("fleet of one: pod %v, key %q", p, one.PodKey(p))
+	if p == nil || p.Context != "" || p.ID() != "shop/web-1" || one.Multi() {
+		t.Errorf("fleet of one: pod %v, key %q", p, p.ID())
 	}
 }
 

@@ -84,7 +84,7 @@ func (mv *merged) append(dst []*Pod, from, to int) []*Pod {
 	return dst
 }
 
-// index is the position of the pod of a fleet key (Fleet.PodKey), or -1: its position in its
+// index is the position of the pod of a fleet key (Pod.ID), or -1: its position in its
 // cluster's order, plus, in each other cluster's, how many rows come before it.
 func (mv *merged) index(key string) int {
 	ctx, k, ok := strings.Cut(key, keySep)

@@ -93,8 +93,8 @@ func (a *nodeAttrs) fill(n *Node) {
 	n.Zone, n.Region, n.InstanceType, n.Pool = a.zone, a.region, a.instanceType, a.pool
 }
 
-// Condition returns n's condition of type t, Status "Unknown" for a type the model does not keep.
-func (n *Node) Condition(t corev1.NodeConditionType) NodeCondition {
+// condition returns n's condition of type t, Status "Unknown" for a type the model does not keep.
+func (n *Node) condition(t corev1.NodeConditionType) NodeCondition {
 	for _, c := range n.Conditions {
 		if c.Type == string(t) {
 			return c

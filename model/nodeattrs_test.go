@@ -218,7 +218,7 @@ func TestNodeAttributes(t *testing.T) {
 	if !slices.Equal(n1.Conditions[:], wantConds) {
 		t.Errorf("node-1 conditions = %+v, want %+v", n1.Conditions, wantConds)
 	}
-	if got := n1.Condition(corev1.NodeDiskPressure); got.Status != "True" {
+	if got := n1.condition(corev1.NodeDiskPressure); got.Status != "True" {
 		t.Errorf("node-1 DiskPressure = %+v", got)
 	}
 	if want := (NodeInfo{Kubelet: "v1.37.2", Runtime: "containerd://2.1.4", Kernel: "6.8.0-1031-aws", OSImage: "Ubuntu 24.04.3 LTS"}); n1.Info != want {
@@ -233,7 +233,7 @@ func TestNodeAttributes(t *testing.T) {
 	if n2.Info.Runtime != "containerd://2.1.4" || n2.Conditions[1].Reason != "KubeletHasSufficientMemory" {
 		t.Errorf("node-2 not sanitised: runtime %q, MemoryPressure reason %q", n2.Info.Runtime, n2.Conditions[1].Reason)
 	}
-	if n9.Known || n9.Info != (NodeInfo{}) || n9.Zone != "" || n9.Condition(corev1.NodeReady).Status != "Unknown" {
+	if n9.Known || n9.Info != (NodeInfo{}) || n9.Zone != "" || n9.condition(corev1.NodeReady).Status != "Unknown" {
 		t.Errorf("node-9, known from its pod only = %+v, want Unknown conditions and no attributes", n9)
 	}
 
@@ -247,7 +247,7 @@ func TestNodeAttributes(t *testing.T) {
 	// A node deleted while its pods remain: known no more, so nothing of it is claimed.
 	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindNode, Name: "node-1"}}}, t0)
 	apply(m, t0, pod("shop", "b", onNode("node-1")))
-	if n := findNode(t, m.Nodes(t0), "node-1"); n.Known || n.Info.Runtime != "" || n.Condition(corev1.NodeReady).Status != "Unknown" {
+	if n := findNode(t, m.Nodes(t0), "node-1"); n.Known || n.Info.Runtime != "" || n.condition(corev1.NodeReady).Status != "Unknown" {
 		t.Errorf("deleted node-1 = %+v, want Unknown conditions and no attributes", n)
 	}
 }

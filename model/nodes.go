@@ -103,7 +103,7 @@ type nodeCache struct {
 	starts startIndex
 }
 
-// Nodes returns every node's cluster at now: suspect nodes first, then by failures, then name.
+// Nodes returns every node's evidence at now: suspect nodes first, then by failures, then name.
 // The slice is the same until the nodes change; callers must not modify it.
 func (m *Model) Nodes(now time.Time) []Node {
 	c := &m.nodeView

@@ -148,7 +148,7 @@ func (m *Model) judge(p *Pod) {
 			v = classify.Escalate(v, escalated)
 		}
 	}
-	p.Verdict = m.withContext(p, pod, v)
+	p.Verdict = m.withNodeAndJob(p, pod, v)
 	m.indexStart(p, starting)
 }
 

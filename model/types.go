@@ -1,7 +1,7 @@
 // Package model holds doomwatch's state: pods with their classify verdicts, the evidence gathered
-// across updates (start failure ledger, sticky doom, cross-node escalation), node clusters and
+// across updates (start failure ledger, sticky doom, cross-node escalation), suspect nodes and
 // rollouts. It is pure and deterministic: time is always passed in, nothing here reads a clock or
-// does I/O. kube/ feeds it Batches; tui/ and the --once printers read its views.
+// does I/O. kube/ feeds it batches (package contract); tui/ and the --once printers read its views.
 package model
 
 import (
@@ -132,8 +132,9 @@ type Failure struct {
 	Message    string // normalised: IDs, hashes and numbers replaced, so equal causes compare equal
 }
 
-// Node is one node's cluster of evidence. A node is identified by its UID: a node deleted and
-// registered again under the same name is another Node, with the same Name.
+// Node is one node's evidence: its start failures, events and suspect call. A node is identified
+// by its UID: a node deleted and registered again under the same name is another Node, with the
+// same Name.
 type Node struct {
 	Name string
 	// Context is the node's cluster in a fleet of more than one (Fleet.Nodes), else "".

@@ -132,7 +132,7 @@ type SnapshotState struct {
 	ExitCode *int32 `json:"exitCode"`
 }
 
-// SnapshotNode is one node's cluster of evidence. A node deleted and registered again under the
+// SnapshotNode is one node's evidence. A node deleted and registered again under the
 // same name is two entries with the same name and different UIDs.
 type SnapshotNode struct {
 	// Context is the node's cluster, with more than one context; absent with one.

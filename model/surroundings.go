@@ -64,8 +64,8 @@ func (m *Model) rejudgeNode(name string) {
 	}
 }
 
-// withContext applies the pod's node and Job to its verdict v. pod is p rebuilt from its record.
-func (m *Model) withContext(p *Pod, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
+// withNodeAndJob applies the pod's node and Job to its verdict v. pod is p rebuilt from its record.
+func (m *Model) withNodeAndJob(p *Pod, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
 	if p.ctrl.kind == string(contract.KindJob) {
 		if j := m.jobs[nsName{p.ctrl.ns, p.ctrl.name}]; j != nil {
 			v = classify.JobAttempt(pod, v, j)
