@@ -164,7 +164,7 @@ func (g *gate) fetchLogs(ctx context.Context, doomed []*report.Container) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lines, err := g.src.TailLog(ctx, c.Namespace, c.Pod, c.Container, c.Previous, waitLogLines)
+			lines, err := g.src.TailLog(ctx, c.Namespace, c.Pod, c.LogName, c.Previous, waitLogLines)
 			if err != nil {
 				c.LogError = model.Sanitize(err.Error())
 				return

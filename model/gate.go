@@ -69,6 +69,9 @@ type GateProblem struct {
 	// Previous reports that the container has a previous instance (its last state is terminated):
 	// that instance's log is the one that explains a crash.
 	Previous bool
+	// LogName is the container's name as the API server knows it, to fetch its log
+	// (ContainerState.LogName); "" when the pod itself decided.
+	LogName string
 }
 
 // Ref is "pod/container", or the pod's name when the pod itself decided.
@@ -296,14 +299,20 @@ func gateProblems(p *Pod) []GateProblem {
 		if c.Kind != p.Verdict.Kind {
 			continue
 		}
+		st, _ := p.State(c.Name, c.Init)
 		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: c.Name, Node: p.Node,
-			Reason: c.Reason, ExitCode: c.ExitCode, HasExitCode: c.HasExitCode, Previous: p.HasPrevious(c.Name, c.Init)})
+			Reason: c.Reason, ExitCode: c.ExitCode, HasExitCode: c.HasExitCode, Previous: st.HasPrevious(),
+			LogName: st.LogName()})
 	}
 	if len(out) == 0 {
 		v := &p.Verdict
+		var st ContainerState
+		if v.Container != "" {
+			st, _ = p.State(v.Container, v.Init)
+		}
 		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: v.Container, Node: p.Node,
-			Reason: v.Reason, ExitCode: v.ExitCode, HasExitCode: v.HasExitCode,
-			Previous: v.Container != "" && p.HasPrevious(v.Container, v.Init)})
+			Reason: v.Reason, ExitCode: v.ExitCode, HasExitCode: v.HasExitCode, Previous: st.HasPrevious(),
+			LogName: st.LogName()})
 	}
 	return out
 }

@@ -103,6 +103,9 @@ type Container struct {
 
 	// Previous: the container has a previous instance, whose log explains a crash.
 	Previous bool `json:"-"`
+	// LogName is the container's name as the API server knows it, to fetch its log
+	// (model.ContainerState.LogName); Container is the name shown.
+	LogName string `json:"-"`
 }
 
 // Pending is one reason a rollout still waited, with how many pods share it and one of them.
@@ -230,7 +233,7 @@ func (g *Gate) Doomed() []*Container {
 
 func containerOf(p *model.GateProblem) Container {
 	c := Container{Namespace: p.Namespace, Pod: p.Pod, Container: p.Container, Node: p.Node, Reason: p.Reason,
-		Log: []string{}, Previous: p.Previous}
+		Log: []string{}, Previous: p.Previous, LogName: p.LogName}
 	if p.HasExitCode {
 		code := p.ExitCode
 		c.ExitCode = &code

@@ -11,11 +11,8 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"doomwatch/classify"
 	"doomwatch/model"
-	"doomwatch/podrec"
 )
 
 // Snapshot is the state printed by `doomwatch --once`. Its JSON form is the stable schema
@@ -274,9 +271,10 @@ func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.T
 
 // addCluster adds model m's pods, nodes and rollouts, each named by ctx ("" in a fleet of one).
 func (s *Snapshot) addCluster(m *model.Model, ctx string, now time.Time) {
-	var scratch podrec.Scratch
+	var states []model.ContainerState
 	for _, p := range m.View(model.Query{Sort: model.ByName}) {
-		sp := snapshotPod(p, now, &scratch)
+		var sp SnapshotPod
+		sp, states = snapshotPod(p, now, states)
 		sp.Context = ctx
 		sp.Events = snapshotEvents(m.PodEvents(p.Key))
 		s.Pods = append(s.Pods, sp)
@@ -373,44 +371,56 @@ func snapshotHealth(h model.Health) SnapshotHealth {
 	return sh
 }
 
-// snapshotPod is p as --once prints it; scratch rebuilds its record.
-func snapshotPod(p *model.Pod, now time.Time, scratch *podrec.Scratch) SnapshotPod {
-	obj := scratch.Pod(p.Record())
-	ready, status, restarts := classify.Columns(obj, now)
+// snapshotPod is p as --once prints it at now: the model's view of it (model.Pod.Columns,
+// model.Pod.States), which the dashboard's table and detail pane read too.
+func snapshotPod(p *model.Pod, now time.Time, states []model.ContainerState) (SnapshotPod, []model.ContainerState) {
+	cols := p.Columns(now)
 	sp := SnapshotPod{
 		Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.Node, Owner: p.Owner,
 		Phase:    p.Phase,
-		Status:   model.Sanitize(status),
-		Ready:    model.Sanitize(ready),
-		Restarts: model.Sanitize(restarts),
+		Status:   cols.Status,
+		Ready:    cols.Ready,
+		Restarts: cols.Restarts,
 		Verdict:  p.Verdict.Kind.String(),
 		Reason:   p.Verdict.Reason,
 	}
+	states = p.AppendStates(states[:0])
 	sp.Containers = make([]SnapshotContainer, 0, len(p.Containers))
 	for i := range p.Containers {
 		c := &p.Containers[i]
 		sc := SnapshotContainer{Name: c.Name, Init: c.Init, Verdict: c.Kind.String(), Reason: c.Reason}
-		if st := model.ContainerStatusOf(obj, c.Name, c.Init); st != nil {
+		if st := stateOf(states, i, c); st != nil && st.Reported {
 			sc.Ready, sc.RestartCount = st.Ready, st.RestartCount
 			sc.State = snapshotState(&st.State)
-			sc.LastState = snapshotState(&st.LastTerminationState)
+			sc.LastState = snapshotState(&st.LastState)
 			sp.RestartCount += st.RestartCount
 		}
 		sp.Containers = append(sp.Containers, sc)
 	}
-	return sp
+	return sp, states
 }
 
-func snapshotState(s *corev1.ContainerState) *SnapshotState {
-	switch {
-	case s.Waiting != nil:
-		return &SnapshotState{Kind: "waiting", Reason: model.Sanitize(s.Waiting.Reason), Message: model.Sanitize(s.Waiting.Message)}
-	case s.Running != nil:
-		return &SnapshotState{Kind: "running"}
-	case s.Terminated != nil:
-		code := s.Terminated.ExitCode
-		return &SnapshotState{Kind: "terminated", Reason: model.Sanitize(s.Terminated.Reason),
-			Message: model.Sanitize(s.Terminated.Message), ExitCode: &code}
+// stateOf is the state of the container whose verdict is c, the i-th: States lists the containers
+// of p.Containers in their order.
+func stateOf(states []model.ContainerState, i int, c *classify.ContainerVerdict) *model.ContainerState {
+	if i < len(states) && states[i].Name == c.Name && states[i].Init == c.Init {
+		return &states[i]
+	}
+	for j := range states {
+		if states[j].Name == c.Name && states[j].Init == c.Init {
+			return &states[j]
+		}
 	}
 	return nil
+}
+
+func snapshotState(s *model.State) *SnapshotState {
+	if s.Kind == model.StateNone {
+		return nil
+	}
+	st := &SnapshotState{Kind: s.Kind.String(), Reason: s.Reason, Message: s.Message}
+	if code, ok := s.Exit(); ok {
+		st.ExitCode = &code
+	}
+	return st
 }

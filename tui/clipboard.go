@@ -73,11 +73,12 @@ func podLogs(p *model.Pod) (cmd string, ok bool) {
 	if name == "" {
 		return "", false
 	}
-	if _, never := neverStarted(p, name, p.Verdict.Init); never {
+	c, _ := p.State(name, p.Verdict.Init)
+	if c.NeverStarted() {
 		return "", false
 	}
 	cmd = kubectl(p.Context) + "logs "
-	if p.HasPrevious(name, p.Verdict.Init) {
+	if c.HasPrevious() {
 		cmd += "-p "
 	}
 	return cmd + "-n " + shellWord(p.Namespace) + " " + shellWord(p.Name) + " -c " + shellWord(name), true

@@ -35,6 +35,9 @@ type openLogsMsg struct {
 	// context is the pod's cluster with several contexts, else "".
 	context                   string
 	namespace, pod, container string
+	// logName is the container's name as the API server knows it, for the request alone
+	// (model.ContainerState.LogName); container is the name shown.
+	logName string
 	// init says the container is an init container (or a sidecar).
 	init     bool
 	previous bool
@@ -233,26 +236,21 @@ func fetchLog(src LogSource, t openLogsMsg, seq int) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), logPaneTimeout)
 		defer cancel()
-		lines, err := src.TailLog(ctx, t.context, t.namespace, t.pod, t.container, t.previous, logPaneLines)
+		lines, err := src.TailLog(ctx, t.context, t.namespace, t.pod, t.logName, t.previous, logPaneLines)
 		return logsMsg{seq: seq, lines: lines, err: err}
 	}
 }
 
 // neverStarted reports whether the pod's container (or init container) named name has never
-// started, and its waiting reason: no instance running, none terminated, none before. The kubelet
-// has no log to serve then and says only "container %q in pod %q is waiting to start: image can't
-// be pulled" (or the waiting reason; kubernetes/kubernetes pkg/kubelet/kubelet_pods.go
-// validateContainerLogStatus). A container without a status yet has not started either.
+// started (model.ContainerState.NeverStarted: the kubelet has no log to serve), and its waiting
+// reason. A container the pod does not have, or without a status yet, has not started either.
 func neverStarted(p *model.Pod, name string, init bool) (waiting string, never bool) {
-	cs := p.ContainerStatus(name, init)
-	if cs == nil {
-		return "", true
-	}
-	if cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil {
+	c, _ := p.State(name, init)
+	if !c.NeverStarted() {
 		return "", false
 	}
-	if cs.State.Waiting != nil {
-		waiting = model.Sanitize(cs.State.Waiting.Reason)
+	if c.State.Kind == model.StateWaiting {
+		waiting = c.State.Reason
 	}
 	return waiting, true
 }
@@ -274,8 +272,9 @@ func logsFor(p *model.Pod) (openLogsMsg, bool) {
 		}
 		name, init = c.Name, c.Init
 	}
-	msg := openLogsMsg{context: p.Context, namespace: p.Namespace, pod: p.Name, container: name, init: init,
-		previous: p.HasPrevious(name, init), key: p.ID()}
+	c, _ := p.State(name, init)
+	msg := openLogsMsg{context: p.Context, namespace: p.Namespace, pod: p.Name, container: name, logName: c.LogName(),
+		init: init, previous: c.HasPrevious(), key: p.ID()}
 	msg.waiting, msg.neverStarted = neverStarted(p, name, init)
 	return msg, true
 }
