@@ -260,5 +260,6 @@ func scope(ns, selector string) string {
 	if selector != "" {
 		s += " · " + selector
 	}
-	return s
+	// The namespace may come from the kubeconfig: the header shows it as it is.
+	return model.Sanitize(s)
 }

@@ -267,5 +267,13 @@ func cutKey(key string) (ns, name string, ok bool) {
 func sanitizeHealth(h Health) Health {
 	h.WatchError = Sanitize(h.WatchError)
 	h.Unreachable = Sanitize(h.Unreachable)
+	if len(h.Forbidden) > 0 {
+		// A copy: the batch's slice is the source's.
+		forbidden := make([]Kind, len(h.Forbidden))
+		for i, k := range h.Forbidden {
+			forbidden[i] = Kind(Sanitize(string(k)))
+		}
+		h.Forbidden = forbidden
+	}
 	return h
 }

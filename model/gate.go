@@ -35,6 +35,9 @@ func (t Target) String() string { return strings.ToLower(string(t.Kind)) + "/" +
 // Rollouts), and what the target's current pods say about it. A deploy gate reads nothing else.
 type GateStatus struct {
 	Target Target
+	// Namespace and Name are the target's, sanitised for printing; Target holds them as asked,
+	// to find the workload by.
+	Namespace, Name string
 	// Found is false while the model knows no such workload.
 	Found bool
 	// Unsupported is kubectl's answer for a workload that has no rollout status (a StatefulSet or
@@ -140,7 +143,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	m.Rollouts() // brings the rollouts up to date
 	for i, t := range targets {
 		st := &out[i]
-		st.Target = t
+		st.Target, st.Namespace, st.Name = t, Sanitize(t.Namespace), Sanitize(t.Name)
 		k := nsName{t.Namespace, t.Name}
 		switch t.Kind {
 		case KindDeployment:

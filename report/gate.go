@@ -182,15 +182,15 @@ func NewGate(in *GateInput) Gate {
 	for i := range in.Statuses {
 		st := &in.Statuses[i]
 		r := &st.Rollout
-		w := Workload{Kind: string(st.Target.Kind), Namespace: model.Sanitize(st.Target.Namespace),
-			Name: model.Sanitize(st.Target.Name), Verdict: Verdict(r.Verdict), Reason: r.Reason, Desired: r.Desired,
+		w := Workload{Kind: string(st.Target.Kind), Namespace: st.Namespace,
+			Name: st.Name, Verdict: Verdict(r.Verdict), Reason: r.Reason, Desired: r.Desired,
 			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []Container{}, Pending: []Pending{},
 			StartFailures: []StartFailures{}}
 		switch {
 		case !st.Found && in.Started:
 			w.Verdict, w.Reason = Missing, st.Target.String()+" was deleted while waiting"
 		case !st.Found:
-			w.Verdict, w.Reason = Missing, st.Target.String()+" not found in namespace "+model.Sanitize(st.Target.Namespace)
+			w.Verdict, w.Reason = Missing, st.Target.String()+" not found in namespace "+st.Namespace
 		case st.Unsupported != "":
 			w.Verdict, w.Reason = Unsupported, st.Unsupported
 		}

@@ -220,8 +220,10 @@ type Cluster struct {
 // fleet's order, and within each pods by namespace/name, nodes by name (the current node before an
 // old one of the same name), rollouts by namespace/name. In a fleet of one the document is what
 // it has always been; with more, every pod, node and rollout names its context, Clusters says how
-// each cluster answered, and Spreads the workloads that are in several clusters. errs are the
-// clusters' sync errors (nil for those that synced), in the fleet's order.
+// each cluster answered, and Spreads the workloads that are in several clusters. servers are the
+// clusters' API servers and errs their sync errors (nil for those that synced), in the fleet's
+// order, printed as they are: their sources sanitise them where they enter (kube.Fleet.Servers and
+// Settle, recording.Reader.Servers).
 func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.Time) Snapshot {
 	clusters := f.Clusters()
 	names := make([]string, len(clusters))
@@ -245,11 +247,11 @@ func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.T
 			ctx = c.Context
 			cl := Cluster{Context: c.Context, Synced: c.Health().Synced, Forbidden: snapshotHealth(c.Health()).Forbidden}
 			if i < len(servers) {
-				cl.Server = model.Sanitize(servers[i])
+				cl.Server = servers[i]
 			}
 			switch h := c.Health(); {
 			case i < len(errs) && errs[i] != nil:
-				cl.Error = model.Sanitize(errs[i].Error())
+				cl.Error = errs[i].Error()
 			case h.Unreachable != "":
 				cl.Error = h.Unreachable
 			case h.WatchError != "":
@@ -364,7 +366,7 @@ func rfc3339(t time.Time) string {
 func snapshotHealth(h model.Health) SnapshotHealth {
 	sh := SnapshotHealth{Synced: h.Synced, Forbidden: make([]string, 0, len(h.Forbidden)), WatchError: h.WatchError}
 	for _, k := range h.Forbidden {
-		sh.Forbidden = append(sh.Forbidden, model.Sanitize(string(k)))
+		sh.Forbidden = append(sh.Forbidden, string(k))
 	}
 	sort.Strings(sh.Forbidden)
 	sh.Forbidden = slices.Compact(sh.Forbidden)

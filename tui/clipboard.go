@@ -95,10 +95,9 @@ func cordonNode(context, name string) string { return kubectl(context) + "cordon
 
 // shellWord is s as one word of a POSIX shell command. Names of pods, namespaces, nodes and
 // containers are DNS labels or subdomains ([a-z0-9.-]) and are written as they are; anything else
-// (the model sanitised it already, but a name is the API's to choose) is single-quoted, with a
-// quote inside it ended, escaped and begun again.
+// (a name is the API's to choose; the model sanitised it where it entered) is single-quoted, with
+// a quote inside it ended, escaped and begun again.
 func shellWord(s string) string {
-	s = model.Sanitize(s)
 	safe := s != ""
 	for i := 0; i < len(s) && safe; i++ {
 		c := s[i]

@@ -268,8 +268,10 @@ func (h *header) View() string {
 	if len(h.clusters) > 0 {
 		label, ctx = "contexts ", strconv.Itoa(len(h.clusters))
 	}
-	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+model.Sanitize(ctx)+
-		"  "+st.dim.Render("scope ")+model.Sanitize(scope)+"  "+h.syncState()+h.recNote(), h.width))
+	// The context is the fleet's (sanitised, model.NewFleet) and the scope its source's (kube and
+	// the recording sanitise it).
+	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+ctx+
+		"  "+st.dim.Render("scope ")+scope+"  "+h.syncState()+h.recNote(), h.width))
 	b.WriteByte('\n')
 	if h.replayOn {
 		b.WriteString(h.replayLine())

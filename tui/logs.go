@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -15,8 +16,10 @@ import (
 )
 
 // LogSource fetches the last lines of a container's log, of its previous instance when previous
-// is set. main wires kube.Source's TailLog (the API server's pods/log, or the demo's logs), so the
-// dashboard itself never imports client-go. The lines are untrusted: the pane sanitises them.
+// is set; container is the name as the API server knows it (model.ContainerState.LogName). main
+// wires kube.Fleet's TailLog (the API server's pods/log, or the demo's logs), so the dashboard
+// itself never imports client-go. The log enters doomwatch there: the lines and the error's text
+// come sanitised, and the pane only clips them.
 type LogSource interface {
 	TailLog(ctx context.Context, context, namespace, pod, container string, previous bool, lines int) ([]string, error)
 }
@@ -131,19 +134,26 @@ func (l *logsPane) describe() string {
 	return describePodNamed(l.target.context, l.target.namespace, l.target.pod)
 }
 
-// answer keeps the fetched lines, sanitised and bounded, and shows the end, where a crash is.
+// answer keeps the fetched lines (the source sanitised them), bounded, and shows the end, where
+// a crash is.
 func (l *logsPane) answer(m logsMsg) {
 	l.loading = false
 	if m.err != nil {
-		l.errLine = "cannot get the log: " + strings.Join(strings.Fields(model.Sanitize(m.err.Error())), " ")
+		l.errLine = "cannot get the log: " + strings.Join(strings.Fields(m.err.Error()), " ")
 		return
 	}
 	l.lines = make([]string, len(m.lines))
 	for i, s := range m.lines {
 		if len(s) > logLineMax {
-			s = s[:logLineMax]
+			// Cut at the start of a character: half of one is an invalid byte, and a C1 control
+			// to a terminal that reads 8-bit controls.
+			cut := logLineMax
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut]
 		}
-		l.lines[i] = model.Sanitize(s)
+		l.lines[i] = s
 	}
 	l.cur.setLen(len(l.lines))
 	l.cur.offset = max(0, len(l.lines)-l.cur.height)

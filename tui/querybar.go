@@ -160,7 +160,9 @@ func (b *queryBar) status(rows, total int) string {
 		s += " · context: " + q.Context
 	}
 	if q.Text != "" && !b.filtering {
-		s += " · filter: " + model.Sanitize(q.Text)
+		// The text is the user's own, from the input, whose sanitiser drops control characters
+		// (bubbles textinput).
+		s += " · filter: " + q.Text
 	}
 	if q != b.shown {
 		s += " · filtering…"

@@ -30,7 +30,7 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	}
 	if d.opts.Recording != nil {
 		note, failing := d.opts.Recording()
-		d.header.rec, d.header.recFailing = model.Sanitize(note), failing
+		d.header.rec, d.header.recFailing = note, failing
 	}
 	cmd := d.readPods()
 	d.header.Refresh(s)
