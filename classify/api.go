@@ -55,6 +55,10 @@ func IsSidecar(pod *corev1.Pod, name string) bool {
 	return isSidecar(initSpec(pod, name))
 }
 
+// IsSidecarContainer reports whether c, an init container's spec, is a restartable sidecar
+// (IsSidecar, for a spec already in hand: the model's container view reads the record's).
+func IsSidecarContainer(c *corev1.Container) bool { return isSidecar(c) }
+
 // PodEvents judges a pod that is still starting by the Warning events posted about it: v is the
 // pod's verdict (Pod, or PodAndContainers), events those about this pod (its UID), in any order.
 // A pod stuck in ContainerCreating or PodInitializing for minutes shows its cause only in events.

@@ -317,7 +317,8 @@ func fixturePod(tb testing.TB, name string) *corev1.Pod {
 	return nil
 }
 
-// The detail pane labels an init container "(sidecar)" from IsSidecar: only a restartPolicy
+// The detail pane labels an init container "(sidecar)" from IsSidecarContainer (the model's
+// ContainerState.Sidecar), which IsSidecar answers by name: only a restartPolicy
 // Always init container qualifies, never a plain init container or a regular container.
 func TestIsSidecar(t *testing.T) {
 	side := fixturePod(t, "sidecar-running")
@@ -336,6 +337,11 @@ func TestIsSidecar(t *testing.T) {
 	} {
 		if got := IsSidecar(tc.pod, tc.name); got != tc.want {
 			t.Errorf("IsSidecar(%v, %q) = %v, want %v", tc.pod != nil, tc.name, got, tc.want)
+		}
+		if tc.pod != nil {
+			if got := IsSidecarContainer(initSpec(tc.pod, tc.name)); got != tc.want {
+				t.Errorf("IsSidecarContainer(%q) = %v, want %v", tc.name, got, tc.want)
+			}
 		}
 	}
 }

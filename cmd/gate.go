@@ -167,14 +167,15 @@ func (g *gate) fetchLogs(ctx context.Context, doomed []*report.Container) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lines, err := g.src.TailLog(ctx, c.Namespace, c.Pod, c.Container, c.Previous, waitLogLines)
+			// The source sanitises the lines and the error (kube.Source.TailLog).
+			lines, err := g.src.TailLog(ctx, c.Namespace, c.Pod, c.LogName, c.Previous, waitLogLines)
 			if err != nil {
-				c.LogError = sanitize.Text(err.Error())
+				c.LogError = err.Error()
 				return
 			}
-			c.Log = make([]string, len(lines))
-			for j, l := range lines {
-				c.Log[j] = sanitize.Text(l)
+			c.Log = lines
+			if c.Log == nil {
+				c.Log = []string{}
 			}
 			c.LogPrevious = c.Previous
 		}()

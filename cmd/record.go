@@ -279,10 +279,11 @@ func (rc *recorder) saw(err error) {
 func (rc *recorder) note() (string, bool) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
+	// The path is the user's and the error the file system's: the header shows the note as it is.
 	if rc.failing != nil {
-		return "rec " + rc.path + ": cannot write: " + rc.failing.Error(), true
+		return sanitize.Text("rec " + rc.path + ": cannot write: " + rc.failing.Error()), true
 	}
-	return "rec " + rc.path, false
+	return sanitize.Text("rec " + rc.path), false
 }
 
 // close marks the recording's end at at, the source's clock when recording stopped, writes what is

@@ -402,6 +402,7 @@ func (w *wait) shown(e *env, statuses [][]model.GateStatus) []model.GateStatus {
 	for i, sts := range statuses {
 		for _, st := range sts {
 			st.Target.Name += "@" + e.m.Clusters()[i].Context
+			st.Name += "@" + e.m.Clusters()[i].Context
 			out = append(out, st)
 		}
 	}

@@ -231,6 +231,15 @@ func (e *lineError) Unwrap() []error {
 	return []error{e.kind, e.err}
 }
 
+// oneLine is err with its message sanitised on one line (sanitize.Text), its chain kept for
+// errors.Is: a lineError already is one.
+func oneLine(err error) error {
+	if _, ok := err.(*lineError); ok || err == nil {
+		return err
+	}
+	return &lineError{msg: sanitize.Text(err.Error()), err: err}
+}
+
 func lineErrorf(err error, format string, args ...any) error {
 	return &lineError{msg: sanitize.Text(fmt.Sprintf(format, args...)), err: err}
 }

@@ -26,9 +26,13 @@ type Fleet struct {
 	fanIn    func()
 }
 
-// Join fans sources into one fleet, in their order; contexts and servers name them.
+// Join fans sources into one fleet, in their order; contexts and servers name them. The servers
+// come from the kubeconfig and are kept sanitised (Servers).
 func Join(ctx context.Context, sources []*Source, servers []string) *Fleet {
-	f := &Fleet{sources: sources, servers: servers, out: make(chan contract.Batch), synced: make(chan struct{})}
+	f := &Fleet{sources: sources, out: make(chan contract.Batch), synced: make(chan struct{})}
+	for _, s := range servers {
+		f.servers = append(f.servers, sanitize.Text(s))
+	}
 	for _, s := range sources {
 		f.contexts = append(f.contexts, s.Context())
 	}
@@ -87,7 +91,8 @@ func (f *Fleet) Sources() []*Source { return f.sources }
 // Contexts are the clusters' context names, in the fleet's order.
 func (f *Fleet) Contexts() []string { return f.contexts }
 
-// Servers are the clusters' API server addresses ("" for the demo), in the fleet's order.
+// Servers are the clusters' API server addresses ("" for the demo), in the fleet's order,
+// sanitised.
 func (f *Fleet) Servers() []string { return f.servers }
 
 // Now is the fleet's clock: its first source's (every source of a fleet shares one).
@@ -122,13 +127,14 @@ func (f *Fleet) Scope() string {
 	return s
 }
 
-// TailLog serves the log pane for a pod of the cluster named context ("" in a fleet of one).
+// TailLog serves the log pane for a pod of the cluster named context ("" in a fleet of one):
+// Source.TailLog's lines and error, sanitised.
 func (f *Fleet) TailLog(ctx context.Context, context, namespace, pod, container string, previous bool, lines int) ([]string, error) {
 	i := 0
 	if len(f.sources) > 1 {
 		i = slices.Index(f.contexts, context)
 		if i < 0 {
-			return nil, fmt.Errorf("no cluster %q", context)
+			return nil, lineErrorf(nil, "no cluster %q", context)
 		}
 	}
 	return f.sources[i].TailLog(ctx, namespace, pod, container, previous, lines)
@@ -144,7 +150,8 @@ func (f *Fleet) Source(context string) *Source {
 
 // Settle hands every cluster's batches to apply until each has synced and gone quiet, all at
 // once (Source.Settle), until ctx ends. It returns one error per cluster, nil for those that
-// synced. apply is called on one goroutine at a time.
+// synced, each one sanitised line (a --once document prints it). apply is called on one
+// goroutine at a time.
 func (f *Fleet) Settle(ctx context.Context, apply func(contract.Batch)) []error {
 	errs := make([]error, len(f.sources))
 	var mu sync.Mutex
@@ -153,12 +160,13 @@ func (f *Fleet) Settle(ctx context.Context, apply func(contract.Batch)) []error 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.Settle(ctx, func(b contract.Batch) {
+			err := s.Settle(ctx, func(b contract.Batch) {
 				b.Cluster = i
 				mu.Lock()
 				defer mu.Unlock()
 				apply(b)
 			})
+			errs[i] = oneLine(err)
 		}()
 	}
 	wg.Wait()

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"context"
+	"doomwatch/sanitize"
 	"flag"
 	"fmt"
 	"io"
@@ -53,9 +54,22 @@ const (
 
 // TailLog returns the last lines (at most lines, LogBytes in all) of a container's log through
 // the API server's pods/log subresource: of its previous instance when previous is set, as
-// `kubectl logs -p` does. The lines are as the container wrote them: untrusted, to be sanitised
-// (and clipped) before they are shown. It only reads (get on pods/log).
+// `kubectl logs -p` does. The log is the container's, untrusted, and enters doomwatch here: each
+// line comes sanitised (sanitize.Text), as does the error's text, on one line; the caller clips
+// them to its width. It only reads (get on pods/log).
 func (s *Source) TailLog(ctx context.Context, namespace, pod, container string, previous bool, lines int) ([]string, error) {
+	out, err := s.tailLog(ctx, namespace, pod, container, previous, lines)
+	if err != nil {
+		return nil, oneLine(err)
+	}
+	for i := range out {
+		out[i] = sanitize.Text(out[i])
+	}
+	return out, nil
+}
+
+// tailLog is TailLog before sanitising: the lines as the container wrote them.
+func (s *Source) tailLog(ctx context.Context, namespace, pod, container string, previous bool, lines int) ([]string, error) {
 	if s.logs != nil {
 		out, err := s.logs(ctx, namespace, pod, container, previous, lines)
 		if err != nil {

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,5 +55,42 @@ func TestTailLinesKeepsTheEnd(t *testing.T) {
 	}
 	if got := tailLines(nil, 25); got != nil {
 		t.Errorf("empty log: %q", got)
+	}
+}
+
+// TestTailLogSanitises: the log enters doomwatch at TailLog, so what it returns reaches the
+// screen (the log pane, wait's document) without an escape sequence the container wrote, and an
+// error is one line.
+func TestTailLogSanitises(t *testing.T) {
+	colour := &Source{logs: func(context.Context, string, string, string, bool, int) ([]string, error) {
+		return []string{"level=error msg=\"\x1b[31mconfig\x1b[0m: missing\"", "\x1b]0;pwned\x07panic: boom"}, nil
+	}}
+	got, err := colour.TailLog(context.Background(), "shop", "api", "api", true, 10)
+	if err != nil || len(got) != 2 || got[0] != `level=error msg="config: missing"` || got[1] != "panic: boom" {
+		t.Errorf("TailLog = %q, %v; want the lines without their escape sequences", got, err)
+	}
+	cause := errors.New("pods \"api\" not found\n\x1b[2J")
+	failing := &Source{logs: func(context.Context, string, string, string, bool, int) ([]string, error) {
+		return nil, cause
+	}}
+	_, err = failing.TailLog(context.Background(), "shop", "api", "api", false, 10)
+	if err == nil || err.Error() != `pods "api" not found ` || !errors.Is(err, cause) {
+		t.Errorf("TailLog's error = %q, want one sanitised line wrapping the cause", err)
+	}
+}
+
+// TestFleetTextIsSanitised: what a fleet hands --once to print as it is, the servers of the
+// kubeconfig and the clusters' errors, comes sanitised, on one line.
+func TestFleetTextIsSanitised(t *testing.T) {
+	f := Join(context.Background(), nil, []string{"https://a.example\x1b]0;pwned\x07:6443"})
+	if got := f.Servers(); len(got) != 1 || got[0] != "https://a.example:6443" {
+		t.Errorf("Servers() = %q", got)
+	}
+	cause := errors.New("dial tcp: connection refused\n\x1b[2Jretrying")
+	if err := oneLine(cause); err.Error() != "dial tcp: connection refused retrying" || !errors.Is(err, cause) {
+		t.Errorf("oneLine = %q", err)
+	}
+	if oneLine(nil) != nil {
+		t.Error("oneLine(nil) is not nil")
 	}
 }

@@ -20,6 +20,7 @@ import (
 
 	"doomwatch/contract"
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // DefaultInterval is the coalescing interval when Options.Interval is zero.
@@ -260,5 +261,6 @@ func scope(ns, selector string) string {
 	if selector != "" {
 		s += " · " + selector
 	}
-	return s
+	// The namespace may come from the kubeconfig: the header shows it as it is.
+	return sanitize.Text(s)
 }

@@ -239,30 +239,9 @@ func (m *Model) Pod(key string) *Pod {
 	return m.pods[nsName{ns, name}]
 }
 
-// ContainerStatus returns the status of the pod's container or init container named name, or
-// nil when the kubelet has not reported one yet. name is the sanitised name a Pod carries
-// (ContainerVerdict.Name, Verdict.Container): each raw status name is passed through Sanitize
-// before comparing, so a name from the model always finds its status. The status is rebuilt from
-// the record in new memory; its strings must go through Sanitize before they are shown.
-func (p *Pod) ContainerStatus(name string, init bool) *corev1.ContainerStatus {
-	if p == nil || p.rec == nil {
-		return nil
-	}
-	return ContainerStatusOf(p.rec.Pod(), name, init)
-}
-
-// HasPrevious reports whether the pod's container (or init container) named name has a previous
-// instance, its last state terminated: what `kubectl logs -p` shows, and the kubelet refuses
-// otherwise ("previous terminated container %q in pod %q not found", kubernetes
-// pkg/kubelet/kubelet_pods.go validateContainerLogStatus).
-func (p *Pod) HasPrevious(name string, init bool) bool {
-	cs := p.ContainerStatus(name, init)
-	return cs != nil && cs.LastTerminationState.Terminated != nil
-}
-
-// ContainerStatusOf finds the status of the container or init container named name (sanitised,
-// as ContainerStatus takes it) in pod, or nil.
-func ContainerStatusOf(pod *corev1.Pod, name string, init bool) *corev1.ContainerStatus {
+// containerStatusOf finds the status of the container or init container named name (sanitised,
+// as ContainerVerdict.Name has it) in pod, or nil.
+func containerStatusOf(pod *corev1.Pod, name string, init bool) *corev1.ContainerStatus {
 	ss := pod.Status.ContainerStatuses
 	if init {
 		ss = pod.Status.InitContainerStatuses
@@ -273,24 +252,6 @@ func ContainerStatusOf(pod *corev1.Pod, name string, init bool) *corev1.Containe
 		}
 	}
 	return nil
-}
-
-// Record is the informer's record of the pod, nil for none. Read-only; strings read from what it
-// rebuilds must go through Sanitize.
-func (p *Pod) Record() *podrec.Record {
-	if p == nil {
-		return nil
-	}
-	return p.rec
-}
-
-// Object rebuilds the pod from its record, in new memory (a Scratch rebuilds one without
-// allocating); nil for none. Read-only; its strings must go through Sanitize before they are shown.
-func (p *Pod) Object() *corev1.Pod {
-	if p == nil || p.rec == nil {
-		return nil
-	}
-	return p.rec.Pod()
 }
 
 // Config returns the thresholds in use (defaults filled in).
@@ -308,5 +269,13 @@ func cutKey(key string) (ns, name string, ok bool) {
 func sanitizeHealth(h contract.Health) contract.Health {
 	h.WatchError = sanitize.Text(h.WatchError)
 	h.Unreachable = sanitize.Text(h.Unreachable)
+	if len(h.Forbidden) > 0 {
+		// A copy: the batch's slice is the source's.
+		forbidden := make([]contract.Kind, len(h.Forbidden))
+		for i, k := range h.Forbidden {
+			forbidden[i] = contract.Kind(sanitize.Text(string(k)))
+		}
+		h.Forbidden = forbidden
+	}
 	return h
 }

@@ -37,6 +37,9 @@ func (t Target) String() string { return strings.ToLower(string(t.Kind)) + "/" +
 // Rollouts), and what the target's current pods say about it. A deploy gate reads nothing else.
 type GateStatus struct {
 	Target Target
+	// Namespace and Name are the target's, sanitised for printing; Target holds them as asked,
+	// to find the workload by.
+	Namespace, Name string
 	// Found is false while the model knows no such workload.
 	Found bool
 	// Unsupported is kubectl's answer for a workload that has no rollout status (a StatefulSet or
@@ -71,6 +74,9 @@ type GateProblem struct {
 	// Previous reports that the container has a previous instance (its last state is terminated):
 	// that instance's log is the one that explains a crash.
 	Previous bool
+	// LogName is the container's name as the API server knows it, to fetch its log
+	// (ContainerState.LogName); "" when the pod itself decided.
+	LogName string
 }
 
 // Ref is "pod/container", or the pod's name when the pod itself decided.
@@ -139,7 +145,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	m.Rollouts() // brings the rollouts up to date
 	for i, t := range targets {
 		st := &out[i]
-		st.Target = t
+		st.Target, st.Namespace, st.Name = t, sanitize.Text(t.Namespace), sanitize.Text(t.Name)
 		k := nsName{t.Namespace, t.Name}
 		switch t.Kind {
 		case contract.KindDeployment:
@@ -298,14 +304,20 @@ func gateProblems(p *Pod) []GateProblem {
 		if c.Kind != p.Verdict.Kind {
 			continue
 		}
+		st, _ := p.State(c.Name, c.Init)
 		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: c.Name, Node: p.Node,
-			Reason: c.Reason, ExitCode: c.ExitCode, HasExitCode: c.HasExitCode, Previous: p.HasPrevious(c.Name, c.Init)})
+			Reason: c.Reason, ExitCode: c.ExitCode, HasExitCode: c.HasExitCode, Previous: st.HasPrevious(),
+			LogName: st.LogName()})
 	}
 	if len(out) == 0 {
 		v := &p.Verdict
+		var st ContainerState
+		if v.Container != "" {
+			st, _ = p.State(v.Container, v.Init)
+		}
 		out = append(out, GateProblem{Namespace: p.Namespace, Pod: p.Name, Container: v.Container, Node: p.Node,
-			Reason: v.Reason, ExitCode: v.ExitCode, HasExitCode: v.HasExitCode,
-			Previous: v.Container != "" && p.HasPrevious(v.Container, v.Init)})
+			Reason: v.Reason, ExitCode: v.ExitCode, HasExitCode: v.HasExitCode, Previous: st.HasPrevious(),
+			LogName: st.LogName()})
 	}
 	return out
 }

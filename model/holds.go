@@ -12,7 +12,7 @@ import (
 // (RuleCrashLoopRunning): the verdict changes with time alone, when the container has been up long
 // enough to count as recovered (classify.RecoveredAt), and no update of the pod need come then.
 func (m *Model) hold(p *Pod, pod *corev1.Pod, c *classify.ContainerVerdict) {
-	until := classify.RecoveredAt(ContainerStatusOf(pod, c.Name, c.Init))
+	until := classify.RecoveredAt(containerStatusOf(pod, c.Name, c.Init))
 	if until.IsZero() {
 		return // exited again: the next status decides, and brings an update
 	}

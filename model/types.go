@@ -32,7 +32,9 @@ func DefaultConfig() Config {
 	return Config{Window: 15 * time.Minute, LedgerMax: 50000, EscalateNodes: 3, SuspectPods: 3}
 }
 
-// Pod is the model's view of one pod. Every string field is sanitised for the terminal.
+// Pod is the model's view of one pod. Every string field is sanitised for the terminal, and so is
+// what its methods read from its record when asked (Columns, States, Conditions, Controller;
+// podview.go): the record itself, the API's text, stays inside the model.
 type Pod struct {
 	Key string // namespace/name
 	// Context is the pod's cluster in a fleet of more than one (Fleet), else "".
@@ -50,7 +52,7 @@ type Pod struct {
 	// Containers holds one verdict per container, init containers first.
 	Containers []classify.ContainerVerdict
 
-	rec *podrec.Record // the informer's record of the pod
+	rec *podrec.Record // the informer's record of the pod, never handed out
 
 	// Evidence and index state, owned by the model.
 	workload string       // Failure.Workload of this pod's failures

@@ -442,6 +442,12 @@ func (c *ContainerStatus) ImageID() string { return c.imageID }
 // RestartCount is the container's restart count.
 func (c *ContainerStatus) RestartCount() int32 { return c.restarts }
 
+// Image is the image the container runs, as the kubelet reports it.
+func (c *ContainerStatus) Image() string { return c.image }
+
+// Ready is the container's readiness.
+func (c *ContainerStatus) Ready() bool { return c.ready }
+
 // State is the container's current state.
 func (c *ContainerStatus) State() *ContainerState { return &c.state }
 
@@ -462,6 +468,12 @@ func (st *ContainerState) StartedAt() Stamp { return st.started }
 
 // FinishedAt is a terminated state's finishedAt.
 func (st *ContainerState) FinishedAt() Stamp { return st.finished }
+
+// ExitCode is a terminated state's exit code.
+func (st *ContainerState) ExitCode() int32 { return st.exitCode }
+
+// Signal is a terminated state's signal, 0 for none.
+func (st *ContainerState) Signal() int32 { return st.signal }
 
 // SameContent reports whether a and b hold the same pod but for the resource version: an update
 // the transform makes nothing of (kube/unchanged.go).

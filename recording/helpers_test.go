@@ -3,7 +3,6 @@ package recording
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,8 +94,8 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 
 // state is everything a user sees of f at now, as text: the --once JSON document of the fleet
 // (pods, verdicts, nodes, rollouts, health, events), and what it does not print: each pod's
-// record (compared by content: a record's text is its rebuilt pod), its events and the failure
-// ledger.
+// record (compared by content, its digest: the model hands out no record), its events and the
+// failure ledger.
 func state(t testing.TB, f *model.Fleet, now time.Time) string {
 	t.Helper()
 	var buf bytes.Buffer
@@ -108,11 +107,7 @@ func state(t testing.TB, f *model.Fleet, now time.Time) string {
 		fmt.Fprintf(&buf, "cluster %s\n", c.Context)
 		pods := c.View(model.Query{Sort: model.ByName})
 		for _, p := range pods {
-			pod, err := json.Marshal(p.Record().Pod())
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&buf, "pod %s %v revision %q %s\nevents %+v\n", p.Key, p.Verdict.Kind, p.Record().Revision(), pod, c.PodEvents(p.Key))
+			fmt.Fprintf(&buf, "pod %s %v record %s\nevents %+v\n", p.Key, p.Verdict.Kind, p.RecordDigest(), c.PodEvents(p.Key))
 		}
 		for _, fl := range c.Failures(now) {
 			fmt.Fprintf(&buf, "failure %+v\n", fl)
@@ -131,11 +126,9 @@ func objects(t testing.TB, f *model.Fleet) string {
 	for _, c := range f.Clusters() {
 		fmt.Fprintf(&buf, "cluster %s health %+v pods %d\n", c.Context, c.Health(), c.Counts().Pods)
 		for _, p := range c.View(model.Query{Sort: model.ByName}) {
-			pod, err := json.Marshal(p.Record().Pod())
-			if err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&buf, "pod %s revision %q %s\nevents %+v\n", p.Key, p.Record().Revision(), pod, c.PodEvents(p.Key))
+			// The digest compares the record whole; the pod's view says what differs.
+			fmt.Fprintf(&buf, "pod %s record %s\ncontainers %+v\nconditions %+v\nevents %+v\n", p.Key, p.RecordDigest(),
+				p.States(), p.Conditions(), c.PodEvents(p.Key))
 		}
 		// By workload: the model lists rollouts doomed first, and a verdict may rest on what the
 		// model remembered from updates before a seek's snapshot (README, "A longer seek").

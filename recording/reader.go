@@ -19,6 +19,7 @@ import (
 
 	"doomwatch/contract"
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // A Reader reads a recording. It is not safe for concurrent use.
@@ -70,7 +71,12 @@ func (r *Reader) init() error {
 			return fmt.Errorf("opening recording: %s: %w", name, err)
 		}
 		if r.contexts == nil {
-			r.contexts, r.servers, r.scope = h.contexts, h.servers, h.scope
+			// The servers and the scope are for the screen: a recording is a file anyone may
+			// have written, and they enter doomwatch here.
+			r.contexts, r.scope = h.contexts, sanitize.Text(h.scope)
+			for _, s := range h.servers {
+				r.servers = append(r.servers, sanitize.Text(s))
+			}
 		} else if !slices.Equal(r.contexts, h.contexts) {
 			return fmt.Errorf("opening recording: %s records contexts %v, the others %v", name, h.contexts, r.contexts)
 		}
@@ -126,11 +132,11 @@ func (r *Reader) Close() error {
 // Contexts are the recorded clusters' context names, in the order of Batch.Cluster.
 func (r *Reader) Contexts() []string { return r.contexts }
 
-// Servers are the recorded clusters' API servers, in the order of Contexts; nil when the
-// recorder did not know them (the demo's are "").
+// Servers are the recorded clusters' API servers, in the order of Contexts, sanitised; nil when
+// the recorder did not know them (the demo's are "").
 func (r *Reader) Servers() []string { return r.servers }
 
-// Scope is what the recorder watched, as the dashboard's header said it.
+// Scope is what the recorder watched, as the dashboard's header said it, sanitised.
 func (r *Reader) Scope() string { return r.scope }
 
 // Span is the recorded time: from the oldest snapshot kept to the last batch.

@@ -12,6 +12,7 @@ import (
 	"doomwatch/model"
 	"doomwatch/recording"
 	"doomwatch/report"
+	"doomwatch/sanitize"
 	"doomwatch/tui"
 )
 
@@ -173,8 +174,9 @@ func (p *Player) Status() tui.PlayStatus {
 // may have changed (a pod it called transient is doomed by the recording's end).
 const noteHold = 10 * time.Second
 
-// say sets the time bar's note, about the position at; p.mu is held.
-func (p *Player) say(note string, at time.Time) { p.note, p.noteAt = note, at }
+// say sets the time bar's note, about the position at; p.mu is held. A note may quote an error
+// about the recording, a file's text: it is sanitised here, where it enters the screen's data.
+func (p *Player) say(note string, at time.Time) { p.note, p.noteAt = sanitize.Text(note), at }
 
 // Toggle implements tui.Player: pause, or play; at the end, play again from the first state.
 func (p *Player) Toggle() {

@@ -6,7 +6,6 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // Verdict is a deploy gate's verdict, of the whole wait or of one workload.
@@ -96,6 +95,9 @@ type Container struct {
 
 	// Previous: the container has a previous instance, whose log explains a crash.
 	Previous bool `json:"-"`
+	// LogName is the container's name as the API server knows it, to fetch its log
+	// (model.ContainerState.LogName); Container is the name shown.
+	LogName string `json:"-"`
 }
 
 // SuspectNode is a suspect node and the outlier rule's sentence for it.
@@ -165,15 +167,15 @@ func NewGate(in *GateInput) Gate {
 	for i := range in.Statuses {
 		st := &in.Statuses[i]
 		r := &st.Rollout
-		w := Workload{Kind: string(st.Target.Kind), Namespace: sanitize.Text(st.Target.Namespace),
-			Name: sanitize.Text(st.Target.Name), Verdict: Verdict(r.Verdict), Reason: r.Reason, Desired: r.Desired,
+		w := Workload{Kind: string(st.Target.Kind), Namespace: st.Namespace,
+			Name: st.Name, Verdict: Verdict(r.Verdict), Reason: r.Reason, Desired: r.Desired,
 			Updated: r.Updated, Ready: r.Ready, Available: r.Available, Doomed: []Container{}, Pending: []model.GatePending{},
 			StartFailures: []model.NodeStartFailures{}}
 		switch {
 		case !st.Found && in.Started:
 			w.Verdict, w.Reason = Missing, st.Target.String()+" was deleted while waiting"
 		case !st.Found:
-			w.Verdict, w.Reason = Missing, st.Target.String()+" not found in namespace "+sanitize.Text(st.Target.Namespace)
+			w.Verdict, w.Reason = Missing, st.Target.String()+" not found in namespace "+st.Namespace
 		case st.Unsupported != "":
 			w.Verdict, w.Reason = Unsupported, st.Unsupported
 		}
@@ -212,7 +214,7 @@ func (g *Gate) Doomed() []*Container {
 
 func containerOf(p *model.GateProblem) Container {
 	c := Container{Namespace: p.Namespace, Pod: p.Pod, Container: p.Container, Node: p.Node, Reason: p.Reason,
-		Log: []string{}, Previous: p.Previous}
+		Log: []string{}, Previous: p.Previous, LogName: p.LogName}
 	if p.HasExitCode {
 		code := p.ExitCode
 		c.ExitCode = &code

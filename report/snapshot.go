@@ -11,13 +11,9 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/model"
-	"doomwatch/podrec"
-	"doomwatch/sanitize"
 )
 
 // Snapshot is the state printed by `doomwatch --once`. Its JSON form is the stable schema
@@ -225,8 +221,10 @@ type Cluster struct {
 // fleet's order, and within each pods by namespace/name, nodes by name (the current node before an
 // old one of the same name), rollouts by namespace/name. In a fleet of one the document is what
 // it has always been; with more, every pod, node and rollout names its context, Clusters says how
-// each cluster answered, and Spreads the workloads that are in several clusters. errs are the
-// clusters' sync errors (nil for those that synced), in the fleet's order.
+// each cluster answered, and Spreads the workloads that are in several clusters. servers are the
+// clusters' API servers and errs their sync errors (nil for those that synced), in the fleet's
+// order, printed as they are: their sources sanitise them where they enter (kube.Fleet.Servers and
+// Settle, recording.Reader.Servers).
 func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.Time) Snapshot {
 	clusters := f.Clusters()
 	names := make([]string, len(clusters))
@@ -250,11 +248,11 @@ func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.T
 			ctx = c.Context
 			cl := Cluster{Context: c.Context, Synced: c.Health().Synced, Forbidden: snapshotHealth(c.Health()).Forbidden}
 			if i < len(servers) {
-				cl.Server = sanitize.Text(servers[i])
+				cl.Server = servers[i]
 			}
 			switch h := c.Health(); {
 			case i < len(errs) && errs[i] != nil:
-				cl.Error = sanitize.Text(errs[i].Error())
+				cl.Error = errs[i].Error()
 			case h.Unreachable != "":
 				cl.Error = h.Unreachable
 			case h.WatchError != "":
@@ -276,9 +274,10 @@ func NewFleetSnapshot(f *model.Fleet, servers []string, errs []error, now time.T
 
 // addCluster adds model m's pods, nodes and rollouts, each named by ctx ("" in a fleet of one).
 func (s *Snapshot) addCluster(m *model.Model, ctx string, now time.Time) {
-	var scratch podrec.Scratch
+	var states []model.ContainerState
 	for _, p := range m.View(model.Query{Sort: model.ByName}) {
-		sp := snapshotPod(p, now, &scratch)
+		var sp SnapshotPod
+		sp, states = snapshotPod(p, now, states)
 		sp.Context = ctx
 		sp.Events = snapshotEvents(m.PodEvents(p.Key))
 		s.Pods = append(s.Pods, sp)
@@ -368,51 +367,63 @@ func rfc3339(t time.Time) string {
 func snapshotHealth(h contract.Health) SnapshotHealth {
 	sh := SnapshotHealth{Synced: h.Synced, Forbidden: make([]string, 0, len(h.Forbidden)), WatchError: h.WatchError}
 	for _, k := range h.Forbidden {
-		sh.Forbidden = append(sh.Forbidden, sanitize.Text(string(k)))
+		sh.Forbidden = append(sh.Forbidden, string(k))
 	}
 	sort.Strings(sh.Forbidden)
 	sh.Forbidden = slices.Compact(sh.Forbidden)
 	return sh
 }
 
-// snapshotPod is p as --once prints it; scratch rebuilds its record.
-func snapshotPod(p *model.Pod, now time.Time, scratch *podrec.Scratch) SnapshotPod {
-	obj := scratch.Pod(p.Record())
-	ready, status, restarts := classify.Columns(obj, now)
+// snapshotPod is p as --once prints it at now: the model's view of it (model.Pod.Columns,
+// model.Pod.States), which the dashboard's table and detail pane read too.
+func snapshotPod(p *model.Pod, now time.Time, states []model.ContainerState) (SnapshotPod, []model.ContainerState) {
+	cols := p.Columns(now)
 	sp := SnapshotPod{
 		Namespace: p.Namespace, Name: p.Name, UID: p.UID, Node: p.Node, Owner: p.Owner,
 		Phase:    p.Phase,
-		Status:   sanitize.Text(status),
-		Ready:    sanitize.Text(ready),
-		Restarts: sanitize.Text(restarts),
+		Status:   cols.Status,
+		Ready:    cols.Ready,
+		Restarts: cols.Restarts,
 		Verdict:  p.Verdict.Kind.String(),
 		Reason:   p.Verdict.Reason,
 	}
+	states = p.AppendStates(states[:0])
 	sp.Containers = make([]SnapshotContainer, 0, len(p.Containers))
 	for i := range p.Containers {
 		c := &p.Containers[i]
 		sc := SnapshotContainer{Name: c.Name, Init: c.Init, Verdict: c.Kind.String(), Reason: c.Reason}
-		if st := model.ContainerStatusOf(obj, c.Name, c.Init); st != nil {
+		if st := stateOf(states, i, c); st != nil && st.Reported {
 			sc.Ready, sc.RestartCount = st.Ready, st.RestartCount
 			sc.State = snapshotState(&st.State)
-			sc.LastState = snapshotState(&st.LastTerminationState)
+			sc.LastState = snapshotState(&st.LastState)
 			sp.RestartCount += st.RestartCount
 		}
 		sp.Containers = append(sp.Containers, sc)
 	}
-	return sp
+	return sp, states
 }
 
-func snapshotState(s *corev1.ContainerState) *SnapshotState {
-	switch {
-	case s.Waiting != nil:
-		return &SnapshotState{Kind: "waiting", Reason: sanitize.Text(s.Waiting.Reason), Message: sanitize.Text(s.Waiting.Message)}
-	case s.Running != nil:
-		return &SnapshotState{Kind: "running"}
-	case s.Terminated != nil:
-		code := s.Terminated.ExitCode
-		return &SnapshotState{Kind: "terminated", Reason: sanitize.Text(s.Terminated.Reason),
-			Message: sanitize.Text(s.Terminated.Message), ExitCode: &code}
+// stateOf is the state of the container whose verdict is c, the i-th: States lists the containers
+// of p.Containers in their order.
+func stateOf(states []model.ContainerState, i int, c *classify.ContainerVerdict) *model.ContainerState {
+	if i < len(states) && states[i].Name == c.Name && states[i].Init == c.Init {
+		return &states[i]
+	}
+	for j := range states {
+		if states[j].Name == c.Name && states[j].Init == c.Init {
+			return &states[j]
+		}
 	}
 	return nil
+}
+
+func snapshotState(s *model.State) *SnapshotState {
+	if s.Kind == model.StateNone {
+		return nil
+	}
+	st := &SnapshotState{Kind: s.Kind.String(), Reason: s.Reason, Message: s.Message}
+	if code, ok := s.Exit(); ok {
+		st.ExitCode = &code
+	}
+	return st
 }

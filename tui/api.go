@@ -1,6 +1,7 @@
-// Package tui is doomwatch's bubbletea v2 dashboard over the live model. It imports model/ and
-// classify/ (verdict kinds for badges, verdict types for the detail pane, and Columns for
-// kubectl's READY/STATUS/RESTARTS), never client-go.
+// Package tui is doomwatch's bubbletea v2 dashboard over the live model. It imports model/ (its
+// views, a pod's included: model.Pod.Columns for kubectl's READY/STATUS/RESTARTS, model.Pod.States
+// for its containers, all sanitised) and classify/ (verdict kinds for badges, verdict types for the
+// detail pane), never client-go, and sanitises nothing itself.
 package tui
 
 import (
@@ -27,7 +28,8 @@ type Options struct {
 	Batches <-chan contract.Batch
 	// Now is the source's clock (simulated for the demo).
 	Now func() time.Time
-	// Scope is shown in the header, with the context (or, with several, a line per cluster).
+	// Scope is shown in the header, with the context (or, with several, a line per cluster), as
+	// it is: the source sanitises it (kube.Source.Scope, recording.Reader.Scope).
 	Scope string
 	// NoColor disables colour (also implied by the NO_COLOR environment variable).
 	NoColor bool
@@ -35,7 +37,8 @@ type Options struct {
 	// position is Now, and the header shows its time bar.
 	Replay Player
 	// Recording, when set, says how the recording made beside the dashboard goes (--record):
-	// the header shows its note, in the danger style while failing (it cannot write).
+	// the header shows its note, sanitised by the recorder, in the danger style while failing
+	// (it cannot write).
 	Recording func() (note string, failing bool)
 	// Logs serves the log pane (`l`); nil shows "no log source here" in it.
 	Logs LogSource

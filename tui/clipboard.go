@@ -6,7 +6,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // `y` copies a kubectl command for the selection and `Y` on a node copies `kubectl cordon`. The
@@ -74,11 +73,12 @@ func podLogs(p *model.Pod) (cmd string, ok bool) {
 	if name == "" {
 		return "", false
 	}
-	if _, never := neverStarted(p, name, p.Verdict.Init); never {
+	c, _ := p.State(name, p.Verdict.Init)
+	if c.NeverStarted() {
 		return "", false
 	}
 	cmd = kubectl(p.Context) + "logs "
-	if p.HasPrevious(name, p.Verdict.Init) {
+	if c.HasPrevious() {
 		cmd += "-p "
 	}
 	return cmd + "-n " + shellWord(p.Namespace) + " " + shellWord(p.Name) + " -c " + shellWord(name), true
@@ -95,10 +95,9 @@ func cordonNode(context, name string) string { return kubectl(context) + "cordon
 
 // shellWord is s as one word of a POSIX shell command. Names of pods, namespaces, nodes and
 // containers are DNS labels or subdomains ([a-z0-9.-]) and are written as they are; anything else
-// (the model sanitised it already, but a name is the API's to choose) is single-quoted, with a
-// quote inside it ended, escaped and begun again.
+// (a name is the API's to choose; the model sanitised it where it entered) is single-quoted, with
+// a quote inside it ended, escaped and begun again.
 func shellWord(s string) string {
-	s = sanitize.Text(s)
 	safe := s != ""
 	for i := 0; i < len(s) && safe; i++ {
 		c := s[i]

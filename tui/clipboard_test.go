@@ -9,7 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	corev1 "k8s.io/api/core/v1"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 )
 
@@ -171,8 +173,6 @@ func TestShellWord(t *testing.T) {
 		{"it's", `'it'\''s'`},
 		{"$(reboot)", "'$(reboot)'"},
 		{"", "''"},
-		// Sanitised first: the escape sequence is gone, what is left is a DNS name.
-		{"we\x1b[2Jb", "web"},
 	} {
 		if got := shellWord(c.in); got != c.want {
 			t.Errorf("shellWord(%q) = %q, want %q", c.in, got, c.want)
@@ -181,6 +181,15 @@ func TestShellWord(t *testing.T) {
 	p := &model.Pod{Namespace: "team a", Name: "web-1"}
 	if got := describePod(p); got != "kubectl describe pod -n 'team a' web-1" {
 		t.Errorf("describePod = %q", got)
+	}
+	// The names come from the model, which sanitised them where the pod entered it: the escape
+	// sequence is gone, what is left is a DNS name.
+	m := model.New(model.DefaultConfig())
+	b := contract.Batch{Pods: appendPods(nil, mkPod(podSpec{ns: "shop", name: "we\x1b[2Jb-1",
+		status: []corev1.ContainerStatus{running("app", "registry.example.com/app:v1", 0, nil)}}))}
+	m.Apply(&b, t0)
+	if got := describePod(m.View(model.Query{})[0]); got != "kubectl describe pod -n shop web-1" {
+		t.Errorf("describePod of a pod named with an escape sequence = %q", got)
 	}
 }
 

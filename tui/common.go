@@ -8,8 +8,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"k8s.io/apimachinery/pkg/util/duration"
-
-	"doomwatch/podrec"
 )
 
 // common is what every component shares (soft-serve's common.Common): styles, keys and the clock
@@ -19,8 +17,6 @@ type common struct {
 	keys KeyMap
 	// now is the source's time at the last update; View never reads a clock.
 	now time.Time
-	// scratch rebuilds the pods on screen from their records for the kubectl columns.
-	scratch podrec.Scratch
 }
 
 // width is the number of cells s takes on screen. What the views show is mostly printable ASCII

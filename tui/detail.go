@@ -8,11 +8,9 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
-	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // detailPane shows one pod in full: every container (init and sidecars included) with its state
@@ -143,8 +141,6 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 			}
 		}
 	}
-	obj := p.Object()
-
 	add(st.bold.Render("Verdict  ") + st.badgeFor(p.Verdict.Kind, badgeText(p.Verdict.Kind)) +
 		st.dim.Render(ruleSource(p.Verdict)))
 	wrapped(2, "reason:", p.Verdict.Reason)
@@ -152,12 +148,10 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 	if msg := p.Verdict.Message; !strings.Contains(p.Verdict.Reason, msg) {
 		wrapped(2, "message:", msg)
 	}
-	if obj != nil {
-		ready, status, restarts := classify.Columns(obj, now)
-		add(st.bold.Render("Status   ") + sanitize.Text(status) + st.dim.Render("  ready ") + ready +
-			st.dim.Render("  restarts ") + restarts + st.dim.Render("  phase ") + p.Phase +
-			st.dim.Render("  age ") + age(p.Created, now))
-	}
+	cols := p.Columns(now)
+	add(st.bold.Render("Status   ") + cols.Status + st.dim.Render("  ready ") + cols.Ready +
+		st.dim.Render("  restarts ") + cols.Restarts + st.dim.Render("  phase ") + p.Phase +
+		st.dim.Render("  age ") + age(p.Created, now))
 
 	// Node and its cluster status.
 	nodeLine := st.bold.Render("Node     ") + p.Node
@@ -183,12 +177,8 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 
 	// Owner chain: the pod's direct controller, then the top owner the model grouped it under.
 	chain := "Pod/" + p.Name
-	if obj != nil {
-		for _, ref := range obj.OwnerReferences {
-			if ref.Controller != nil && *ref.Controller {
-				chain += " → " + sanitize.Text(ref.Kind) + "/" + sanitize.Text(ref.Name)
-			}
-		}
+	if ctrl := p.Controller(); ctrl != "" {
+		chain += " → " + ctrl
 	}
 	if p.Owner != "" && !strings.HasSuffix(chain, " → "+p.Owner) {
 		chain += " → " + p.Owner
@@ -198,69 +188,51 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 	add("")
 	dst = eventLines(dst, events, c, width)
 
-	if obj == nil {
-		return dst
-	}
-	if len(obj.Status.Conditions) > 0 {
+	if conds := p.Conditions(); len(conds) > 0 {
 		add("")
 		add(st.bold.Render("Conditions"))
-		for _, cond := range obj.Status.Conditions {
-			line := fmt.Sprintf("  %-26s %-7s", sanitize.Text(string(cond.Type)), sanitize.Text(string(cond.Status)))
+		for _, cond := range conds {
+			line := fmt.Sprintf("  %-26s %-7s", cond.Type, cond.Status)
 			if cond.Reason != "" {
-				line += " " + sanitize.Text(cond.Reason)
+				line += " " + cond.Reason
 			}
-			if !cond.LastTransitionTime.IsZero() {
-				line += st.dim.Render("  since " + age(cond.LastTransitionTime.Time, now))
+			if !cond.Since.IsZero() {
+				line += st.dim.Render("  since " + age(cond.Since, now))
 			}
 			add(line)
-			if cond.Message != "" {
-				wrapped(4, "message:", sanitize.Text(cond.Message))
-			}
+			wrapped(4, "message:", cond.Message)
 		}
 	}
 
 	add("")
 	add(st.bold.Render("Containers"))
-	verdicts := p.Containers
-	findVerdict := func(name string, init bool) *classify.ContainerVerdict {
-		for i := range verdicts {
-			if verdicts[i].Name == name && verdicts[i].Init == init {
-				return &verdicts[i]
+	for _, cs := range p.States() {
+		kind := ""
+		if cs.Init {
+			kind = " (init)"
+			if cs.Sidecar {
+				kind = " (sidecar)"
 			}
 		}
-		return nil
-	}
-	containers := func(specs []corev1.Container, init bool) {
-		for _, spec := range specs {
-			kind := ""
-			if init {
-				kind = " (init)"
-				if classify.IsSidecar(obj, spec.Name) {
-					kind = " (sidecar)"
-				}
-			}
-			cs := p.ContainerStatus(sanitize.Text(spec.Name), init)
-			head := "  " + st.bold.Render(sanitize.Text(spec.Name)) + st.dim.Render(kind)
-			if v := findVerdict(spec.Name, init); v != nil {
-				head += "  " + st.badgeFor(v.Kind, badgeText(v.Kind))
-			}
-			add(head)
-			wrapped(4, "image:", sanitize.Text(spec.Image))
-			if v := findVerdict(spec.Name, init); v != nil && v.Reason != "" {
-				wrapped(4, "verdict:", v.Reason)
-			}
-			if cs == nil {
-				add("    " + st.dim.Render("no status yet"))
-				continue
-			}
-			dst = stateLines(dst, "state:", cs.State, c, width)
-			dst = stateLines(dst, "last state:", cs.LastTerminationState, c, width)
-			add("    " + st.dim.Render("ready ") + fmt.Sprint(cs.Ready) + st.dim.Render("  restarts ") +
-				fmt.Sprint(cs.RestartCount))
+		v := p.ContainerVerdict(cs.Name, cs.Init)
+		head := "  " + st.bold.Render(cs.Name) + st.dim.Render(kind)
+		if v != nil {
+			head += "  " + st.badgeFor(v.Kind, badgeText(v.Kind))
 		}
+		add(head)
+		wrapped(4, "image:", cs.Image)
+		if v != nil && v.Reason != "" {
+			wrapped(4, "verdict:", v.Reason)
+		}
+		if !cs.Reported {
+			add("    " + st.dim.Render("no status yet"))
+			continue
+		}
+		dst = stateLines(dst, "state:", &cs.State, c, width)
+		dst = stateLines(dst, "last state:", &cs.LastState, c, width)
+		add("    " + st.dim.Render("ready ") + fmt.Sprint(cs.Ready) + st.dim.Render("  restarts ") +
+			fmt.Sprint(cs.RestartCount))
 	}
-	containers(obj.Spec.InitContainers, true)
-	containers(obj.Spec.Containers, false)
 	return dst
 }
 
@@ -326,8 +298,9 @@ func ruleSource(v classify.Verdict) string {
 	return "  (" + strings.Join(parts, ", ") + ")"
 }
 
-// stateLines formats one container state: reason, exit code, times and the wrapped message.
-func stateLines(dst []string, label string, s corev1.ContainerState, c *common, width int) []string {
+// stateLines formats one container state: its summary (model.State.Summary, as the pod table's
+// STATE column has it), then the exit code, times and the wrapped message.
+func stateLines(dst []string, label string, s *model.State, c *common, width int) []string {
 	st := c.st
 	pad := "    "
 	lbl := st.dim.Render(fmt.Sprintf("%-11s ", label))
@@ -335,7 +308,7 @@ func stateLines(dst []string, label string, s corev1.ContainerState, c *common, 
 		if msg == "" {
 			return
 		}
-		text := ansi.Wrap(sanitize.Text(msg), max(width-len(pad)-12-9, 10), " ")
+		text := ansi.Wrap(msg, max(width-len(pad)-12-9, 10), " ")
 		for i, l := range strings.Split(text, "\n") {
 			if i == 0 {
 				dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("message: ")+l)
@@ -344,23 +317,21 @@ func stateLines(dst []string, label string, s corev1.ContainerState, c *common, 
 			}
 		}
 	}
-	switch {
-	case s.Waiting != nil:
-		dst = append(dst, pad+lbl+"waiting "+sanitize.Text(s.Waiting.Reason))
-		msgLines(s.Waiting.Message)
-	case s.Running != nil:
-		dst = append(dst, pad+lbl+"running"+st.dim.Render(" since ")+stamp(s.Running.StartedAt.Time, c.now))
-	case s.Terminated != nil:
-		t := s.Terminated
-		line := pad + lbl + "terminated " + sanitize.Text(t.Reason) + st.dim.Render(" exit ") +
-			fmt.Sprint(t.ExitCode)
-		if t.Signal != 0 {
-			line += st.dim.Render(" signal ") + fmt.Sprint(t.Signal)
+	switch s.Kind {
+	case model.StateWaiting:
+		dst = append(dst, pad+lbl+s.Summary())
+		msgLines(s.Message)
+	case model.StateRunning:
+		dst = append(dst, pad+lbl+s.Summary()+st.dim.Render(" since ")+stamp(s.StartedAt, c.now))
+	case model.StateTerminated:
+		line := pad + lbl + s.Summary() + st.dim.Render(" exit ") + fmt.Sprint(s.ExitCode)
+		if s.Signal != 0 {
+			line += st.dim.Render(" signal ") + fmt.Sprint(s.Signal)
 		}
 		dst = append(dst, line)
-		dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("started ")+stamp(t.StartedAt.Time, c.now)+
-			st.dim.Render("  finished ")+stamp(t.FinishedAt.Time, c.now))
-		msgLines(t.Message)
+		dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("started ")+stamp(s.StartedAt, c.now)+
+			st.dim.Render("  finished ")+stamp(s.FinishedAt, c.now))
+		msgLines(s.Message)
 	default:
 		if label == "state:" {
 			dst = append(dst, pad+lbl+st.dim.Render("none"))

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -225,6 +226,19 @@ func fixtureModel() *model.Model {
 	b := fixtureBatch()
 	m.Apply(&b, t0)
 	return m
+}
+
+// fixturePod is the fixture batch's pod named key (namespace/name), rebuilt from its record: a
+// test changes it and applies it again.
+func fixturePod(t *testing.T, key string) *corev1.Pod {
+	t.Helper()
+	for _, r := range fixtureBatch().Pods {
+		if r.GetNamespace()+"/"+r.GetName() == key {
+			return r.Pod()
+		}
+	}
+	t.Fatalf("no pod %s in the fixture batch", key)
+	return nil
 }
 
 // appendPods appends the pods' records, as kube's transform makes them, to dst.

@@ -12,7 +12,6 @@ import (
 	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // header shows where we are looking, whether the data is live, the verdict counts, the rollouts
@@ -270,8 +269,10 @@ func (h *header) View() string {
 	if len(h.clusters) > 0 {
 		label, ctx = "contexts ", strconv.Itoa(len(h.clusters))
 	}
-	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+sanitize.Text(ctx)+
-		"  "+st.dim.Render("scope ")+sanitize.Text(scope)+"  "+h.syncState()+h.recNote(), h.width))
+	// The context is the fleet's (sanitised, model.NewFleet) and the scope its source's (kube and
+	// the recording sanitise it).
+	b.WriteString(clip(st.title.Render("doomwatch")+"  "+st.dim.Render(label)+ctx+
+		"  "+st.dim.Render("scope ")+scope+"  "+h.syncState()+h.recNote(), h.width))
 	b.WriteByte('\n')
 	if h.replayOn {
 		b.WriteString(h.replayLine())

@@ -76,7 +76,7 @@ func TestSelectionFollowsPodAcrossResort(t *testing.T) {
 	// Three healthy pods above the target start crash-looping: severity order moves them ahead.
 	var b contract.Batch
 	for _, name := range []string{"checkout-7d9f8b6c5-h04", "checkout-7d9f8b6c5-h05", "checkout-7d9f8b6c5-h06"} {
-		p := d.m.Pod("shop/" + name).Object()
+		p := fixturePod(t, "shop/"+name)
 		p.Status.ContainerStatuses[0] = waiting("checkout", "registry.example.com/checkout:v2", "CrashLoopBackOff",
 			backOff("1m20s", "checkout", "shop", name), 4, terminated("Error", "", 1, 10*time.Second))
 		b.Pods = appendPods(b.Pods, p)
@@ -102,7 +102,7 @@ func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
 	// The top pod recovers: every container runs ready, so it sorts below the other problems.
 	topKey, topKind := top.Key, top.Verdict.Kind
 	var b contract.Batch
-	p := top.Object()
+	p := fixturePod(t, topKey)
 	for i, cs := range p.Status.ContainerStatuses {
 		p.Status.ContainerStatuses[i] = running(cs.Name, cs.Image, cs.RestartCount, nil)
 	}

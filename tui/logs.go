@@ -6,18 +6,20 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // LogSource fetches the last lines of a container's log, of its previous instance when previous
-// is set. main wires kube.Source's TailLog (the API server's pods/log, or the demo's logs), so the
-// dashboard itself never imports client-go. The lines are untrusted: the pane sanitises them.
+// is set; container is the name as the API server knows it (model.ContainerState.LogName). main
+// wires kube.Fleet's TailLog (the API server's pods/log, or the demo's logs), so the dashboard
+// itself never imports client-go. The log enters doomwatch there: the lines and the error's text
+// come sanitised, and the pane only clips them.
 type LogSource interface {
 	TailLog(ctx context.Context, context, namespace, pod, container string, previous bool, lines int) ([]string, error)
 }
@@ -36,6 +38,9 @@ type openLogsMsg struct {
 	// context is the pod's cluster with several contexts, else "".
 	context                   string
 	namespace, pod, container string
+	// logName is the container's name as the API server knows it, for the request alone
+	// (model.ContainerState.LogName); container is the name shown.
+	logName string
 	// init says the container is an init container (or a sidecar).
 	init     bool
 	previous bool
@@ -129,19 +134,26 @@ func (l *logsPane) describe() string {
 	return describePodNamed(l.target.context, l.target.namespace, l.target.pod)
 }
 
-// answer keeps the fetched lines, sanitised and bounded, and shows the end, where a crash is.
+// answer keeps the fetched lines (the source sanitised them), bounded, and shows the end, where
+// a crash is.
 func (l *logsPane) answer(m logsMsg) {
 	l.loading = false
 	if m.err != nil {
-		l.errLine = "cannot get the log: " + strings.Join(strings.Fields(sanitize.Text(m.err.Error())), " ")
+		l.errLine = "cannot get the log: " + strings.Join(strings.Fields(m.err.Error()), " ")
 		return
 	}
 	l.lines = make([]string, len(m.lines))
 	for i, s := range m.lines {
 		if len(s) > logLineMax {
-			s = s[:logLineMax]
+			// Cut at the start of a character: half of one is an invalid byte, and a C1 control
+			// to a terminal that reads 8-bit controls.
+			cut := logLineMax
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut]
 		}
-		l.lines[i] = sanitize.Text(s)
+		l.lines[i] = s
 	}
 	l.cur.setLen(len(l.lines))
 	l.cur.offset = max(0, len(l.lines)-l.cur.height)
@@ -234,26 +246,21 @@ func fetchLog(src LogSource, t openLogsMsg, seq int) tea.Cmd {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), logPaneTimeout)
 		defer cancel()
-		lines, err := src.TailLog(ctx, t.context, t.namespace, t.pod, t.container, t.previous, logPaneLines)
+		lines, err := src.TailLog(ctx, t.context, t.namespace, t.pod, t.logName, t.previous, logPaneLines)
 		return logsMsg{seq: seq, lines: lines, err: err}
 	}
 }
 
 // neverStarted reports whether the pod's container (or init container) named name has never
-// started, and its waiting reason: no instance running, none terminated, none before. The kubelet
-// has no log to serve then and says only "container %q in pod %q is waiting to start: image can't
-// be pulled" (or the waiting reason; kubernetes/kubernetes pkg/kubelet/kubelet_pods.go
-// validateContainerLogStatus). A container without a status yet has not started either.
+// started (model.ContainerState.NeverStarted: the kubelet has no log to serve), and its waiting
+// reason. A container the pod does not have, or without a status yet, has not started either.
 func neverStarted(p *model.Pod, name string, init bool) (waiting string, never bool) {
-	cs := p.ContainerStatus(name, init)
-	if cs == nil {
-		return "", true
-	}
-	if cs.State.Running != nil || cs.State.Terminated != nil || cs.LastTerminationState.Terminated != nil {
+	c, _ := p.State(name, init)
+	if !c.NeverStarted() {
 		return "", false
 	}
-	if cs.State.Waiting != nil {
-		waiting = sanitize.Text(cs.State.Waiting.Reason)
+	if c.State.Kind == model.StateWaiting {
+		waiting = c.State.Reason
 	}
 	return waiting, true
 }
@@ -275,8 +282,9 @@ func logsFor(p *model.Pod) (openLogsMsg, bool) {
 		}
 		name, init = c.Name, c.Init
 	}
-	msg := openLogsMsg{context: p.Context, namespace: p.Namespace, pod: p.Name, container: name, init: init,
-		previous: p.HasPrevious(name, init), key: p.ID()}
+	c, _ := p.State(name, init)
+	msg := openLogsMsg{context: p.Context, namespace: p.Namespace, pod: p.Name, container: name, logName: c.LogName(),
+		init: init, previous: c.HasPrevious(), key: p.ID()}
 	msg.waiting, msg.neverStarted = neverStarted(p, name, init)
 	return msg, true
 }

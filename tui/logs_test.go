@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -38,11 +39,11 @@ func (f *fakeLogs) TailLog(_ context.Context, _, ns, pod, container string, prev
 	return f.lines, nil
 }
 
-// crashLog is what the crashing api container wrote: app output, with an escape sequence that
-// must not reach the terminal.
+// crashLog is what the crashing api container wrote, as a LogSource hands it over: sanitised
+// (kube.Source.TailLog), the colour escape sequence the container wrote around "config" gone.
 var crashLog = []string{
 	"2026-01-15T10:09:09.812Z level=info msg=\"starting api\" version=v3",
-	"2026-01-15T10:09:09.900Z level=error msg=\"\x1b[31mconfig\x1b[0m: missing DATABASE_URL\"",
+	"2026-01-15T10:09:09.900Z level=error msg=\"config: missing DATABASE_URL\"",
 	"2026-01-15T10:09:09.901Z level=fatal msg=exiting",
 }
 
@@ -70,8 +71,8 @@ func run(d *dashboard, cmd tea.Cmd) {
 }
 
 // TestLogsKeyFetchesInACmd: `l` on a crash-looping pod asks for its deciding container's previous
-// instance, in a Cmd, never in Update; the pane then shows the lines sanitised, the last ones in
-// view; esc leaves it.
+// instance, in a Cmd, never in Update; the pane then shows the lines, the last ones in view; esc
+// leaves it.
 func TestLogsKeyFetchesInACmd(t *testing.T) {
 	src := &fakeLogs{lines: crashLog}
 	d := logsDashboard(t, 120, 30, src)
@@ -87,11 +88,7 @@ func TestLogsKeyFetchesInACmd(t *testing.T) {
 	if want := "shop/api-7d9f8b6c5-xk2lq/api -p --tail=100"; len(src.asked) != 1 || src.asked[0] != want {
 		t.Errorf("asked %v, want [%s]", src.asked, want)
 	}
-	raw := d.render()
-	if strings.Contains(raw, "\x1b[31m") {
-		t.Errorf("the log's escape sequence reached the terminal")
-	}
-	s := ansi.Strip(raw)
+	s := ansi.Strip(d.render())
 	for _, want := range []string{"missing DATABASE_URL", "level=fatal msg=exiting"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the pane lacks %q:\n%s", want, s)
@@ -120,6 +117,23 @@ func TestLogsErrorIsOneLine(t *testing.T) {
 	s := screen(d)
 	if n := strings.Count(s, "cannot get the log"); n != 1 || !strings.Contains(s, `cannot get resource "pods/log"`) {
 		t.Errorf("want the refusal on one line:\n%s", s)
+	}
+}
+
+// TestLogsLongLineEndsOnAWholeCharacter: a line longer than the pane keeps is cut where a
+// character starts: half of one would be an invalid byte, a C1 control to some terminals.
+func TestLogsLongLineEndsOnAWholeCharacter(t *testing.T) {
+	// "€" is three bytes, the first of them at logLineMax-1: a cut at logLineMax splits it.
+	long := strings.Repeat("a", logLineMax-1) + strings.Repeat("€", 10)
+	d := logsDashboard(t, 200, 30, &fakeLogs{lines: []string{long}})
+	d.pods.selectKey("shop/api-7d9f8b6c5-xk2lq")
+	run(d, press(d, "l"))
+	if len(d.logs.lines) != 1 {
+		t.Fatalf("lines %d, want 1", len(d.logs.lines))
+	}
+	if got := d.logs.lines[0]; got != strings.Repeat("a", logLineMax-1) || !utf8.ValidString(got) {
+		t.Errorf("the line was cut to %d bytes ending %q, want the %d bytes before the split character",
+			len(got), got[max(0, len(got)-4):], logLineMax-1)
 	}
 }
 

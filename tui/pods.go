@@ -6,11 +6,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	corev1 "k8s.io/api/core/v1"
 
-	"doomwatch/classify"
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // podTable is the virtualised pod list. It reads the model's pod view by position and formats only
@@ -165,64 +162,30 @@ var podColumns = []column[*podRow]{
 	{title: "REASON", min: reasonMin, keep: reasonKeep, priority: 4, cell: func(r *podRow, _ *common) string { return r.Verdict.Reason }},
 }
 
-// podRow is what a pod's cells are made of: the pod and what one printPod pass over its record
-// gives, kubectl's READY, STATUS and RESTARTS and the deciding container's states.
+// podRow is what a pod's cells are made of: the pod and its view (model.Pod.Columns and
+// model.Pod.Deciding), kubectl's READY, STATUS and RESTARTS and the deciding container's states.
 type podRow struct {
 	*model.Pod
 	ready, status, restarts string
 	state, lastState, exit  string
 }
 
-// newPodRow rebuilds p from its record for its kubectl columns. Only rows on screen are made (the
-// table is virtualised), so this runs at most a screenful of times per frame.
+// newPodRow reads p's view for its cells. Only rows on screen are made (the table is
+// virtualised), so this runs at most a screenful of times per frame.
 func newPodRow(p *model.Pod, c *common) podRow {
-	r := podRow{Pod: p}
-	if rec := p.Record(); rec != nil {
-		// READY and RESTARTS are built from numbers, STATUS may carry a container's reason, which
-		// is object text.
-		obj := c.scratch.Pod(rec)
-		ready, status, restarts := classify.Columns(obj, c.now)
-		r.ready, r.status, r.restarts = ready, sanitize.Text(status), restarts
-		if cs := decidingStatus(p, obj); cs != nil {
-			r.state = stateSummary(cs.State)
-			r.lastState = stateSummary(cs.LastTerminationState)
-			if t := cs.LastTerminationState.Terminated; t != nil {
-				r.exit = strconv.Itoa(int(t.ExitCode))
-			}
-			if t := cs.State.Terminated; t != nil {
-				r.exit = strconv.Itoa(int(t.ExitCode))
-			}
+	cols := p.Columns(c.now)
+	r := podRow{Pod: p, ready: cols.Ready, status: cols.Status, restarts: cols.Restarts}
+	if cs, ok := p.Deciding(); ok {
+		r.state, r.lastState = cs.State.Summary(), cs.LastState.Summary()
+		if code, ok := cs.LastState.Exit(); ok {
+			r.exit = strconv.Itoa(int(code))
+		}
+		if code, ok := cs.State.Exit(); ok {
+			r.exit = strconv.Itoa(int(code))
 		}
 	}
 	if p.Verdict.HasExitCode {
 		r.exit = strconv.Itoa(int(p.Verdict.ExitCode))
 	}
 	return r
-}
-
-// decidingStatus is the status of the container that decided the pod's verdict, or of the first
-// container when the pod itself decided; obj is the pod rebuilt from its record.
-func decidingStatus(p *model.Pod, obj *corev1.Pod) *corev1.ContainerStatus {
-	if name := p.Verdict.Container; name != "" {
-		if cs := model.ContainerStatusOf(obj, name, p.Verdict.Init); cs != nil {
-			return cs
-		}
-	}
-	if st := &obj.Status; len(st.ContainerStatuses) > 0 {
-		return &st.ContainerStatuses[0]
-	}
-	return nil
-}
-
-// stateSummary is a container state in a few words: "waiting CrashLoopBackOff".
-func stateSummary(s corev1.ContainerState) string {
-	switch {
-	case s.Waiting != nil:
-		return "waiting " + sanitize.Text(s.Waiting.Reason)
-	case s.Running != nil:
-		return "running"
-	case s.Terminated != nil:
-		return "terminated " + sanitize.Text(s.Terminated.Reason)
-	}
-	return ""
 }

@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // queryBar is the pod table's query and the `/` input that edits its text: the sort and the
@@ -161,7 +160,9 @@ func (b *queryBar) status(rows, total int) string {
 		s += " · context: " + q.Context
 	}
 	if q.Text != "" && !b.filtering {
-		s += " · filter: " + sanitize.Text(q.Text)
+		// The text is the user's own, from the input, whose sanitiser drops control characters
+		// (bubbles textinput).
+		s += " · filter: " + q.Text
 	}
 	if q != b.shown {
 		s += " · filtering…"

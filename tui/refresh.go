@@ -8,7 +8,6 @@ import (
 
 	"doomwatch/contract"
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // refreshAll re-reads the model's views after it changed (batch, tick) or the clock moved and
@@ -32,7 +31,7 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	}
 	if d.opts.Recording != nil {
 		note, failing := d.opts.Recording()
-		d.header.rec, d.header.recFailing = sanitize.Text(note), failing
+		d.header.rec, d.header.recFailing = note, failing
 	}
 	cmd := d.readPods()
 	d.header.Refresh(s)

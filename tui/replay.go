@@ -11,7 +11,6 @@ import (
 
 	"doomwatch/contract"
 	"doomwatch/model"
-	"doomwatch/sanitize"
 )
 
 // Player is a recording played back (doomwatch replay): the dashboard shows its time bar, hands
@@ -47,7 +46,8 @@ type Step struct {
 	Batch contract.Batch
 }
 
-// PlayStatus is a playback's state.
+// PlayStatus is a playback's state. Its text is shown as it is: the player sanitises it (the
+// contexts as the model does, the note where it is made).
 type PlayStatus struct {
 	// Of names what was recorded: the context or contexts ("demo" for the demo).
 	Of string
@@ -129,7 +129,7 @@ func (h *header) replayLine() string {
 	span := s.End.Sub(s.Start)
 	pos := s.At.Sub(s.Start)
 	at := s.At.UTC()
-	of, note := sanitize.Text(s.Of), sanitize.Text(s.Note)
+	of, note := s.Of, s.Note
 	rest := "  " + st.dim.Render(fmt.Sprintf("+%s of %s", shortDuration(pos), shortDuration(span))) +
 		"  " + state + fmt.Sprintf(" ×%g", s.Speed)
 	line := func(of, stamp string) string {
