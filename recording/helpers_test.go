@@ -117,9 +117,8 @@ func state(t testing.TB, f *model.Fleet, now time.Time) string {
 }
 
 // objects is the part of state that is the recorded objects themselves, which a seek from a
-// snapshot restores exactly: every pod's record, revision and verdict's kind... no: its record
-// and revision, its events, the counts of pods; not the evidence the live model gathered from
-// updates before the snapshot (Seek).
+// snapshot restores exactly: every pod's record and revision, its events, the counts of pods; not
+// the evidence the live model gathered from updates before the snapshot (replay.Seek).
 func objects(t testing.TB, f *model.Fleet) string {
 	t.Helper()
 	var buf bytes.Buffer
