@@ -63,7 +63,7 @@ func TestStartFailure(t *testing.T) {
 		name   string
 		t      *corev1.ContainerStateTerminated
 		ok     bool
-		kind   Kind
+		kind   Class
 		rule   Rule
 		reason string
 	}{
@@ -103,8 +103,8 @@ func TestStartFailure(t *testing.T) {
 			if !ok {
 				return
 			}
-			if v.Kind != tt.kind || v.Rule != tt.rule {
-				t.Errorf("verdict = %s/%s, want %s/%s", v.Kind, v.Rule, tt.kind, tt.rule)
+			if v.Class != tt.kind || v.Rule != tt.rule {
+				t.Errorf("verdict = %s/%s, want %s/%s", v.Class, v.Rule, tt.kind, tt.rule)
 			}
 			if !strings.Contains(v.Reason, tt.reason) {
 				t.Errorf("reason = %q, want it to contain %q", v.Reason, tt.reason)
@@ -274,7 +274,7 @@ func TestStatusInitWalkStops(t *testing.T) {
 }
 
 func TestNilPod(t *testing.T) {
-	if v := Pod(nil, testNow); !v.Kind.Valid() || v.Reason == "" {
+	if v := Pod(nil, testNow); !v.Class.Valid() || v.Reason == "" {
 		t.Errorf("Pod(nil) = %+v", v)
 	}
 	if Status(nil, time.Time{}) != "" || Ready(nil) != "" || Restarts(nil, time.Time{}) != "" {
@@ -295,7 +295,7 @@ func TestHealthyPodAllocatesNothing(t *testing.T) {
 }
 
 func TestKindAndRuleNames(t *testing.T) {
-	if Kind(99).Valid() || Kind(99).String() != "unknown" {
+	if Class(99).Valid() || Class(99).String() != "unknown" {
 		t.Error("out-of-range Kind")
 	}
 	if Rule(200).String() != "rule(200)" || RuleStartFailure128.String() != "start-failure-128" {

@@ -83,7 +83,7 @@ func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
 			// runc's cgroup and mount errors on a sick node carry the same errno texts in their
 			// paths. containerd reports a missing executable as StartError 128
 			// (kubernetes/kubernetes#120331), so Krane's literal "128 is transient" would hide it.
-			v.Kind, v.Rule = Doomed, RuleStartFailureConfig
+			v.Class, v.Rule = Doomed, RuleStartFailureConfig
 			if t.ExitCode != 128 {
 				v.Rule = RuleStartFailure // Krane pod.rb: ContainerCannotRun 126/127
 			}
@@ -98,11 +98,11 @@ func StartFailure(t *corev1.ContainerStateTerminated) (v Verdict, ok bool) {
 		// not found" (since moby/moby#42270 without checking it names the command) and into 126
 		// on "permission denied", so a runc cgroup ENOENT or EACCES, or the OCI runtime binary
 		// missing on the node, arrives as ContainerCannotRun 127 or 126.
-		v.Kind, v.Rule = Transient, RuleStartFailure128
+		v.Class, v.Rule = Transient, RuleStartFailure128
 		v.Reason = startReason("Failed to start on node, will retry", t.ExitCode, t.Message)
 	default:
 		// Krane pod.rb: any other ContainerCannotRun exit code is a configuration error.
-		v.Kind, v.Rule = Doomed, RuleStartFailure
+		v.Class, v.Rule = Doomed, RuleStartFailure
 		v.Reason = startReason("Failed to start", t.ExitCode, t.Message)
 	}
 	return v, true
@@ -132,7 +132,7 @@ func startReason(head string, code int32, msg string) string {
 // cs is nil while the kubelet has not reported the container yet.
 func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, init bool, now time.Time) Verdict {
 	if cs == nil {
-		return Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Waiting for the kubelet to start it"}
+		return Verdict{Class: Progressing, Rule: RuleStarting, Reason: "Waiting for the kubelet to start it"}
 	}
 	st := &cs.State
 	switch {
@@ -163,7 +163,7 @@ func judge(pod *corev1.Pod, spec *corev1.Container, cs *corev1.ContainerStatus, 
 		v.Source = FromLastState
 		return v
 	}
-	return Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Waiting to start"}
+	return Verdict{Class: Progressing, Rule: RuleStarting, Reason: "Waiting to start"}
 }
 
 // judgeWaiting returns the verdict for the waiting reasons that decide on their own; ok is false
@@ -183,7 +183,7 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 				return v, true
 			}
 		}
-		v.Kind, v.Rule = Doomed, RuleCrashLoop
+		v.Class, v.Rule = Doomed, RuleCrashLoop
 		if lt == nil {
 			v.Reason = "Crashing repeatedly"
 			return v, true
@@ -217,7 +217,7 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 		// limit is named, as the back-off that follows names it (pullBackOff).
 		o := pullError(w.Message)
 		if !pullDoom(&v, o, image(spec, cs)) {
-			v.Kind, v.Rule = Transient, RuleImagePull
+			v.Class, v.Rule = Transient, RuleImagePull
 			if o == pullRateLimit {
 				v.Reason = pullRateLimitHead + ", will retry: " + rateLimitText(w.Message)
 			} else {
@@ -232,7 +232,7 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 		pullBackOff(&v, image(spec, cs), trimBackOff(w.Message))
 	case reasonInvalidImageName, reasonErrImageNeverPull:
 		// kubelet pkg/kubelet/images/image_manager.go: neither is retried into success.
-		v.Kind, v.Rule = Doomed, RuleInvalidImage
+		v.Class, v.Rule = Doomed, RuleInvalidImage
 		if w.Reason == reasonInvalidImageName {
 			v.Reason = withDetail("Invalid image name", w.Message)
 		} else {
@@ -243,10 +243,10 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 		// "failed to sync %s cache", which clears (kubernetes/kubernetes#74755, #75260). Beyond
 		// Krane: the kubelet's other catch-up errors after a restart clear too (kubeletCatchUp).
 		if kubeletCatchUp(w.Message) {
-			v.Kind, v.Rule = Transient, RuleConfigCacheSync
+			v.Class, v.Rule = Transient, RuleConfigCacheSync
 			v.Reason = withDetail("Waiting for the kubelet to catch up", w.Message)
 		} else {
-			v.Kind, v.Rule = Doomed, RuleConfigError
+			v.Class, v.Rule = Doomed, RuleConfigError
 			v.Reason = withDetail("Failed to generate container configuration", w.Message)
 		}
 	case reasonCreateError, reasonRunError:
@@ -258,10 +258,10 @@ func judgeWaiting(spec *corev1.Container, cs *corev1.ContainerStatus) (Verdict, 
 			head = "Failed to run container"
 		}
 		if commandError(w.Message) {
-			v.Kind, v.Rule = Doomed, RuleCreateError
+			v.Class, v.Rule = Doomed, RuleCreateError
 			v.Reason = withDetail(head, w.Message)
 		} else {
-			v.Kind, v.Rule = Transient, RuleCreateErrorTransient
+			v.Class, v.Rule = Transient, RuleCreateErrorTransient
 			v.Reason = withDetail(head+", will retry", w.Message)
 		}
 	default:
@@ -275,15 +275,15 @@ func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
 	v := Verdict{Message: w.Message, Source: FromState}
 	switch w.Reason {
 	case reasonCreating:
-		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Creating container"
+		v.Class, v.Rule, v.Reason = Progressing, RuleStarting, "Creating container"
 	case reasonPodInitializing:
-		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Waiting for init containers"
+		v.Class, v.Rule, v.Reason = Progressing, RuleStarting, "Waiting for init containers"
 	case "":
-		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Waiting to start"
+		v.Class, v.Rule, v.Reason = Progressing, RuleStarting, "Waiting to start"
 	default:
 		// PreStartHookError, PostStartHookError, RegistryUnavailable, ...: the kubelet retries
 		// them, so they are trouble but not proof of doom.
-		v.Kind, v.Rule = Transient, RuleWaitingOther
+		v.Class, v.Rule = Transient, RuleWaitingOther
 		v.Reason = withDetail(oneLine(w.Reason), w.Message)
 	}
 	return v
@@ -298,7 +298,7 @@ func waitingFallback(w *corev1.ContainerStateWaiting) Verdict {
 // is false for a start failure that is not the node's (a missing executable).
 func startBackOff(lt *corev1.ContainerStateTerminated) (Verdict, bool) {
 	v, ok := StartFailure(lt)
-	if !ok || v.Kind != Transient {
+	if !ok || v.Class != Transient {
 		return Verdict{}, false
 	}
 	v.Source, v.Rule = FromState, RuleStartFailureBackOff
@@ -329,28 +329,28 @@ func judgeTerminated(pod *corev1.Pod, spec *corev1.Container, t *corev1.Containe
 			// restartPolicy Always restarts a container that exited 0 as well (kubelet
 			// pkg/kubelet/kuberuntime ShouldContainerBeRestarted); a service that keeps exiting
 			// 0 ends in CrashLoopBackOff. Not done, then: trouble until the next state decides.
-			v.Kind, v.Rule, v.Reason = Transient, RuleRestarting, "Exited with code 0, restarting"
+			v.Class, v.Rule, v.Reason = Transient, RuleRestarting, "Exited with code 0, restarting"
 			if inCrashLoop(restarts, t) {
-				v.Kind, v.Rule, v.Reason = Doomed, RuleCrashLoopRunning, "Exiting repeatedly (exit 0, "+restartsText(restarts)+"), restarting after the kubelet's back-off"
+				v.Class, v.Rule, v.Reason = Doomed, RuleCrashLoopRunning, "Exiting repeatedly (exit 0, "+restartsText(restarts)+"), restarting after the kubelet's back-off"
 			}
 			return v
 		}
-		v.Kind, v.Rule, v.Reason = Completed, RuleCompleted, "Completed"
+		v.Class, v.Rule, v.Reason = Completed, RuleCompleted, "Completed"
 		return v
 	}
 	head := "Exited with code " + strconv.Itoa(int(t.ExitCode))
 	if willRestart(pod, spec) && inCrashLoop(restarts, t) {
 		// Between a crash and the CrashLoopBackOff the kubelet writes next, the status shows the
 		// exited container; inside a crash loop that is the loop, not a first failure.
-		v.Kind, v.Rule = Doomed, RuleCrashLoopRunning
+		v.Class, v.Rule = Doomed, RuleCrashLoopRunning
 		head = "Crashing repeatedly (exit " + strconv.Itoa(int(t.ExitCode)) + ", " + restartsText(restarts) + "), restarting after the kubelet's back-off"
 	} else if willRestart(pod, spec) {
 		// The kubelet will restart it; the state that follows (running, or CrashLoopBackOff)
 		// decides. Until then it is trouble, not doom.
-		v.Kind, v.Rule = Transient, RuleRestarting
+		v.Class, v.Rule = Transient, RuleRestarting
 		head += ", restarting"
 	} else {
-		v.Kind, v.Rule = Doomed, RuleTerminatedError
+		v.Class, v.Rule = Doomed, RuleTerminatedError
 	}
 	if t.Reason != "" && t.Reason != "Error" {
 		head += ": " + oneLine(t.Reason)
@@ -397,10 +397,10 @@ func restartable(pod *corev1.Pod) bool {
 func pullDoom(v *Verdict, o pullOutcome, img string) bool {
 	switch o {
 	case pullNotFound:
-		v.Kind, v.Rule = Doomed, RuleImageNotFound
+		v.Class, v.Rule = Doomed, RuleImageNotFound
 		v.Reason = "Image not found: " + oneLine(img)
 	case pullAccessDenied:
-		v.Kind, v.Rule = Doomed, RuleImageAccessDenied
+		v.Class, v.Rule = Doomed, RuleImageAccessDenied
 		v.Reason = "Image pull access denied (no such repository, or no credentials): " + oneLine(img)
 	default:
 		return false
@@ -428,12 +428,12 @@ func pullBackOff(v *Verdict, img, prev string) {
 			return
 		}
 		if o == pullRateLimit {
-			v.Kind, v.Rule = Transient, RuleImagePullBackOff
+			v.Class, v.Rule = Transient, RuleImagePullBackOff
 			v.Reason = pullRateLimitHead + " (back-off): " + rateLimitText(err)
 			return
 		}
 	}
-	v.Kind, v.Rule = Transient, RuleImagePullBackOff
+	v.Class, v.Rule = Transient, RuleImagePullBackOff
 	v.Reason = withDetail("Back-off pulling image "+oneLine(img), prev)
 }
 
@@ -469,7 +469,7 @@ func crashLoopRunning(pod *corev1.Pod, spec *corev1.Container, cs *corev1.Contai
 	if started := cs.State.Running.StartedAt; started.IsZero() || now.Sub(started.Time) >= backOffReset {
 		return Verdict{}, false
 	}
-	v := Verdict{Kind: Doomed, Rule: RuleCrashLoopRunning, Source: FromLastState, Message: lt.Message,
+	v := Verdict{Class: Doomed, Rule: RuleCrashLoopRunning, Source: FromLastState, Message: lt.Message,
 		ExitCode: lt.ExitCode, HasExitCode: true}
 	head := "Crashing repeatedly (exit " + strconv.Itoa(int(lt.ExitCode))
 	if lt.Reason != "" && lt.Reason != "Error" && lt.Reason != "Completed" {
@@ -499,14 +499,14 @@ func restartsText(n int32) string {
 func judgeRunning(spec *corev1.Container, cs *corev1.ContainerStatus, init bool) Verdict {
 	v := Verdict{Source: FromState}
 	if init && !isSidecar(spec) {
-		v.Kind, v.Rule, v.Reason = Progressing, RuleStarting, "Initializing"
+		v.Class, v.Rule, v.Reason = Progressing, RuleStarting, "Initializing"
 		return v
 	}
 	if cs.Ready {
-		v.Kind, v.Rule = Healthy, RuleRunningReady
+		v.Class, v.Rule = Healthy, RuleRunningReady
 		return v
 	}
-	v.Kind, v.Rule = Progressing, RuleRunningNotReady
+	v.Class, v.Rule = Progressing, RuleRunningNotReady
 	switch {
 	case spec != nil && spec.StartupProbe != nil && cs.Started != nil && !*cs.Started:
 		v.Reason = "Startup probe " + probeText(spec.StartupProbe)

@@ -133,7 +133,7 @@ func podEvents(pod *corev1.Pod, v Verdict, events []Event) (Verdict, bool) {
 		return volumeVerdict(best, bestRank), true
 	}
 	if sandbox != nil {
-		return Verdict{Kind: Transient, Rule: RuleSandboxFailed, Source: FromEvents, Message: sandbox.Message,
+		return Verdict{Class: Transient, Rule: RuleSandboxFailed, Source: FromEvents, Message: sandbox.Message,
 			Reason: withDetail("Failed to create pod sandbox, will retry", sandboxError(sandbox.Message))}, true
 	}
 	return v, false
@@ -176,13 +176,13 @@ func volumeVerdict(e *Event, rank int) Verdict {
 	v := Verdict{Source: FromEvents, Message: e.Message}
 	switch rank {
 	case volumeMissing:
-		v.Kind, v.Rule = Doomed, RuleVolumeConfigMissing
+		v.Class, v.Rule = Doomed, RuleVolumeConfigMissing
 		v.Reason = withDetail("Volume source does not exist", msg)
 	case volumeMultiAttach:
-		v.Kind, v.Rule = Transient, RuleMultiAttach
+		v.Class, v.Rule = Transient, RuleMultiAttach
 		v.Reason = withDetail("Volume attached to another node, waiting for it to detach", msg)
 	default:
-		v.Kind, v.Rule = Transient, RuleVolumeNotReady
+		v.Class, v.Rule = Transient, RuleVolumeNotReady
 		v.Reason = withDetail("Volume not ready, will retry", msg)
 	}
 	return v

@@ -70,7 +70,7 @@ func TestPodEventsOnlyWhileStarting(t *testing.T) {
 	events := []Event{{Reason: "FailedCreatePodSandBox", Count: 1, First: t0, Last: t0,
 		Message: `Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "0a": plugin type="calico" failed (add): Unauthorized`}}
 	pod := &corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodPending}}
-	starting := Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Creating container"}
+	starting := Verdict{Class: Progressing, Rule: RuleStarting, Reason: "Creating container"}
 	v, ok := PodEvents(pod, starting, events)
 	if !ok || v.Rule != RuleSandboxFailed || v.Source != FromEvents || v.Container != "" ||
 		v.Reason != `Failed to create pod sandbox, will retry: rpc error: code = Unknown desc = failed to setup network for sandbox "0a": plugin type="calico" failed (add): Unauthorized` {
@@ -81,7 +81,7 @@ func TestPodEventsOnlyWhileStarting(t *testing.T) {
 		t.Errorf("no condition, an IP: %v %+v, want the verdict unchanged", ok, v)
 	}
 	pod.Status.PodIP = ""
-	crash := Verdict{Kind: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly"}
+	crash := Verdict{Class: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly"}
 	if v, ok := PodEvents(pod, crash, events); ok || v != crash {
 		t.Errorf("a crash loop: %v %+v, want the verdict unchanged", ok, v)
 	}

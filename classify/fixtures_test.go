@@ -127,9 +127,9 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("metadata.name %q does not match the file name", pod.Name)
 			}
 			v := fx.verdict()
-			t.Logf("%s %s %q", v.Kind, v.Rule, v.Reason)
-			if v.Kind.String() != w["kind"] {
-				t.Errorf("kind = %s, want %s (reason %q)", v.Kind, w["kind"], v.Reason)
+			t.Logf("%s %s %q", v.Class, v.Rule, v.Reason)
+			if v.Class.String() != w["kind"] {
+				t.Errorf("kind = %s, want %s (reason %q)", v.Class, w["kind"], v.Reason)
 			}
 			if v.Rule.String() != w["rule"] {
 				t.Errorf("rule = %s, want %s", v.Rule, w["rule"])
@@ -154,8 +154,8 @@ func TestFixtures(t *testing.T) {
 			if strings.ContainsAny(v.Reason, "\r\n") {
 				t.Errorf("reason is not one line: %q", v.Reason)
 			}
-			if v.Kind != Healthy && v.Kind != Completed && v.Reason == "" {
-				t.Errorf("%s verdict without a reason", v.Kind)
+			if v.Class != Healthy && v.Class != Completed && v.Reason == "" {
+				t.Errorf("%s verdict without a reason", v.Class)
 			}
 			if got := Status(pod, fx.now); got != w["status"] {
 				t.Errorf("Status = %q, want %q", got, w["status"])
@@ -178,8 +178,8 @@ func TestFixtures(t *testing.T) {
 					if cv.Name == v.Container && cv.Init == v.Init {
 						found = true
 						cv = fx.pullBackOff(cv)
-						if cv.Kind != v.Kind || cv.Reason != v.Reason {
-							t.Errorf("Containers[%s] = %s %q, Pod says %s %q", cv.Name, cv.Kind, cv.Reason, v.Kind, v.Reason)
+						if cv.Class != v.Class || cv.Reason != v.Reason {
+							t.Errorf("Containers[%s] = %s %q, Pod says %s %q", cv.Name, cv.Class, cv.Reason, v.Class, v.Reason)
 						}
 					}
 				}

@@ -43,13 +43,13 @@ func FuzzClassify(f *testing.F) {
 		mutate(pod, reason, msg, code, sel)
 
 		v := Pod(pod, testNow)
-		if !v.Kind.Valid() {
-			t.Fatalf("invalid kind %d", v.Kind)
+		if !v.Class.Valid() {
+			t.Fatalf("invalid kind %d", v.Class)
 		}
 		// Every verdict but healthy says why, completed included ("Completed" for exit 0,
 		// "Succeeded" for the pod's phase).
-		if v.Kind != Healthy && v.Reason == "" {
-			t.Fatalf("%s verdict (rule %s) without a reason", v.Kind, v.Rule)
+		if v.Class != Healthy && v.Reason == "" {
+			t.Fatalf("%s verdict (rule %s) without a reason", v.Class, v.Rule)
 		}
 		if strings.ContainsAny(v.Reason, "\r\n") {
 			t.Fatalf("reason is not one line: %q", v.Reason)
@@ -59,19 +59,19 @@ func FuzzClassify(f *testing.F) {
 			t.Fatalf("Containers returned %d verdicts", len(cvs))
 		}
 		terminalOverride := pod.Status.Phase == corev1.PodSucceeded ||
-			(pod.Status.Phase == corev1.PodFailed && v.Kind == Transient)
+			(pod.Status.Phase == corev1.PodFailed && v.Class == Transient)
 		for _, cv := range cvs {
-			if !cv.Kind.Valid() {
+			if !cv.Class.Valid() {
 				t.Fatalf("container %s: invalid kind", cv.Name)
 			}
-			if cv.Kind != Healthy && cv.Reason == "" {
-				t.Fatalf("container %s: %s verdict without a reason", cv.Name, cv.Kind)
+			if cv.Class != Healthy && cv.Reason == "" {
+				t.Fatalf("container %s: %s verdict without a reason", cv.Name, cv.Class)
 			}
 			if strings.ContainsAny(cv.Reason, "\r\n") {
 				t.Fatalf("container %s: reason is not one line: %q", cv.Name, cv.Reason)
 			}
 			if !terminalOverride && MoreSevere(cv.Verdict, v) {
-				t.Fatalf("pod verdict %s is less severe than container %s's %s", v.Kind, cv.Name, cv.Kind)
+				t.Fatalf("pod verdict %s is less severe than container %s's %s", v.Class, cv.Name, cv.Class)
 			}
 		}
 		checkPodAndContainers(t, pod, ContainerVerdict{Name: "prefix"})

@@ -60,11 +60,11 @@ func JobAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job) Verdict {
 		if c.Reason != "" {
 			head += " (" + oneLine(c.Reason) + ")"
 		}
-		out.Kind, out.Rule, out.Reason = Doomed, RuleJobFailed, withDetail(head, c.Message)
+		out.Class, out.Rule, out.Reason = Doomed, RuleJobFailed, withDetail(head, c.Message)
 		return out
 	}
 	if jobCondition(job, batchv1.JobComplete, batchv1.JobSuccessCriteriaMet) != nil {
-		out.Kind, out.Rule = Completed, RuleJobSucceeded
+		out.Class, out.Rule = Completed, RuleJobSucceeded
 		out.Reason = "Failed attempt; the Job succeeded"
 		return out
 	}
@@ -80,7 +80,7 @@ func JobAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job) Verdict {
 	}
 	if limit == math.MaxInt32 {
 		// backoffLimitPerIndex is set but not known here, or the limit was set to MaxInt32.
-		out.Kind, out.Rule = Transient, RuleJobRetrying
+		out.Class, out.Rule = Transient, RuleJobRetrying
 		out.Reason = withDetail("Job will retry (no Job-wide backoff limit)", v.Reason)
 		return out
 	}
@@ -104,14 +104,14 @@ func JobAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job) Verdict {
 	if atMost {
 		head += "at most "
 	}
-	out.Kind, out.Rule = Transient, RuleJobRetrying
+	out.Class, out.Rule = Transient, RuleJobRetrying
 	out.Reason = withDetail(head+strconv.Itoa(int(left))+" of "+strconv.Itoa(int(limit))+" retries left", v.Reason)
 	return out
 }
 
 // jobSpent returns out doomed because the Job has used its backoff limit.
 func jobSpent(out Verdict, limit int32, detail string) Verdict {
-	out.Kind, out.Rule = Doomed, RuleJobFailed
+	out.Class, out.Rule = Doomed, RuleJobFailed
 	out.Reason = withDetail("Job has used all "+strconv.Itoa(int(limit))+" retries", detail)
 	return out
 }
@@ -122,13 +122,13 @@ func indexAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job, out Verdict) Ver
 	perText := strconv.Itoa(int(per))
 	idx, hasIdx := podIntMeta(pod, batchv1.JobCompletionIndexAnnotation)
 	if hasIdx && job.Status.FailedIndexes != nil && inIndexList(*job.Status.FailedIndexes, idx) {
-		out.Kind, out.Rule = Doomed, RuleJobFailed
+		out.Class, out.Rule = Doomed, RuleJobFailed
 		out.Reason = withDetail("Job index "+strconv.Itoa(int(idx))+" failed (per-index limit "+perText+")", v.Reason)
 		return out
 	}
 	failures, hasCount := podIntMeta(pod, batchv1.JobIndexFailureCountAnnotation)
 	if !hasIdx || !hasCount {
-		out.Kind, out.Rule = Transient, RuleJobRetrying
+		out.Class, out.Rule = Transient, RuleJobRetrying
 		out.Reason = withDetail("Job retries each index up to "+perText+" times", v.Reason)
 		return out
 	}
@@ -136,11 +136,11 @@ func indexAttempt(pod *corev1.Pod, v Verdict, job *batchv1.Job, out Verdict) Ver
 	left := per - failures - 1
 	index := "Job index " + strconv.Itoa(int(idx))
 	if left < 0 {
-		out.Kind, out.Rule = Doomed, RuleJobFailed
+		out.Class, out.Rule = Doomed, RuleJobFailed
 		out.Reason = withDetail(index+" has used all "+perText+" retries", v.Reason)
 		return out
 	}
-	out.Kind, out.Rule = Transient, RuleJobRetrying
+	out.Class, out.Rule = Transient, RuleJobRetrying
 	out.Reason = withDetail(index+" has "+strconv.Itoa(int(left))+" of "+perText+" retries left", v.Reason)
 	return out
 }
@@ -202,7 +202,7 @@ func attemptFailed(v Verdict) bool {
 	case RuleTerminatedError, RulePodFailed, RuleCrashLoop, RuleRestarting, RuleStartFailure,
 		RuleStartFailureConfig, RuleStartFailure128, RuleCrashLoopRunning, RuleStartFailureBackOff,
 		RuleStartFailureRepeated:
-		return v.Kind == Doomed || v.Kind == Transient
+		return v.Class == Doomed || v.Class == Transient
 	}
 	return false
 }

@@ -13,8 +13,8 @@ func TestJobAttempt(t *testing.T) {
 	limit := func(n int32) *int32 { return &n }
 	failedPod := fixturePod(t, "job-failed-exit-1")
 	attempt := Pod(failedPod, testNow)
-	if attempt.Kind != Doomed {
-		t.Fatalf("fixture job-failed-exit-1 is %s on its own, want doomed", attempt.Kind)
+	if attempt.Class != Doomed {
+		t.Fatalf("fixture job-failed-exit-1 is %s on its own, want doomed", attempt.Class)
 	}
 	// Job condition messages: kubernetes pkg/controller/job/job_controller.go ("Job has reached
 	// the specified backoff limit", reason BackoffLimitExceeded; "Reached expected number of
@@ -34,7 +34,7 @@ func TestJobAttempt(t *testing.T) {
 		pod    *corev1.Pod
 		v      Verdict
 		job    *batchv1.Job
-		kind   Kind
+		kind   Class
 		rule   Rule
 		reason string
 	}{
@@ -49,15 +49,15 @@ func TestJobAttempt(t *testing.T) {
 			"Job failed (BackoffLimitExceeded): Job has reached the specified backoff limit"},
 		{"failure target", failedPod, attempt, job(limit(6), 1, targetCond), Doomed, RuleJobFailed, "Job failed (BackoffLimitExceeded)"},
 		{"job succeeded later", failedPod, attempt, job(limit(6), 2, completeCond), Completed, RuleJobSucceeded, "Failed attempt; the Job succeeded"},
-		{"healthy pod untouched", failedPod, Verdict{Kind: Healthy, Rule: RuleRunningReady}, job(limit(6), 7, failedCond), Healthy, RuleRunningReady, ""},
-		{"evicted pod untouched", failedPod, Verdict{Kind: Transient, Rule: RulePodEvicted, Reason: "Evicted, controller will replace it"},
+		{"healthy pod untouched", failedPod, Verdict{Class: Healthy, Rule: RuleRunningReady}, job(limit(6), 7, failedCond), Healthy, RuleRunningReady, ""},
+		{"evicted pod untouched", failedPod, Verdict{Class: Transient, Rule: RulePodEvicted, Reason: "Evicted, controller will replace it"},
 			job(limit(6), 7, failedCond), Transient, RulePodEvicted, "Evicted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := JobAttempt(tt.pod, tt.v, tt.job)
-			if got.Kind != tt.kind || got.Rule != tt.rule || !strings.Contains(got.Reason, tt.reason) {
-				t.Errorf("JobAttempt = %s/%s %q, want %s/%s containing %q", got.Kind, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
+			if got.Class != tt.kind || got.Rule != tt.rule || !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("JobAttempt = %s/%s %q, want %s/%s containing %q", got.Class, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
 			}
 		})
 	}
@@ -69,7 +69,7 @@ func TestJobAttempt(t *testing.T) {
 	onFailure := failedPod.DeepCopy()
 	onFailure.Spec.RestartPolicy = corev1.RestartPolicyOnFailure
 	onFailure.Status.ContainerStatuses[0].RestartCount = 4
-	crash := Verdict{Kind: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly (exit 1)"}
+	crash := Verdict{Class: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly (exit 1)"}
 	fresh := onFailure.DeepCopy()
 	fresh.Status.ContainerStatuses[0].RestartCount = 0
 	parallel := func(j *batchv1.Job, n int32) *batchv1.Job { j.Spec.Parallelism = &n; return j }
@@ -77,7 +77,7 @@ func TestJobAttempt(t *testing.T) {
 		name   string
 		pod    *corev1.Pod
 		job    *batchv1.Job
-		kind   Kind
+		kind   Class
 		rule   Rule
 		reason string
 	}{
@@ -93,8 +93,8 @@ func TestJobAttempt(t *testing.T) {
 	for _, tt := range onFailureTests {
 		t.Run("OnFailure/"+tt.name, func(t *testing.T) {
 			got := JobAttempt(tt.pod, crash, tt.job)
-			if got.Kind != tt.kind || got.Rule != tt.rule || !strings.HasPrefix(got.Reason, tt.reason) {
-				t.Errorf("JobAttempt = %s/%s %q, want %s/%s starting %q", got.Kind, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
+			if got.Class != tt.kind || got.Rule != tt.rule || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("JobAttempt = %s/%s %q, want %s/%s starting %q", got.Class, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
 			}
 		})
 	}
@@ -128,7 +128,7 @@ func TestJobAttemptPerIndex(t *testing.T) {
 		name   string
 		pod    *corev1.Pod
 		job    *batchv1.Job
-		kind   Kind
+		kind   Class
 		rule   Rule
 		reason string
 	}{
@@ -147,8 +147,8 @@ func TestJobAttemptPerIndex(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := JobAttempt(tt.pod, attempt, tt.job)
-			if got.Kind != tt.kind || got.Rule != tt.rule || !strings.HasPrefix(got.Reason, tt.reason) {
-				t.Errorf("JobAttempt = %s/%s %q, want %s/%s starting %q", got.Kind, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
+			if got.Class != tt.kind || got.Rule != tt.rule || !strings.HasPrefix(got.Reason, tt.reason) {
+				t.Errorf("JobAttempt = %s/%s %q, want %s/%s starting %q", got.Class, got.Rule, got.Reason, tt.kind, tt.rule, tt.reason)
 			}
 			if strings.Contains(got.Reason, "2147483") {
 				t.Errorf("reason %q prints a count derived from MaxInt32", got.Reason)

@@ -56,7 +56,7 @@ func NotNodeLocal(failedNodes, notSuspect, healthy, failing, total, min int) int
 // for a create error or a sandbox.
 func Escalate(v Verdict, nodes int) Verdict {
 	failure := v.Rule
-	v.Kind, v.Rule = Doomed, RuleEscalated
+	v.Class, v.Rule = Doomed, RuleEscalated
 	if failure == RuleStartFailure128 && v.HasExitCode {
 		v.Reason = "failed to start with exit " + strconv.Itoa(int(v.ExitCode)) + " on " + strconv.Itoa(nodes) + " nodes: not node-local"
 	} else {
@@ -90,7 +90,7 @@ func StartedAgain(c ContainerVerdict, seenAt, restarts int32) (ContainerVerdict,
 	if c.Rule != RuleStartFailureBackOff || restarts <= seenAt {
 		return c, false
 	}
-	c.Kind, c.Rule = Doomed, RuleStartFailureRepeated
+	c.Class, c.Rule = Doomed, RuleStartFailureRepeated
 	c.Reason = "Failed to start again after the kubelet's back-off" + strings.TrimPrefix(c.Reason, startBackOffHead)
 	return c, true
 }
@@ -104,7 +104,7 @@ func StillNotFound(c ContainerVerdict, first Verdict) (ContainerVerdict, bool) {
 	if c.Rule != RuleImagePullBackOff && c.Rule != RuleImagePull {
 		return c, false
 	}
-	c.Verdict = Verdict{Kind: Doomed, Rule: RuleStickyImageNotFound, Reason: first.Reason, Message: first.Message,
+	c.Verdict = Verdict{Class: Doomed, Rule: RuleStickyImageNotFound, Reason: first.Reason, Message: first.Message,
 		Source: FromState, Container: c.Name, Init: c.Init}
 	return c, true
 }
@@ -125,7 +125,7 @@ func PullBackOff(c ContainerVerdict, img, lastErr string) (ContainerVerdict, boo
 		return c, false
 	}
 	pullBackOff(&c.Verdict, img, reasonErrImagePull+": "+lastErr)
-	if c.Kind == Doomed {
+	if c.Class == Doomed {
 		c.Rule = RuleStickyImageNotFound
 	}
 	c.Message = lastErr

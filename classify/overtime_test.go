@@ -40,10 +40,10 @@ func TestStartedAgain(t *testing.T) {
 		t.Errorf("the same restart count: a repeat")
 	}
 	got, ok := StartedAgain(c, restarts-1, restarts)
-	if !ok || got.Kind != Doomed || got.Rule != RuleStartFailureRepeated ||
+	if !ok || got.Class != Doomed || got.Rule != RuleStartFailureRepeated ||
 		!strings.HasPrefix(got.Reason, "Failed to start again after the kubelet's back-off") ||
 		!strings.HasSuffix(got.Reason, strings.TrimPrefix(c.Reason, startBackOffHead)) {
-		t.Errorf("a higher restart count: %v %v %q (from %q)", got.Kind, got.Rule, got.Reason, c.Reason)
+		t.Errorf("a higher restart count: %v %v %q (from %q)", got.Class, got.Rule, got.Reason, c.Reason)
 	}
 	other := c
 	other.Rule = RuleStartFailure128
@@ -55,8 +55,8 @@ func TestStartedAgain(t *testing.T) {
 // TestStillNotFound: ImagePullBackOff after a pull that said "not found" keeps that reason, doomed.
 func TestStillNotFound(t *testing.T) {
 	first := containerOf(t, fixtureNamed(t, "errimagepull-not-found.yaml"), RuleImageNotFound)
-	got, ok := StillNotFound(ContainerVerdict{Verdict: Verdict{Kind: Transient, Rule: RuleImagePullBackOff, Container: first.Name}, Name: first.Name}, first.Verdict)
-	if !ok || got.Kind != Doomed || got.Rule != RuleStickyImageNotFound || got.Reason != first.Reason || got.Container != first.Name {
+	got, ok := StillNotFound(ContainerVerdict{Verdict: Verdict{Class: Transient, Rule: RuleImagePullBackOff, Container: first.Name}, Name: first.Name}, first.Verdict)
+	if !ok || got.Class != Doomed || got.Rule != RuleStickyImageNotFound || got.Reason != first.Reason || got.Container != first.Name {
 		t.Errorf("back-off after not found: %+v", got.Verdict)
 	}
 	if _, ok := StillNotFound(ContainerVerdict{Verdict: Verdict{Rule: RuleRunningReady}}, first.Verdict); ok {
@@ -67,11 +67,11 @@ func TestStillNotFound(t *testing.T) {
 // TestEscalate: the reason names the exit code of a runtime start failure, none for a create
 // error.
 func TestEscalate(t *testing.T) {
-	v := Verdict{Kind: Transient, Rule: RuleStartFailure128, ExitCode: 128, HasExitCode: true}
-	if got := Escalate(v, 3); got.Kind != Doomed || got.Rule != RuleEscalated || got.Reason != "failed to start with exit 128 on 3 nodes: not node-local" {
+	v := Verdict{Class: Transient, Rule: RuleStartFailure128, ExitCode: 128, HasExitCode: true}
+	if got := Escalate(v, 3); got.Class != Doomed || got.Rule != RuleEscalated || got.Reason != "failed to start with exit 128 on 3 nodes: not node-local" {
 		t.Errorf("exit 128: %+v", got)
 	}
-	v = Verdict{Kind: Transient, Rule: RuleCreateErrorTransient}
+	v = Verdict{Class: Transient, Rule: RuleCreateErrorTransient}
 	if got := Escalate(v, 2); got.Reason != "failed to start on 2 nodes: not node-local" {
 		t.Errorf("create error: %q", got.Reason)
 	}
@@ -111,7 +111,7 @@ func TestPullBackOff(t *testing.T) {
 		name      string
 		errFrom   string // the fixture whose ErrImagePull message is the last pull's error
 		img       string
-		kind      Kind
+		kind      Class
 		rule      Rule
 		reasonAs  string // the fixture whose status gives the same reason in one snapshot
 		reasonHas string
@@ -128,8 +128,8 @@ func TestPullBackOff(t *testing.T) {
 	for _, tt := range tests {
 		lastErr := waitingMessage(t, named(tt.errFrom))
 		got, ok := PullBackOff(bare, tt.img, lastErr)
-		if !ok || got.Kind != tt.kind || got.Rule != tt.rule || got.Message != lastErr || got.Name != bare.Name || got.Container != bare.Name {
-			t.Errorf("%s: %v %v %v (message %q, container %q)", tt.name, ok, got.Kind, got.Rule, got.Message, got.Container)
+		if !ok || got.Class != tt.kind || got.Rule != tt.rule || got.Message != lastErr || got.Name != bare.Name || got.Container != bare.Name {
+			t.Errorf("%s: %v %v %v (message %q, container %q)", tt.name, ok, got.Class, got.Rule, got.Message, got.Container)
 		}
 		same := named(tt.reasonAs)
 		if want := Pod(same.pod, same.now).Reason; got.Reason != want || !strings.Contains(got.Reason, tt.reasonHas) {

@@ -95,7 +95,7 @@ func podPrelude(pod *corev1.Pod) (pv Verdict, hasPod, podFirst, decided bool) {
 	switch {
 	case pod.Status.Phase == corev1.PodSucceeded:
 		return pv, hasPod, false, true
-	case pod.Status.Phase == corev1.PodFailed && pv.Kind == Transient:
+	case pod.Status.Phase == corev1.PodFailed && pv.Class == Transient:
 		// An evicted or preempted managed pod is replaced by its controller; its containers'
 		// final states (often ContainerStatusUnknown 137) say nothing about the rollout.
 		return pv, hasPod, false, true
@@ -141,7 +141,7 @@ func Pod(pod *corev1.Pod, now time.Time) Verdict {
 	for i := range pod.Spec.InitContainers {
 		c := &pod.Spec.InitContainers[i]
 		cs := statusFor(pod.Status.InitContainerStatuses, i, c.Name)
-		if s.found && s.best.Kind != Completed && runningReady(cs) && !mayHold(cs) && isSidecar(c) {
+		if s.found && s.best.Class != Completed && runningReady(cs) && !mayHold(cs) && isSidecar(c) {
 			continue // healthy never outranks what was found; skip building the verdict
 		}
 		v := judge(pod, c, cs, true, now)
@@ -151,7 +151,7 @@ func Pod(pod *corev1.Pod, now time.Time) Verdict {
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		cs := statusFor(pod.Status.ContainerStatuses, i, c.Name)
-		if s.found && runningReady(cs) && !mayHold(cs) && s.best.Kind != Completed {
+		if s.found && runningReady(cs) && !mayHold(cs) && s.best.Class != Completed {
 			continue
 		}
 		v := judge(pod, c, cs, false, now)
@@ -164,7 +164,7 @@ func Pod(pod *corev1.Pod, now time.Time) Verdict {
 	return s.best
 }
 
-var noPod = Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "No pod", Source: FromPod}
+var noPod = Verdict{Class: Progressing, Rule: RuleStarting, Reason: "No pod", Source: FromPod}
 
 // PodAndContainers judges every container once and returns both Pod's verdict and Containers'
 // verdicts appended to dst: the pair Pod and Containers return, at the cost of one judgement per
@@ -254,7 +254,7 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 	v := Verdict{Source: FromPod, Message: st.Message}
 	switch st.Phase {
 	case corev1.PodSucceeded:
-		v.Kind, v.Rule, v.Reason = Completed, RuleCompleted, "Succeeded"
+		v.Class, v.Rule, v.Reason = Completed, RuleCompleted, "Succeeded"
 		return v, true
 	case corev1.PodFailed:
 		// Krane TRANSIENT_FAILURE_REASONS: an evicted or preempted pod with a controller is
@@ -263,7 +263,7 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 		if managed(pod) {
 			switch {
 			case nodeRejected(st.Reason):
-				v.Kind, v.Rule = Transient, RulePodRejected
+				v.Class, v.Rule = Transient, RulePodRejected
 				v.Reason = withDetail("Rejected by node ("+oneLine(st.Reason)+"), controller will replace it", st.Message)
 				return v, true
 			case disrupted(pod):
@@ -271,12 +271,12 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 				if st.Reason != "" {
 					head = oneLine(st.Reason)
 				}
-				v.Kind, v.Rule = Transient, RulePodEvicted
+				v.Class, v.Rule = Transient, RulePodEvicted
 				v.Reason = withDetail(head+", controller will replace it", st.Message)
 				return v, true
 			}
 		}
-		v.Kind, v.Rule = Doomed, RulePodFailed
+		v.Class, v.Rule = Doomed, RulePodFailed
 		head := "Pod status: Failed"
 		if st.Reason != "" {
 			head += " (Reason: " + oneLine(st.Reason) + ")"
@@ -289,14 +289,14 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 		// pod that is terminating, which fits a deploy (the pod it deployed will not come back)
 		// but not a dashboard, where deleting a bare pod is an operator's deliberate act. kubectl
 		// prints Unknown for a NodeLost pod being deleted.
-		v.Kind, v.Rule, v.Reason = Progressing, RuleTerminating, "Terminating"
+		v.Class, v.Rule, v.Reason = Progressing, RuleTerminating, "Terminating"
 		if st.Reason == reasonNodeLost {
 			v.Reason = "Terminating (node lost)"
 		}
 		return v, true
 	}
 	if st.Phase == corev1.PodUnknown {
-		v.Kind, v.Rule = Transient, RulePodUnknown
+		v.Class, v.Rule = Transient, RulePodUnknown
 		v.Reason = withDetail("Pod status: Unknown (node not reporting)", st.Message)
 		return v, true
 	}
@@ -311,7 +311,7 @@ func podLevel(pod *corev1.Pod) (Verdict, bool) {
 			}
 			// Krane failed_schedule_reason: PodScheduled=False; the scheduler keeps retrying,
 			// so it is progressing, with the scheduler's message as the reason.
-			v.Kind, v.Rule, v.Message = Progressing, RuleUnschedulable, c.Message
+			v.Class, v.Rule, v.Message = Progressing, RuleUnschedulable, c.Message
 			switch c.Reason {
 			case reasonGated:
 				v.Reason = withDetail("Scheduling gated", c.Message)
@@ -343,12 +343,12 @@ func podReadiness(pod *corev1.Pod) (Verdict, bool) {
 	v := Verdict{Source: FromPod, Message: ready.Message}
 	for _, g := range pod.Spec.ReadinessGates {
 		if !conditionTrue(pod, g.ConditionType) {
-			v.Kind, v.Rule = Progressing, RuleReadinessGate
+			v.Class, v.Rule = Progressing, RuleReadinessGate
 			v.Reason = "Readiness gate " + oneLine(string(g.ConditionType)) + " not met"
 			return v, true
 		}
 	}
-	v.Kind, v.Rule = Transient, RulePodNotReady
+	v.Class, v.Rule = Transient, RulePodNotReady
 	v.Reason = withDetail("Pod not ready although its containers are (node not reporting?)", ready.Message)
 	return v, true
 }

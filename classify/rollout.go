@@ -105,7 +105,7 @@ func BarePodStatus(pod *corev1.Pod, v Verdict) (msg string, done bool, err error
 	switch {
 	case pod.DeletionTimestamp != nil && pod.Status.Phase != corev1.PodSucceeded:
 		return "", false, ErrBarePodDeleted
-	case v.Kind == Doomed:
+	case v.Class == Doomed:
 		return "", false, errors.New(v.Reason)
 	case pod.Status.Phase == corev1.PodSucceeded:
 		return "pod " + pod.Name + " succeeded", true, nil

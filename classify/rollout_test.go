@@ -182,8 +182,8 @@ func TestBarePodStatus(t *testing.T) {
 		}
 		return p
 	}
-	crash := Verdict{Kind: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly (exit 1)"}
-	starting := Verdict{Kind: Progressing, Rule: RuleStarting, Reason: "Creating container"}
+	crash := Verdict{Class: Doomed, Rule: RuleCrashLoop, Reason: "Crashing repeatedly (exit 1)"}
+	starting := Verdict{Class: Progressing, Rule: RuleStarting, Reason: "Creating container"}
 	for _, tc := range []struct {
 		name    string
 		pod     *corev1.Pod
@@ -192,11 +192,11 @@ func TestBarePodStatus(t *testing.T) {
 		done    bool
 		wantErr string
 	}{
-		{"succeeded", pod(corev1.PodSucceeded, false), Verdict{Kind: Completed}, "pod migrate succeeded", true, ""},
-		{"succeeded, then deleted", pod(corev1.PodSucceeded, true), Verdict{Kind: Completed}, "pod migrate succeeded", true, ""},
-		{"deleted while running", pod(corev1.PodRunning, true), Verdict{Kind: Progressing}, "", false, ErrBarePodDeleted.Error()},
+		{"succeeded", pod(corev1.PodSucceeded, false), Verdict{Class: Completed}, "pod migrate succeeded", true, ""},
+		{"succeeded, then deleted", pod(corev1.PodSucceeded, true), Verdict{Class: Completed}, "pod migrate succeeded", true, ""},
+		{"deleted while running", pod(corev1.PodRunning, true), Verdict{Class: Progressing}, "", false, ErrBarePodDeleted.Error()},
 		{"doomed", pod(corev1.PodRunning, false), crash, "", false, "Crashing repeatedly (exit 1)"},
-		{"running and ready", pod(corev1.PodRunning, false), Verdict{Kind: Healthy}, "a bare pod completes when it has succeeded; phase Running", false, ""},
+		{"running and ready", pod(corev1.PodRunning, false), Verdict{Class: Healthy}, "a bare pod completes when it has succeeded; phase Running", false, ""},
 		{"starting", pod(corev1.PodPending, false), starting, "a bare pod completes when it has succeeded; phase Pending: Creating container", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

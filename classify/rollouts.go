@@ -7,21 +7,21 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 )
 
-// RolloutKind is the class of a rollout's verdict, named as JSON, the tables and the gate print
+// RolloutClass is the class of a rollout's verdict, named as JSON, the tables and the gate print
 // it. It is the one rollout-verdict type: the model's rollouts and the gate's document carry it.
-type RolloutKind string
+type RolloutClass string
 
-// The kinds of rollout verdict.
+// The classes of rollout verdict.
 const (
-	RolloutProgressing RolloutKind = "progressing"
-	RolloutComplete    RolloutKind = "complete"
-	RolloutDoomed      RolloutKind = "doomed"
+	RolloutProgressing RolloutClass = "progressing"
+	RolloutComplete    RolloutClass = "complete"
+	RolloutDoomed      RolloutClass = "doomed"
 )
 
 // RolloutVerdict is the judgement of one rollout: a plain value, like a pod's Verdict. Reason is
 // one line; names in it are the API's, unsanitised.
 type RolloutVerdict struct {
-	Kind   RolloutKind
+	Class  RolloutClass
 	Reason string
 }
 
@@ -30,7 +30,7 @@ type RolloutVerdict struct {
 // controller replaces (evicted, rejected at admission) are left out by the caller.
 type NewPods struct {
 	Total, Doomed int
-	// Healthy counts the pods running and ready with nothing held against them (Kind Healthy).
+	// Healthy counts the pods running and ready with nothing held against them (class Healthy).
 	Healthy int
 	// Reasons are the doomed pods' distinct reasons, sorted.
 	Reasons []string

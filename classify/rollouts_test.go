@@ -28,7 +28,7 @@ func TestDeploymentVerdict(t *testing.T) {
 		d      *appsv1.Deployment
 		rs     *appsv1.ReplicaSet
 		pods   NewPods
-		want   RolloutKind
+		want   RolloutClass
 		reason string
 	}{
 		{"one pod, doomed (Krane)", deploy(1, 1, 1, 0), rs, NewPods{Total: 1, Doomed: 1, Reasons: crash}, RolloutDoomed, "1/1 new pods doomed: Crashing repeatedly (exit 1)"},
@@ -45,8 +45,8 @@ func TestDeploymentVerdict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := DeploymentVerdict(tc.d, tc.rs, tc.pods)
-			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.reason) {
-				t.Errorf("got %s %q, want %s containing %q", v.Kind, v.Reason, tc.want, tc.reason)
+			if v.Class != tc.want || !strings.Contains(v.Reason, tc.reason) {
+				t.Errorf("got %s %q, want %s containing %q", v.Class, v.Reason, tc.want, tc.reason)
 			}
 		})
 	}
@@ -60,21 +60,21 @@ func TestSetVerdicts(t *testing.T) {
 		Spec:   appsv1.StatefulSetSpec{Replicas: &one, UpdateStrategy: appsv1.StatefulSetUpdateStrategy{Type: appsv1.RollingUpdateStatefulSetStrategyType}},
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, UpdateRevision: "db-2", CurrentRevision: "db-1", ReadyReplicas: 2}}
 	doomed := NewPods{Total: 1, Doomed: 1, Reasons: []string{"Crashing repeatedly (exit 1)"}}
-	if v := StatefulSetVerdict(sts, doomed); v.Kind != RolloutDoomed {
-		t.Errorf("StatefulSet with a doomed update pod: %s %q", v.Kind, v.Reason)
+	if v := StatefulSetVerdict(sts, doomed); v.Class != RolloutDoomed {
+		t.Errorf("StatefulSet with a doomed update pod: %s %q", v.Class, v.Reason)
 	}
 	stale := sts.DeepCopy()
 	stale.Generation = 3
-	if v := StatefulSetVerdict(stale, doomed); v.Kind != RolloutProgressing {
-		t.Errorf("StatefulSet not observed: %s %q", v.Kind, v.Reason)
+	if v := StatefulSetVerdict(stale, doomed); v.Class != RolloutProgressing {
+		t.Errorf("StatefulSet not observed: %s %q", v.Class, v.Reason)
 	}
 	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "agent", Generation: 4, Annotations: map[string]string{appsv1.DeprecatedTemplateGeneration: "4"}},
 		Spec:   appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType}},
 		Status: appsv1.DaemonSetStatus{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 3, NumberAvailable: 3}}
-	if v := DaemonSetVerdict(ds, NewPods{Total: 3, Healthy: 3}); v.Kind != RolloutComplete {
-		t.Errorf("DaemonSet rolled out: %s %q", v.Kind, v.Reason)
+	if v := DaemonSetVerdict(ds, NewPods{Total: 3, Healthy: 3}); v.Class != RolloutComplete {
+		t.Errorf("DaemonSet rolled out: %s %q", v.Class, v.Reason)
 	}
-	if v := DaemonSetVerdict(ds, doomed); v.Kind != RolloutDoomed {
-		t.Errorf("DaemonSet with a doomed current pod: %s %q", v.Kind, v.Reason)
+	if v := DaemonSetVerdict(ds, doomed); v.Class != RolloutDoomed {
+		t.Errorf("DaemonSet with a doomed current pod: %s %q", v.Class, v.Reason)
 	}
 }

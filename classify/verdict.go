@@ -6,34 +6,34 @@ package classify
 
 import "strconv"
 
-// Kind is the class of a verdict.
-type Kind uint8
+// Class is the class of a verdict: the badge a pod or container shows.
+type Class uint8
 
-// The kinds of verdict. Their numeric order is not their severity; use Severity.
+// The classes of verdict. Their numeric order is not their severity; use Severity.
 const (
-	Healthy Kind = iota
+	Healthy Class = iota
 	Completed
 	Progressing
 	Transient
 	Doomed
 )
 
-var kindNames = [...]string{"healthy", "completed", "progressing", "transient", "doomed"}
+var classNames = [...]string{"healthy", "completed", "progressing", "transient", "doomed"}
 
 // String returns the lower-case name used in JSON and on badges ("doomed").
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+func (k Class) String() string {
+	if int(k) < len(classNames) {
+		return classNames[k]
 	}
 	return "unknown"
 }
 
 // Valid reports whether k is one of the five kinds.
-func (k Kind) Valid() bool { return k <= Doomed }
+func (k Class) Valid() bool { return k <= Doomed }
 
 // Severity orders kinds for "most severe wins": doomed > transient > progressing > healthy >
 // completed. Completed ranks lowest: a finished init container never outweighs a running one.
-func (k Kind) Severity() int {
+func (k Class) Severity() int {
 	switch k {
 	case Doomed:
 		return 4
@@ -145,8 +145,8 @@ func (r Rule) String() string {
 
 // Verdict is the judgement of one container or one pod. It is a plain value.
 type Verdict struct {
-	Kind Kind
-	Rule Rule
+	Class Class
+	Rule  Rule
 	// Reason is one human line, e.g. "Crashing repeatedly (exit 128): ContainerCannotRun: OCI ...".
 	// It is empty only for healthy and completed verdicts.
 	Reason string
@@ -184,4 +184,4 @@ func newContainerVerdict(name string, init bool, v Verdict) ContainerVerdict {
 
 // MoreSevere reports whether a outranks b. Ties keep the earlier verdict, so the first container
 // (in spec order, init containers first) that reached a severity names the pod's verdict.
-func MoreSevere(a, b Verdict) bool { return a.Kind.Severity() > b.Kind.Severity() }
+func MoreSevere(a, b Verdict) bool { return a.Class.Severity() > b.Class.Severity() }

@@ -43,7 +43,7 @@ func checkPodAndContainers(t *testing.T, pod *corev1.Pod, prefix ContainerVerdic
 }
 
 func TestContainerVerdictSetName(t *testing.T) {
-	cv := newContainerVerdict("app", true, Verdict{Kind: Doomed})
+	cv := newContainerVerdict("app", true, Verdict{Class: Doomed})
 	cv.SetName("web")
 	if cv.Name != "web" || cv.Container != "web" || !cv.Init || !cv.Verdict.Init {
 		t.Errorf("after SetName: %+v", cv)

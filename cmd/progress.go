@@ -22,7 +22,7 @@ type progress interface {
 // line when it changed, at most every plainEvery.
 type plainProgress struct {
 	w        io.Writer
-	verdicts map[string]classify.RolloutKind
+	verdicts map[string]classify.RolloutClass
 	lines    map[string]string
 	warned   map[string]bool
 	last     time.Time
@@ -33,7 +33,7 @@ const plainEvery = 5 * time.Second
 
 func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
 	if p.verdicts == nil {
-		p.verdicts, p.lines, p.warned = map[string]classify.RolloutKind{}, map[string]string{}, map[string]bool{}
+		p.verdicts, p.lines, p.warned = map[string]classify.RolloutClass{}, map[string]string{}, map[string]bool{}
 	}
 	stamp := now.UTC().Format("15:04:05")
 	due := now.Sub(p.last) >= plainEvery

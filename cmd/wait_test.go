@@ -57,7 +57,7 @@ func TestPlainProgress(t *testing.T) {
 	var buf bytes.Buffer
 	p := &plainProgress{w: &buf}
 	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
-	st := func(v classify.RolloutKind, ready int32, transient ...model.GateProblem) []model.GateStatus {
+	st := func(v classify.RolloutClass, ready int32, transient ...model.GateProblem) []model.GateStatus {
 		return []model.GateStatus{{
 			Target:    model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"},
 			Found:     true,

@@ -179,8 +179,8 @@ func TestSandboxFailuresMakeNodeSuspect(t *testing.T) {
 	})
 	w.read(func(m *model.Model, now time.Time) {
 		for _, p := range pods {
-			if v := m.Pod(e.ns + "/" + p.Name).Verdict; v.Kind != classify.Transient || v.Rule != classify.RuleSandboxFailed {
-				t.Errorf("%s = %s %s %q, want transient sandbox-failed", p.Name, v.Kind, v.Rule, v.Reason)
+			if v := m.Pod(e.ns + "/" + p.Name).Verdict; v.Class != classify.Transient || v.Rule != classify.RuleSandboxFailed {
+				t.Errorf("%s = %s %s %q, want transient sandbox-failed", p.Name, v.Class, v.Rule, v.Reason)
 			}
 		}
 		if n, _ := nodeOf(m, now, flaky); n.Failures128 != 0 || !strings.HasPrefix(n.Why, "3 of ") || !strings.Contains(n.Why, "that started here in the last 15m failed to start;") {

@@ -389,7 +389,7 @@ func TestRealNode(t *testing.T) {
 			fs := rec.frames[rc.name]
 			var log strings.Builder
 			for i, f := range fs {
-				fmt.Fprintf(&log, "%2d +%5.1fs %s [%s %s]\n", i, f.at.Seconds(), f.summary, f.verdict.Kind, f.verdict.Rule)
+				fmt.Fprintf(&log, "%2d +%5.1fs %s [%s %s]\n", i, f.at.Seconds(), f.summary, f.verdict.Class, f.verdict.Rule)
 			}
 			t.Logf("statuses the kubelet wrote:\n%s", log.String())
 			if dir := os.Getenv("DOOMWATCH_RECORD"); dir != "" {
@@ -503,7 +503,7 @@ func recordFrames(dir, name string, v NodeVersions, fs []frame) error {
 			return err
 		}
 		head := fmt.Sprintf("# Recorded from %s: %s, frame %d at +%.1fs (%s).\n# %s\n# classify: %s %s %q\n",
-			v, name, i, f.at.Seconds(), f.seen.UTC().Format(time.RFC3339Nano), strings.ReplaceAll(f.summary, "\n", "\n# "), f.verdict.Kind, f.verdict.Rule, f.verdict.Reason)
+			v, name, i, f.at.Seconds(), f.seen.UTC().Format(time.RFC3339Nano), strings.ReplaceAll(f.summary, "\n", "\n# "), f.verdict.Class, f.verdict.Rule, f.verdict.Reason)
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%02d.yaml", name, i)), append([]byte(head), b...), 0o644); err != nil {
 			return err
 		}

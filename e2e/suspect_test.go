@@ -79,8 +79,8 @@ func TestTwoFlakyNodesBothSuspect(t *testing.T) {
 	})
 	w.read(func(m *model.Model, now time.Time) {
 		for _, name := range failing {
-			if v := m.Pod(key(name)).Verdict; v.Kind != classify.Transient {
-				t.Errorf("%s = %s %q, want transient (a cgroup errno is node trouble)", name, v.Kind, v.Reason)
+			if v := m.Pod(key(name)).Verdict; v.Class != classify.Transient {
+				t.Errorf("%s = %s %q, want transient (a cgroup errno is node trouble)", name, v.Class, v.Reason)
 			}
 		}
 		for _, n := range []string{flakyA, flakyB} {

@@ -80,8 +80,8 @@ func TestNodeUnknownPodsLeaveHealthy(t *testing.T) {
 				t.Errorf("%s: %s %q, want node-not-ready starting %q", name, v.Rule, v.Reason, want)
 			}
 		}
-		if v := m.Pod(key("web-c")).Verdict; v.Kind != classify.Healthy {
-			t.Errorf("web-c on the calm node = %s %q, want healthy", v.Kind, v.Reason)
+		if v := m.Pod(key("web-c")).Verdict; v.Class != classify.Healthy {
+			t.Errorf("web-c on the calm node = %s %q, want healthy", v.Class, v.Reason)
 		}
 	})
 	snap := onceJSON(t, "--kubeconfig", adminKubeconfig(t), "-n", e.ns)
@@ -171,6 +171,6 @@ func TestJobWithRetriesLeftNotDoomed(t *testing.T) {
 			Message: "Job has reached the specified backoff limit", LastProbeTime: now, LastTransitionTime: now})
 	w.waitFor("the attempt of the failed Job to be doomed", waitTimeout, func(m *model.Model, _ time.Time) bool {
 		p := m.Pod(key)
-		return p != nil && p.Verdict.Kind == classify.Doomed && p.Verdict.Rule == classify.RuleJobFailed
+		return p != nil && p.Verdict.Class == classify.Doomed && p.Verdict.Rule == classify.RuleJobFailed
 	})
 }

@@ -131,7 +131,7 @@ func (w *watcher) describe() string {
 		h := m.Health()
 		fmt.Fprintf(&b, "health: synced=%v watchError=%q forbidden=%v podsSeen=%d\n", h.Synced, h.WatchError, h.Forbidden, h.PodsSeen)
 		for _, p := range m.View(model.Query{Sort: model.ByName}) {
-			fmt.Fprintf(&b, "pod %s node=%s verdict=%s reason=%q\n", p.Key, p.Node, p.Verdict.Kind, p.Verdict.Reason)
+			fmt.Fprintf(&b, "pod %s node=%s verdict=%s reason=%q\n", p.Key, p.Node, p.Verdict.Class, p.Verdict.Reason)
 		}
 		for _, n := range m.Nodes(now) {
 			fmt.Fprintf(&b, "node %s known=%v failures=%d failedPods=%d suspect=%v why=%q\n", n.Name, n.Known, n.Failures, n.FailedPods, n.Suspect, n.Why)
@@ -147,10 +147,10 @@ func (w *watcher) describe() string {
 
 func synced(m *model.Model) bool { return m.Health().Synced }
 
-func verdictIs(key string, k classify.Kind) func(*model.Model) bool {
+func verdictIs(key string, k classify.Class) func(*model.Model) bool {
 	return func(m *model.Model) bool {
 		p := m.Pod(key)
-		return p != nil && p.Verdict.Kind == k
+		return p != nil && p.Verdict.Class == k
 	}
 }
 

@@ -33,7 +33,7 @@ func TestOneBackOffAfterAStartFailureIsTransient(t *testing.T) {
 	m := New(DefaultConfig())
 	steps := []struct {
 		opt  podOpt
-		want classify.Kind
+		want classify.Class
 		rule classify.Rule
 	}{
 		{startFailing128Now(t0, 0), classify.Transient, classify.RuleStartFailure128},
@@ -44,8 +44,8 @@ func TestOneBackOffAfterAStartFailureIsTransient(t *testing.T) {
 		now := t0.Add(time.Duration(i) * 5 * time.Second)
 		apply(m, now, pod("shop", "web-1", onNode("node-3"), ownedBy("ReplicaSet", "web-1a"), s.opt))
 		p := m.Pod("shop/web-1")
-		if p.Verdict.Kind != s.want || p.Verdict.Rule != s.rule {
-			t.Errorf("step %d: %s %s (%s), want %s %s", i, p.Verdict.Kind, p.Verdict.Rule, p.Verdict.Reason, s.want, s.rule)
+		if p.Verdict.Class != s.want || p.Verdict.Rule != s.rule {
+			t.Errorf("step %d: %s %s (%s), want %s %s", i, p.Verdict.Class, p.Verdict.Rule, p.Verdict.Reason, s.want, s.rule)
 		}
 	}
 	if n := len(m.Failures(t0.Add(time.Minute))); n != 1 {
@@ -59,25 +59,25 @@ func TestOneBackOffAfterAStartFailureIsTransient(t *testing.T) {
 func TestStartFailureAgainAfterABackOffIsDoomed(t *testing.T) {
 	m := New(DefaultConfig())
 	apply(m, t0, pod("shop", "web-1", onNode("node-3"), backingOff128(t0, 1, "1s")))
-	if p := m.Pod("shop/web-1"); p.Verdict.Kind != classify.Transient {
-		t.Fatalf("first back-off: %s (%s), want transient", p.Verdict.Kind, p.Verdict.Reason)
+	if p := m.Pod("shop/web-1"); p.Verdict.Class != classify.Transient {
+		t.Fatalf("first back-off: %s (%s), want transient", p.Verdict.Class, p.Verdict.Reason)
 	}
 	apply(m, t0.Add(time.Second), pod("shop", "web-1", onNode("node-3"), backingOff128(t0.Add(time.Second), 1, "1s")))
-	if p := m.Pod("shop/web-1"); p.Verdict.Kind != classify.Transient {
-		t.Fatalf("the same back-off seen again: %s (%s), want transient", p.Verdict.Kind, p.Verdict.Reason)
+	if p := m.Pod("shop/web-1"); p.Verdict.Class != classify.Transient {
+		t.Fatalf("the same back-off seen again: %s (%s), want transient", p.Verdict.Class, p.Verdict.Reason)
 	}
 	apply(m, t0.Add(3*time.Second), pod("shop", "web-1", onNode("node-3"), backingOff128(t0.Add(3*time.Second), 2, "2s")))
 	p := m.Pod("shop/web-1")
-	if p.Verdict.Kind != classify.Doomed || p.Verdict.Rule != classify.RuleStartFailureRepeated {
-		t.Fatalf("second back-off: %s %s (%s), want doomed start-failure-repeated", p.Verdict.Kind, p.Verdict.Rule, p.Verdict.Reason)
+	if p.Verdict.Class != classify.Doomed || p.Verdict.Rule != classify.RuleStartFailureRepeated {
+		t.Fatalf("second back-off: %s %s (%s), want doomed start-failure-repeated", p.Verdict.Class, p.Verdict.Rule, p.Verdict.Reason)
 	}
 	if want := "Failed to start again after the kubelet's back-off (exit 128): " + runtimeMsg; p.Verdict.Reason != want {
 		t.Errorf("reason = %q, want %q", p.Verdict.Reason, want)
 	}
 	// A new pod under the same name starts without the memory.
 	apply(m, t0.Add(4*time.Second), pod("shop", "web-1", uid("other"), onNode("node-3"), backingOff128(t0.Add(4*time.Second), 3, "1s")))
-	if p := m.Pod("shop/web-1"); p.Verdict.Kind != classify.Transient {
-		t.Errorf("new pod: %s (%s), want transient", p.Verdict.Kind, p.Verdict.Reason)
+	if p := m.Pod("shop/web-1"); p.Verdict.Class != classify.Transient {
+		t.Errorf("new pod: %s (%s), want transient", p.Verdict.Class, p.Verdict.Reason)
 	}
 }
 
@@ -98,17 +98,17 @@ func TestCrashLoopHoldEndsWithTime(t *testing.T) {
 	m := New(DefaultConfig())
 	apply(m, t0.Add(5*time.Second), pod("search", "search-1", onNode("node-1"), runningAgain(t0)))
 	p := m.Pod("search/search-1")
-	if p.Verdict.Kind != classify.Doomed || p.Verdict.Rule != classify.RuleCrashLoopRunning {
-		t.Fatalf("running again: %s %s (%s), want doomed crash-loop-running", p.Verdict.Kind, p.Verdict.Rule, p.Verdict.Reason)
+	if p.Verdict.Class != classify.Doomed || p.Verdict.Rule != classify.RuleCrashLoopRunning {
+		t.Fatalf("running again: %s %s (%s), want doomed crash-loop-running", p.Verdict.Class, p.Verdict.Rule, p.Verdict.Reason)
 	}
 	v := m.Version()
 	m.Expire(t0.Add(9 * time.Minute))
-	if p.Verdict.Kind != classify.Doomed || m.Version() != v {
-		t.Errorf("at 9m up: %s, version %d → %d; want still doomed and no change", p.Verdict.Kind, v, m.Version())
+	if p.Verdict.Class != classify.Doomed || m.Version() != v {
+		t.Errorf("at 9m up: %s, version %d → %d; want still doomed and no change", p.Verdict.Class, v, m.Version())
 	}
 	m.Expire(t0.Add(10 * time.Minute))
-	if p.Verdict.Kind != classify.Healthy || m.Version() == v {
-		t.Errorf("at 10m up: %s (%s), version %d → %d; want healthy, changed", p.Verdict.Kind, p.Verdict.Reason, v, m.Version())
+	if p.Verdict.Class != classify.Healthy || m.Version() == v {
+		t.Errorf("at 10m up: %s (%s), version %d → %d; want healthy, changed", p.Verdict.Class, p.Verdict.Reason, v, m.Version())
 	}
 	if c := m.Counts(); c.Doomed != 0 || c.Healthy != 1 {
 		t.Errorf("counts after the hold = %+v", c)

@@ -37,8 +37,8 @@ func TestPodOnNotReadyNode(t *testing.T) {
 	p := pod("shop", "web-1", onNode("node-7"), ownedBy("ReplicaSet", "web-7d9f"), podReadyFalse())
 	apply(m, t0, p)
 	// Before the Node is known classify alone speaks: the pod is not healthy.
-	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Transient || v.Rule != classify.RulePodNotReady {
-		t.Fatalf("pod with Ready=False = %s/%s %q, want transient pod-not-ready", v.Kind, v.Rule, v.Reason)
+	if v := m.Pod("shop/web-1").Verdict; v.Class != classify.Transient || v.Rule != classify.RulePodNotReady {
+		t.Fatalf("pod with Ready=False = %s/%s %q, want transient pod-not-ready", v.Class, v.Rule, v.Reason)
 	}
 	m.Apply(&contract.Batch{Nodes: []*corev1.Node{unknownNode("node-7", t0.Add(-4*time.Minute))}}, t0)
 	v := m.Pod("shop/web-1").Verdict
@@ -60,14 +60,14 @@ func TestPodOnNotReadyNode(t *testing.T) {
 	}
 	ready := pod("shop", "web-1", onNode("node-7"), ownedBy("ReplicaSet", "web-7d9f"))
 	apply(m, t0.Add(5*time.Minute), ready)
-	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Healthy {
-		t.Errorf("pod Ready again = %s %q, want healthy", v.Kind, v.Reason)
+	if v := m.Pod("shop/web-1").Verdict; v.Class != classify.Healthy {
+		t.Errorf("pod Ready again = %s %q, want healthy", v.Class, v.Reason)
 	}
 	// A healthy pod on a NotReady node whose Ready condition the controller has not flipped yet
 	// stays healthy: the pod's own condition is the evidence.
 	m.Apply(&contract.Batch{Nodes: []*corev1.Node{unknownNode("node-7", t0)}}, t0.Add(6*time.Minute))
-	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Healthy {
-		t.Errorf("ready pod on a node just gone Unknown = %s, want healthy", v.Kind)
+	if v := m.Pod("shop/web-1").Verdict; v.Class != classify.Healthy {
+		t.Errorf("ready pod on a node just gone Unknown = %s, want healthy", v.Class)
 	}
 	// Deleting the node forgets its readiness.
 	m.Apply(&contract.Batch{Pods: records(p), Deletes: []contract.Ref{{Kind: contract.KindNode, Name: "node-7"}}}, t0.Add(7*time.Minute))
@@ -98,8 +98,8 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	m := New(DefaultConfig())
 	m.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 3)}, Pods: records(failedJobPod("migrate-a"))}, t0)
 	v := m.Pod("batch/migrate-a").Verdict
-	if v.Kind != classify.Transient || v.Rule != classify.RuleJobRetrying || !strings.HasPrefix(v.Reason, "Job has 3 of 6 retries left") {
-		t.Fatalf("failed attempt with retries left = %s/%s %q", v.Kind, v.Rule, v.Reason)
+	if v.Class != classify.Transient || v.Rule != classify.RuleJobRetrying || !strings.HasPrefix(v.Reason, "Job has 3 of 6 retries left") {
+		t.Fatalf("failed attempt with retries left = %s/%s %q", v.Class, v.Rule, v.Reason)
 	}
 	// The Job's Failed condition dooms its attempts, without any pod update. Condition reasons and
 	// messages: kubernetes/kubernetes pkg/controller/job/job_controller.go (BackoffLimitExceeded "Job
@@ -108,8 +108,8 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
 		Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}
 	m.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 7, failed)}}, t0.Add(time.Minute))
-	if v := m.Pod("batch/migrate-a").Verdict; v.Kind != classify.Doomed || v.Rule != classify.RuleJobFailed {
-		t.Errorf("attempt of a failed Job = %s/%s %q, want doomed job-failed", v.Kind, v.Rule, v.Reason)
+	if v := m.Pod("batch/migrate-a").Verdict; v.Class != classify.Doomed || v.Rule != classify.RuleJobFailed {
+		t.Errorf("attempt of a failed Job = %s/%s %q, want doomed job-failed", v.Class, v.Rule, v.Reason)
 	}
 	if c := m.Counts(); c.Doomed != 1 || c.Transient != 0 {
 		t.Errorf("counts = %+v after the Job failed", c)
@@ -119,16 +119,16 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	complete := batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue,
 		Reason: "CompletionsReached", Message: "Reached expected number of succeeded pods"}
 	m2.Apply(&contract.Batch{Pods: records(failedJobPod("migrate-b"))}, t0)
-	if v := m2.Pod("batch/migrate-b").Verdict; v.Kind != classify.Doomed {
-		t.Fatalf("attempt before its Job is known = %s, want classify's doomed", v.Kind)
+	if v := m2.Pod("batch/migrate-b").Verdict; v.Class != classify.Doomed {
+		t.Fatalf("attempt before its Job is known = %s, want classify's doomed", v.Class)
 	}
 	m2.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 2, complete)}}, t0)
-	if v := m2.Pod("batch/migrate-b").Verdict; v.Kind != classify.Completed || v.Rule != classify.RuleJobSucceeded {
-		t.Errorf("failed attempt of a Job that succeeded = %s/%s, want completed job-succeeded", v.Kind, v.Rule)
+	if v := m2.Pod("batch/migrate-b").Verdict; v.Class != classify.Completed || v.Rule != classify.RuleJobSucceeded {
+		t.Errorf("failed attempt of a Job that succeeded = %s/%s, want completed job-succeeded", v.Class, v.Rule)
 	}
 	// The Job is deleted: its pods fall back to classify's verdict.
 	m2.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindJob, Namespace: "batch", Name: "migrate"}}}, t0)
-	if v := m2.Pod("batch/migrate-b").Verdict; v.Kind != classify.Doomed {
-		t.Errorf("attempt after its Job was deleted = %s, want doomed", v.Kind)
+	if v := m2.Pod("batch/migrate-b").Verdict; v.Class != classify.Doomed {
+		t.Errorf("attempt after its Job was deleted = %s, want doomed", v.Class)
 	}
 }

@@ -204,9 +204,9 @@ func (m *Model) failingRevisions(w string) revisionHealth {
 		if s == nil {
 			h.total++
 			switch {
-			case p.Verdict.Kind == classify.Healthy:
+			case p.Verdict.Class == classify.Healthy:
 				h.healthy++
-			case failing(p.Verdict.Kind):
+			case failing(p.Verdict.Class):
 				h.failing++
 			}
 			continue

@@ -66,9 +66,9 @@ func TestPodEventsJudgeAPodStuckCreating(t *testing.T) {
 	mount := podEvent(p, "a", "FailedMount", secretMissingMsg+"\x1b[2J", 3, t0)
 	m.Apply(&contract.Batch{Events: []*corev1.Event{mount}}, t0)
 	v := m.Pod("shop/web-1").Verdict
-	if v.Kind != classify.Doomed || v.Rule != classify.RuleVolumeConfigMissing || v.Source != classify.FromEvents ||
+	if v.Class != classify.Doomed || v.Rule != classify.RuleVolumeConfigMissing || v.Source != classify.FromEvents ||
 		v.Reason != "Volume source does not exist: "+secretMissingMsg {
-		t.Errorf("with the FailedMount: %v %v %q, want doomed volume-config-missing", v.Kind, v.Rule, v.Reason)
+		t.Errorf("with the FailedMount: %v %v %q, want doomed volume-config-missing", v.Class, v.Rule, v.Reason)
 	}
 	evs := m.PodEvents("shop/web-1")
 	if len(evs) != 1 || evs[0].Message != secretMissingMsg || evs[0].Count != 3 || evs[0].Source != "kubelet, node-1" || !evs[0].Last.Equal(t0) {
@@ -158,8 +158,8 @@ func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 		t.Errorf("dominant message %q: the sandbox ID is not normalised", n1.DominantMessage)
 	}
 	for _, p := range pods {
-		if v := m.Pod(p.Namespace + "/" + p.Name).Verdict; v.Kind != classify.Transient || v.Rule != classify.RuleSandboxFailed {
-			t.Errorf("%s = %v %v %q, want transient sandbox-failed", p.Name, v.Kind, v.Rule, v.Reason)
+		if v := m.Pod(p.Namespace + "/" + p.Name).Verdict; v.Class != classify.Transient || v.Rule != classify.RuleSandboxFailed {
+			t.Errorf("%s = %v %v %q, want transient sandbox-failed", p.Name, v.Class, v.Rule, v.Reason)
 		}
 	}
 
@@ -202,14 +202,14 @@ func TestSandboxFailuresEscalate(t *testing.T) {
 		evs = append(evs, podEvent(p, "sandbox", "FailedCreatePodSandBox", sandboxMsg, 1, t0))
 	}
 	m.Apply(&contract.Batch{Events: evs[:2]}, t0)
-	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Transient {
-		t.Fatalf("on 2 nodes: %v %q, want transient", v.Kind, v.Reason)
+	if v := m.Pod("shop/web-1").Verdict; v.Class != classify.Transient {
+		t.Fatalf("on 2 nodes: %v %q, want transient", v.Class, v.Reason)
 	}
 	m.Apply(&contract.Batch{Events: evs[2:]}, t0)
 	for i := 1; i <= 3; i++ {
 		v := m.Pod(fmt.Sprintf("shop/web-%d", i)).Verdict
-		if v.Kind != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != "failed to start on 3 nodes: not node-local" {
-			t.Errorf("web-%d on 3 nodes: %v %v %q, want escalated", i, v.Kind, v.Rule, v.Reason)
+		if v.Class != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != "failed to start on 3 nodes: not node-local" {
+			t.Errorf("web-%d on 3 nodes: %v %v %q, want escalated", i, v.Class, v.Rule, v.Reason)
 		}
 	}
 }

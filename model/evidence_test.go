@@ -111,8 +111,8 @@ func TestStickyImageNotFound(t *testing.T) {
 	m := New(DefaultConfig())
 	apply(m, t0, pod("shop", "pay-1", image("registry.example/app:v9"), imageNotFound()))
 	p := m.Pod("shop/pay-1")
-	if p.Verdict.Kind != classify.Doomed || p.Verdict.Rule != classify.RuleImageNotFound {
-		t.Fatalf("ErrImagePull not found: verdict %v/%v", p.Verdict.Kind, p.Verdict.Rule)
+	if p.Verdict.Class != classify.Doomed || p.Verdict.Rule != classify.RuleImageNotFound {
+		t.Fatalf("ErrImagePull not found: verdict %v/%v", p.Verdict.Class, p.Verdict.Rule)
 	}
 	notFound := p.Verdict.Reason
 
@@ -126,8 +126,8 @@ func TestStickyImageNotFound(t *testing.T) {
 	for i, opt := range []podOpt{imageBackOff(), imageNotFound(), imageBackOff(), timeout} {
 		apply(m, t0.Add(time.Duration(i+1)*time.Second), pod("shop", "pay-1", image("registry.example/app:v9"), opt))
 		p = m.Pod("shop/pay-1")
-		if p.Verdict.Kind != classify.Doomed || p.Verdict.Reason != notFound || p.Verdict.Container != "app" {
-			t.Fatalf("step %d: verdict %v %q (container %q), want doomed %q", i, p.Verdict.Kind, p.Verdict.Reason, p.Verdict.Container, notFound)
+		if p.Verdict.Class != classify.Doomed || p.Verdict.Reason != notFound || p.Verdict.Container != "app" {
+			t.Fatalf("step %d: verdict %v %q (container %q), want doomed %q", i, p.Verdict.Class, p.Verdict.Reason, p.Verdict.Container, notFound)
 		}
 		if c := m.Counts(); c.Doomed != 1 || c.Transient != 0 {
 			t.Fatalf("step %d: counts %+v", i, c)
@@ -140,8 +140,8 @@ func TestStickyImageNotFound(t *testing.T) {
 	// Once the container runs (the image was pushed), the memory is gone.
 	apply(m, t0.Add(time.Minute), pod("shop", "pay-1", image("registry.example/app:v9")))
 	apply(m, t0.Add(2*time.Minute), pod("shop", "pay-1", image("registry.example/app:v9"), imageBackOff()))
-	if p = m.Pod("shop/pay-1"); p.Verdict.Kind != classify.Transient {
-		t.Fatalf("after running, ImagePullBackOff should be transient again; got %v %q", p.Verdict.Kind, p.Verdict.Reason)
+	if p = m.Pod("shop/pay-1"); p.Verdict.Class != classify.Transient {
+		t.Fatalf("after running, ImagePullBackOff should be transient again; got %v %q", p.Verdict.Class, p.Verdict.Reason)
 	}
 }
 
@@ -149,18 +149,18 @@ func TestStickyClearsOnImageChangeAndNeverAppliesWithoutNotFound(t *testing.T) {
 	m := New(DefaultConfig())
 	apply(m, t0, pod("shop", "pay-1", image("registry.example/app:v9"), imageNotFound()))
 	apply(m, t0.Add(time.Second), pod("shop", "pay-1", image("registry.example/app:v10"), imageBackOff()))
-	if p := m.Pod("shop/pay-1"); p.Verdict.Kind != classify.Transient {
-		t.Errorf("image changed: want transient, got %v", p.Verdict.Kind)
+	if p := m.Pod("shop/pay-1"); p.Verdict.Class != classify.Transient {
+		t.Errorf("image changed: want transient, got %v", p.Verdict.Class)
 	}
 	apply(m, t0, pod("shop", "pay-2", imageBackOff()))
-	if p := m.Pod("shop/pay-2"); p.Verdict.Kind != classify.Transient {
-		t.Errorf("ImagePullBackOff without a prior not found: want transient, got %v", p.Verdict.Kind)
+	if p := m.Pod("shop/pay-2"); p.Verdict.Class != classify.Transient {
+		t.Errorf("ImagePullBackOff without a prior not found: want transient, got %v", p.Verdict.Class)
 	}
 	// A new pod under the same name (new UID) does not inherit the memory.
 	apply(m, t0.Add(2*time.Second), pod("shop", "pay-1", uid("new"), image("registry.example/app:v9"), imageNotFound()))
 	apply(m, t0.Add(3*time.Second), pod("shop", "pay-1", uid("newer"), image("registry.example/app:v9"), imageBackOff()))
-	if p := m.Pod("shop/pay-1"); p.Verdict.Kind != classify.Transient {
-		t.Errorf("recreated pod inherited sticky doom: %v", p.Verdict.Kind)
+	if p := m.Pod("shop/pay-1"); p.Verdict.Class != classify.Transient {
+		t.Errorf("recreated pod inherited sticky doom: %v", p.Verdict.Class)
 	}
 }
 
@@ -176,8 +176,8 @@ func TestCrossNodeEscalation(t *testing.T) {
 		web("web-ok", "node-2"),
 		pod("shop", "other-1", onNode("node-4"), ownedBy("StatefulSet", "other"), startFailed128(t0.Add(-time.Minute), 1)))
 	for _, k := range []string{"shop/web-1", "shop/web-2", "shop/other-1"} {
-		if v := m.Pod(k).Verdict; v.Kind != classify.Transient {
-			t.Fatalf("%s on 2 nodes: want transient, got %v %q", k, v.Kind, v.Reason)
+		if v := m.Pod(k).Verdict; v.Class != classify.Transient {
+			t.Fatalf("%s on 2 nodes: want transient, got %v %q", k, v.Class, v.Reason)
 		}
 	}
 
@@ -186,15 +186,15 @@ func TestCrossNodeEscalation(t *testing.T) {
 	want := "failed to start with exit 128 on 3 nodes: not node-local"
 	for _, k := range []string{"shop/web-1", "shop/web-2", "shop/web-3"} {
 		v := m.Pod(k).Verdict
-		if v.Kind != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != want || v.Container != "app" {
-			t.Errorf("%s: got %v %v %q, want doomed %q", k, v.Kind, v.Rule, v.Reason, want)
+		if v.Class != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != want || v.Container != "app" {
+			t.Errorf("%s: got %v %v %q, want doomed %q", k, v.Class, v.Rule, v.Reason, want)
 		}
 	}
-	if v := m.Pod("shop/web-ok").Verdict; v.Kind != classify.Healthy {
-		t.Errorf("a running pod of the workload stays healthy, got %v", v.Kind)
+	if v := m.Pod("shop/web-ok").Verdict; v.Class != classify.Healthy {
+		t.Errorf("a running pod of the workload stays healthy, got %v", v.Class)
 	}
-	if v := m.Pod("shop/other-1").Verdict; v.Kind != classify.Transient {
-		t.Errorf("another workload stays transient, got %v", v.Kind)
+	if v := m.Pod("shop/other-1").Verdict; v.Class != classify.Transient {
+		t.Errorf("another workload stays transient, got %v", v.Class)
 	}
 	if c := m.Counts(); c.Doomed != 3 || c.Transient != 1 || c.Healthy != 1 {
 		t.Errorf("counts = %+v", c)
@@ -202,8 +202,8 @@ func TestCrossNodeEscalation(t *testing.T) {
 
 	// When the oldest failure leaves the window the workload is on 2 nodes again.
 	m.Expire(t0.Add(12*time.Minute + 30*time.Second))
-	if v := m.Pod("shop/web-2").Verdict; v.Kind != classify.Transient {
-		t.Errorf("after expiry: want transient, got %v %q", v.Kind, v.Reason)
+	if v := m.Pod("shop/web-2").Verdict; v.Class != classify.Transient {
+		t.Errorf("after expiry: want transient, got %v %q", v.Class, v.Reason)
 	}
 }
 
@@ -246,8 +246,8 @@ func TestLedgerIgnoresFailuresWithoutFinishedAt(t *testing.T) {
 				t.Fatalf("update %d: undated failure recorded: %+v", i, fs)
 			}
 		}
-		if p := m.Pod("shop/web-1"); p.Verdict.Kind != classify.Transient {
-			t.Errorf("the pod is still judged (transient exit 128); got %v", p.Verdict.Kind)
+		if p := m.Pod("shop/web-1"); p.Verdict.Class != classify.Transient {
+			t.Errorf("the pod is still judged (transient exit 128); got %v", p.Verdict.Class)
 		}
 	})
 
@@ -290,8 +290,8 @@ func TestStickyEndsWithoutSeeingTheContainerRun(t *testing.T) {
 			// A later pull fails again (imagePullPolicy Always, a restart): back-off alone says
 			// nothing about the image, so it is transient.
 			apply(m, t0.Add(time.Minute), pod("shop", "pay-1", img, imageBackOff()))
-			if v := m.Pod("shop/pay-1").Verdict; v.Kind != classify.Transient {
-				t.Errorf("after %s: ImagePullBackOff = %v %v %q, want transient", tc.name, v.Kind, v.Rule, v.Reason)
+			if v := m.Pod("shop/pay-1").Verdict; v.Class != classify.Transient {
+				t.Errorf("after %s: ImagePullBackOff = %v %v %q, want transient", tc.name, v.Class, v.Rule, v.Reason)
 			}
 		})
 	}
@@ -313,8 +313,8 @@ func TestStickyAccessDenied(t *testing.T) {
 	reason := p.Verdict.Reason
 	backOff := waiting("ImagePullBackOff", `Back-off pulling image "docker.io/appscode/kubed:v0.13.2"`) // as imageBackOff
 	apply(m, t0.Add(time.Second), pod("shop", "pay-1", img, backOff))
-	if v := m.Pod("shop/pay-1").Verdict; v.Kind != classify.Doomed || v.Rule != classify.RuleStickyImageNotFound || v.Reason != reason {
-		t.Errorf("back-off after access denied: %v %v %q, want doomed %q", v.Kind, v.Rule, v.Reason, reason)
+	if v := m.Pod("shop/pay-1").Verdict; v.Class != classify.Doomed || v.Rule != classify.RuleStickyImageNotFound || v.Reason != reason {
+		t.Errorf("back-off after access denied: %v %v %q, want doomed %q", v.Class, v.Rule, v.Reason, reason)
 	}
 }
 
@@ -338,8 +338,8 @@ func TestLedgerRecordsCreateErrors(t *testing.T) {
 		f.Node != "node-2" || f.Container != "app" || !strings.Contains(f.Message, "lstat /proc/<n>/ns/ipc") {
 		t.Errorf("failure = %+v", f)
 	}
-	if v := m.Pod("shop/web-1").Verdict; v.Kind != classify.Transient || v.Rule != classify.RuleCreateErrorTransient {
-		t.Errorf("verdict = %v %v", v.Kind, v.Rule)
+	if v := m.Pod("shop/web-1").Verdict; v.Class != classify.Transient || v.Rule != classify.RuleCreateErrorTransient {
+		t.Errorf("verdict = %v %v", v.Class, v.Rule)
 	}
 
 	// It leaves the state and comes back: a second failure, dated when it came back.
@@ -450,7 +450,7 @@ func TestCreateErrorsEscalate(t *testing.T) {
 	}
 	apply(m, t0, web("web-0", "node-1"), web("web-1", "node-2"), web("web-2", "node-3"))
 	v := m.Pod("shop/web-0").Verdict
-	if v.Kind != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != "failed to start on 3 nodes: not node-local" {
-		t.Errorf("got %v %v %q", v.Kind, v.Rule, v.Reason)
+	if v.Class != classify.Doomed || v.Rule != classify.RuleEscalated || v.Reason != "failed to start on 3 nodes: not node-local" {
+		t.Errorf("got %v %v %q", v.Class, v.Rule, v.Reason)
 	}
 }

@@ -329,7 +329,7 @@ type Spread struct {
 // ClusterVerdict is one cluster's verdict on a workload of a Spread.
 type ClusterVerdict struct {
 	Context string
-	Verdict classify.RolloutKind
+	Verdict classify.RolloutClass
 }
 
 // Spreads are the workloads that have a rollout in more than one cluster, the worst first
@@ -386,16 +386,16 @@ func (s Spread) Differs() bool {
 
 // String says a spread in one line: "shop/Deployment/payments: doomed in eu, ap; complete in us".
 func (s Spread) String() string {
-	var order []classify.RolloutKind
-	by := map[classify.RolloutKind][]string{}
+	var order []classify.RolloutClass
+	by := map[classify.RolloutClass][]string{}
 	for _, v := range s.Verdicts {
 		if _, ok := by[v.Verdict]; !ok {
 			order = append(order, v.Verdict)
 		}
 		by[v.Verdict] = append(by[v.Verdict], v.Context)
 	}
-	rank := map[classify.RolloutKind]int{classify.RolloutDoomed: 0, classify.RolloutProgressing: 1, classify.RolloutComplete: 2}
-	slices.SortStableFunc(order, func(a, b classify.RolloutKind) int { return rank[a] - rank[b] })
+	rank := map[classify.RolloutClass]int{classify.RolloutDoomed: 0, classify.RolloutProgressing: 1, classify.RolloutComplete: 2}
+	slices.SortStableFunc(order, func(a, b classify.RolloutClass) int { return rank[a] - rank[b] })
 	parts := make([]string, len(order))
 	for i, v := range order {
 		parts[i] = string(v) + " in " + strings.Join(by[v], ", ")

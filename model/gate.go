@@ -192,7 +192,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			if p := m.pods[k]; p != nil {
 				st.Found = true
 				m.gatePod(st, p)
-				if failing(p.Verdict.Kind) && p.Node != "" {
+				if failing(p.Verdict.Class) && p.Node != "" {
 					failingNodes[i] = map[string]struct{}{p.Node: {}}
 				}
 			}
@@ -224,11 +224,11 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			}
 			continue
 		}
-		st.Pods.add(p.Verdict.Kind, 1)
-		switch p.Verdict.Kind {
+		st.Pods.add(p.Verdict.Class, 1)
+		switch p.Verdict.Class {
 		case classify.Doomed, classify.Transient:
 			problems := gateProblems(p)
-			if p.Verdict.Kind == classify.Doomed {
+			if p.Verdict.Class == classify.Doomed {
 				st.Doomed = append(st.Doomed, problems...)
 			} else {
 				st.Transient = append(st.Transient, problems...)
@@ -239,7 +239,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 				}
 				failingNodes[mb.target][p.Node] = struct{}{}
 			}
-			if p.Verdict.Kind == classify.Transient {
+			if p.Verdict.Class == classify.Transient {
 				notePending(pending[mb.target], p.Verdict.Reason, p.Name+containerSuffix(p.Verdict.Container))
 			}
 		case classify.Progressing:
@@ -295,13 +295,13 @@ func notePending(m map[string]*GatePending, reason, example string) {
 	m[reason] = &GatePending{Reason: reason, Pods: 1, Example: example}
 }
 
-// gateProblems lists the failing pod's containers of its verdict's kind, or the pod itself when
+// gateProblems lists the failing pod's containers of its verdict's class, or the pod itself when
 // its own status decided (evicted, unschedulable, phase Failed).
 func gateProblems(p *Pod) []GateProblem {
 	var out []GateProblem
 	for i := range p.Containers {
 		c := &p.Containers[i]
-		if c.Kind != p.Verdict.Kind {
+		if c.Class != p.Verdict.Class {
 			continue
 		}
 		st, _ := p.State(c.Name, c.Init)
@@ -386,7 +386,7 @@ func (m *Model) gatePod(st *GateStatus, p *Pod) {
 			r.Ready, r.Available = 1, 1
 		}
 	}
-	st.Pods.add(p.Verdict.Kind, 1)
+	st.Pods.add(p.Verdict.Class, 1)
 	msg, done, err := classify.BarePodStatus(pod, p.Verdict)
 	switch {
 	case errors.Is(err, classify.ErrBarePodDeleted):
@@ -399,10 +399,10 @@ func (m *Model) gatePod(st *GateStatus, p *Pod) {
 		r.Verdict, r.Reason = classify.RolloutComplete, sanitize.Text(msg)
 	default:
 		r.Verdict, r.Reason = classify.RolloutProgressing, sanitize.Text(msg)
-		if p.Verdict.Kind == classify.Transient {
+		if p.Verdict.Class == classify.Transient {
 			st.Transient = gateProblems(p)
 		}
-		if p.Verdict.Kind != classify.Healthy {
+		if p.Verdict.Class != classify.Healthy {
 			st.Pending = []GatePending{{Reason: p.Verdict.Reason, Pods: 1, Example: p.Name + containerSuffix(p.Verdict.Container)}}
 		}
 	}

@@ -155,7 +155,7 @@ func TestGateBarePod(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		opts    []podOpt
-		verdict classify.RolloutKind
+		verdict classify.RolloutClass
 		reason  string
 	}{
 		{"running and ready", nil, classify.RolloutProgressing, "a bare pod completes when it has succeeded; phase Running"},

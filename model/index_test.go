@@ -91,11 +91,11 @@ func referenceView(m *Model, q Query) []string {
 		keep := true
 		switch q.Filter {
 		case Problems:
-			keep = failing(p.Verdict.Kind)
+			keep = failing(p.Verdict.Class)
 		case OnlyDoomed:
-			keep = p.Verdict.Kind == classify.Doomed
+			keep = p.Verdict.Class == classify.Doomed
 		case OnlyTransient:
-			keep = p.Verdict.Kind == classify.Transient
+			keep = p.Verdict.Class == classify.Transient
 		}
 		keep = keep && (q.Node == "" || p.Node == q.Node) && (q.Owner == "" || p.Owner != "" && p.workload == q.Owner)
 		for _, tok := range tokens {
@@ -109,7 +109,7 @@ func referenceView(m *Model, q Query) []string {
 	slices.SortFunc(ps, func(a, b *Pod) int {
 		return cmp.Or(strings.Compare(a.Namespace, b.Namespace), strings.Compare(a.Name, b.Name))
 	})
-	sev := func(p *Pod) int { return p.Verdict.Kind.Severity() }
+	sev := func(p *Pod) int { return p.Verdict.Class.Severity() }
 	switch q.Sort {
 	case BySeverity:
 		slices.SortStableFunc(ps, func(a, b *Pod) int { return cmp.Compare(sev(b), sev(a)) })

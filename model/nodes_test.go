@@ -577,8 +577,8 @@ func TestNoiseOfOneWorkloadIsClusterWide(t *testing.T) {
 	if got := suspects(m.Nodes(t0)); got != nil {
 		t.Errorf("suspect = %v, want none", got)
 	}
-	if v := m.Pod("shop/web-2-2").Verdict; v.Kind != classify.Transient || v.Rule != classify.RuleStartFailure128 {
-		t.Errorf("verdict = %s %v %q, want transient start-failure-128", v.Kind, v.Rule, v.Reason)
+	if v := m.Pod("shop/web-2-2").Verdict; v.Class != classify.Transient || v.Rule != classify.RuleStartFailure128 {
+		t.Errorf("verdict = %s %v %q, want transient start-failure-128", v.Class, v.Rule, v.Reason)
 	}
 }
 
@@ -608,7 +608,7 @@ func TestRevisionThatStartsNowhereIsEscalated(t *testing.T) {
 		t.Errorf("suspect = %v, want none", got)
 	}
 	if v := m.Pod("shop/web-1-1").Verdict; v.Rule != classify.RuleEscalated || !strings.Contains(v.Reason, "on 3 nodes: not node-local") {
-		t.Errorf("verdict = %s %v %q, want escalated on 3 nodes", v.Kind, v.Rule, v.Reason)
+		t.Errorf("verdict = %s %v %q, want escalated on 3 nodes", v.Class, v.Rule, v.Reason)
 	}
 }
 

@@ -130,7 +130,7 @@ func (m *Model) judge(p *Pod) {
 		if c.Rule == classify.RuleCrashLoopRunning {
 			m.hold(p, pod, c)
 		}
-		if c.Kind == classify.Transient && classify.Escalates(c.Rule) {
+		if c.Class == classify.Transient && classify.Escalates(c.Rule) {
 			starting = true
 			if escalated > 0 {
 				c.Verdict = classify.Escalate(c.Verdict, escalated)
@@ -168,13 +168,13 @@ func sanitizeVerdict(v *classify.Verdict) {
 // count adds a pod to the counts, its node's and its ReplicaSet's counts and the views; uncount
 // takes it out of the counts. Every change to a pod is an uncount, the change, then a count.
 func (m *Model) count(p *Pod) {
-	m.counts.add(p.Verdict.Kind, 1)
+	m.counts.add(p.Verdict.Class, 1)
 	m.countOwner(p, 1)
 	m.indexJobPod(p, 1)
 	if p.Node != "" {
 		n := m.node(p.Node)
 		n.pods++
-		if failing(p.Verdict.Kind) {
+		if failing(p.Verdict.Class) {
 			n.failing++
 		}
 		m.nodeView.counted[n.name] = struct{}{}
@@ -185,13 +185,13 @@ func (m *Model) count(p *Pod) {
 }
 
 func (m *Model) uncount(p *Pod) {
-	m.counts.add(p.Verdict.Kind, -1)
+	m.counts.add(p.Verdict.Class, -1)
 	m.countOwner(p, -1)
 	m.indexJobPod(p, -1)
 	if p.Node != "" {
 		if n := m.nodes[p.Node]; n != nil {
 			n.pods--
-			if failing(p.Verdict.Kind) {
+			if failing(p.Verdict.Class) {
 				n.failing--
 			}
 			m.nodeView.counted[n.name] = struct{}{}
@@ -202,9 +202,9 @@ func (m *Model) uncount(p *Pod) {
 	m.watch(p, -1)
 }
 
-func failing(k classify.Kind) bool { return k == classify.Transient || k == classify.Doomed }
+func failing(k classify.Class) bool { return k == classify.Transient || k == classify.Doomed }
 
-func (c *Counts) add(k classify.Kind, d int) {
+func (c *Counts) add(k classify.Class, d int) {
 	c.Pods += d
 	switch k {
 	case classify.Healthy:

@@ -63,8 +63,8 @@ func TestPullBackOffKeepsTheRateLimit(t *testing.T) {
 		apply(m, t0.Add(time.Duration(i)*10*time.Second), pod("shop", "cloud-1", img, s.opt))
 		p := m.Pod("shop/cloud-1")
 		v, c := p.Verdict, p.Containers[0]
-		if v.Kind != classify.Transient || v.Rule != s.rule || v.Container != "app" {
-			t.Errorf("%s: %v %v (container %q), want transient %v", s.name, v.Kind, v.Rule, v.Container, s.rule)
+		if v.Class != classify.Transient || v.Rule != s.rule || v.Container != "app" {
+			t.Errorf("%s: %v %v (container %q), want transient %v", s.name, v.Class, v.Rule, v.Container, s.rule)
 		}
 		if !strings.HasPrefix(v.Reason, rateLimitCause) || !strings.Contains(v.Reason, rateLimitWords) || c.Reason != v.Reason {
 			t.Errorf("%s: reason %q (container %q), want the rate limit", s.name, v.Reason, c.Reason)
@@ -80,12 +80,12 @@ func TestPullBackOffKeepsTheRateLimit(t *testing.T) {
 	// The pull succeeds: the memory goes with the pull states, and a later back-off (another
 	// image) says only what its status says.
 	apply(m, t0.Add(time.Minute), pod("shop", "cloud-1", img))
-	if p := m.Pod("shop/cloud-1"); p.Verdict.Kind != classify.Healthy || len(p.sticky) != 0 {
-		t.Fatalf("running: %v %q, %d memories; want healthy, none", p.Verdict.Kind, p.Verdict.Reason, len(p.sticky))
+	if p := m.Pod("shop/cloud-1"); p.Verdict.Class != classify.Healthy || len(p.sticky) != 0 {
+		t.Fatalf("running: %v %q, %d memories; want healthy, none", p.Verdict.Class, p.Verdict.Reason, len(p.sticky))
 	}
 	apply(m, t0.Add(2*time.Minute), pod("shop", "cloud-1", img, waiting("ImagePullBackOff", rateLimitBackOff)))
-	if v := m.Pod("shop/cloud-1").Verdict; v.Kind != classify.Transient || strings.Contains(v.Reason, rateLimitWords) {
-		t.Errorf("a back-off after the container ran: %v %q, want transient without the old error", v.Kind, v.Reason)
+	if v := m.Pod("shop/cloud-1").Verdict; v.Class != classify.Transient || strings.Contains(v.Reason, rateLimitWords) {
+		t.Errorf("a back-off after the container ran: %v %q, want transient without the old error", v.Class, v.Reason)
 	}
 }
 
@@ -106,15 +106,15 @@ func TestPullBackOffRateLimitFromEvents(t *testing.T) {
 			failedErr(p, "d", "ImagePullBackOff", 4, t0.Add(-time.Second))},
 	}, t0)
 	v := m.Pod("shop/cloud-1").Verdict
-	if v.Kind != classify.Transient || v.Rule != classify.RuleImagePullBackOff ||
+	if v.Class != classify.Transient || v.Rule != classify.RuleImagePullBackOff ||
 		!strings.HasPrefix(v.Reason, rateLimitCause+" (back-off): ") || !strings.Contains(v.Reason, rateLimitWords) {
-		t.Errorf("first seen in back-off: %v %v %q, want transient with the rate limit", v.Kind, v.Rule, v.Reason)
+		t.Errorf("first seen in back-off: %v %v %q, want transient with the rate limit", v.Class, v.Rule, v.Reason)
 	}
 
 	// The API deletes the event after its TTL: nothing says why any more.
 	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindEvent, Namespace: "shop", Name: pull.Name}}}, t0.Add(time.Hour))
-	if v := m.Pod("shop/cloud-1").Verdict; v.Kind != classify.Transient || v.Reason != "Back-off pulling image "+rateLimitImage {
-		t.Errorf("after the event's delete: %v %q, want the bare back-off", v.Kind, v.Reason)
+	if v := m.Pod("shop/cloud-1").Verdict; v.Class != classify.Transient || v.Reason != "Back-off pulling image "+rateLimitImage {
+		t.Errorf("after the event's delete: %v %q, want the bare back-off", v.Class, v.Reason)
 	}
 }
 
@@ -136,13 +136,13 @@ func TestPullBackOffNewestErrorWins(t *testing.T) {
 	m.Apply(&contract.Batch{Pods: records(backOff), Events: []*corev1.Event{failedPull(p, "a", rateLimitImage, notFound, 1, t0.Add(30*time.Second))}},
 		t0.Add(30*time.Second))
 	v := m.Pod("shop/cloud-1").Verdict
-	if v.Kind != classify.Doomed || v.Reason != "Image not found: "+rateLimitImage {
-		t.Errorf("the newer event says not found: %v %v %q, want doomed", v.Kind, v.Rule, v.Reason)
+	if v.Class != classify.Doomed || v.Reason != "Image not found: "+rateLimitImage {
+		t.Errorf("the newer event says not found: %v %v %q, want doomed", v.Class, v.Rule, v.Reason)
 	}
 	apply(m, t0.Add(time.Minute), pod("shop", "cloud-1", onNode("node-1"), image(rateLimitImage), waiting("ErrImagePull", rateLimitMsg)))
 	apply(m, t0.Add(70*time.Second), backOff)
-	if v := m.Pod("shop/cloud-1").Verdict; v.Kind != classify.Transient || !strings.Contains(v.Reason, rateLimitWords) {
-		t.Errorf("the newer status says the rate limit: %v %q, want transient", v.Kind, v.Reason)
+	if v := m.Pod("shop/cloud-1").Verdict; v.Class != classify.Transient || !strings.Contains(v.Reason, rateLimitWords) {
+		t.Errorf("the newer status says the rate limit: %v %q, want transient", v.Class, v.Reason)
 	}
 }
 
@@ -155,8 +155,8 @@ func TestPullBackOffNotFoundStaysDoomed(t *testing.T) {
 	m := New(DefaultConfig())
 	for i, opt := range []podOpt{imageNotFound(), imageBackOff(), imageNotFound(), imageBackOff()} {
 		apply(m, t0.Add(time.Duration(i)*10*time.Second), pod("shop", "pay-1", img, opt))
-		if v := m.Pod("shop/pay-1").Verdict; v.Kind != classify.Doomed || v.Reason != notFound {
-			t.Errorf("status step %d: %v %v %q, want doomed %q", i, v.Kind, v.Rule, v.Reason, notFound)
+		if v := m.Pod("shop/pay-1").Verdict; v.Class != classify.Doomed || v.Reason != notFound {
+			t.Errorf("status step %d: %v %v %q, want doomed %q", i, v.Class, v.Rule, v.Reason, notFound)
 		}
 	}
 
@@ -169,9 +169,9 @@ func TestPullBackOffNotFoundStaysDoomed(t *testing.T) {
 		failedErr(p, "b", "ImagePullBackOff", 2, t0.Add(-5*time.Second)),
 	}}, t0)
 	v := m.Pod("shop/pay-2").Verdict
-	if v.Kind != classify.Doomed || v.Rule != classify.RuleStickyImageNotFound || v.Reason != notFound || v.Message != notFoundErr {
+	if v.Class != classify.Doomed || v.Rule != classify.RuleStickyImageNotFound || v.Reason != notFound || v.Message != notFoundErr {
 		t.Errorf("first seen in back-off (%q) with the Failed event: %v %v %q (message %q), want doomed %q",
-			msg, v.Kind, v.Rule, v.Reason, v.Message, notFound)
+			msg, v.Class, v.Rule, v.Reason, v.Message, notFound)
 	}
 	if c := m.Counts(); c.Doomed != 1 || c.Transient != 0 {
 		t.Errorf("counts %+v", c)

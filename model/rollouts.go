@@ -229,13 +229,13 @@ func countIn[K comparable](counts map[K]*rsPods, k K, p *Pod, d int) {
 // add counts p (d = 1) or stops counting it (d = -1).
 func (s *rsPods) add(p *Pod, d int) {
 	s.total += d
-	if p.Verdict.Kind == classify.Healthy {
+	if p.Verdict.Class == classify.Healthy {
 		s.healthy += d
 	}
-	if failing(p.Verdict.Kind) {
+	if failing(p.Verdict.Class) {
 		s.failing += d
 	}
-	if p.Verdict.Kind == classify.Doomed {
+	if p.Verdict.Class == classify.Doomed {
 		s.doomed += d
 		if s.reasons == nil {
 			s.reasons = make(map[string]int)
@@ -366,6 +366,6 @@ func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
 // judged sets the rollout's verdict from classify's; the reason is sanitised (the pods' reasons
 // already are, the workload's name in kubectl's messages is not).
 func (r Rollout) judged(v classify.RolloutVerdict) Rollout {
-	r.Verdict, r.Reason = v.Kind, sanitize.Text(v.Reason)
+	r.Verdict, r.Reason = v.Class, sanitize.Text(v.Reason)
 	return r
 }

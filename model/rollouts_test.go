@@ -29,7 +29,7 @@ func TestRolloutVerdicts(t *testing.T) {
 	tests := []struct {
 		name    string
 		d       *appsv1.Deployment
-		verdict classify.RolloutKind
+		verdict classify.RolloutClass
 		reason  string
 	}{
 		{"complete", deployment("shop", "web", 3, "2"), classify.RolloutComplete,
@@ -254,7 +254,7 @@ func TestRolloutNotDoomedBeforeStatusIsCurrent(t *testing.T) {
 		name    string
 		deploy  func(*appsv1.Deployment)
 		rs      func(*appsv1.ReplicaSet)
-		verdict classify.RolloutKind
+		verdict classify.RolloutClass
 		reason  string
 	}{
 		{"current", nil, nil, classify.RolloutDoomed, "1/1 new pods doomed: Image not found: registry.example/app:v9"},

@@ -263,7 +263,7 @@ func TestFlakyNodesStandOutInASmallCluster(t *testing.T) {
 					t.Errorf("node-a's why = %q, want %q", a.Why, tc.why)
 				}
 				for _, p := range m.pods {
-					if p.Verdict.Kind == classify.Doomed {
+					if p.Verdict.Class == classify.Doomed {
 						t.Errorf("%s doomed (%s %q): the rollout's pods fail on flaky nodes only", p.Key, p.Verdict.Rule, p.Verdict.Reason)
 					}
 				}
@@ -454,7 +454,7 @@ func TestSuspectSweepSmall(t *testing.T) {
 								failed, started := plan.failedPerNode(), plan.startedPerNode()
 								got := score(named, isBad, failed, started)
 								for _, p := range m.pods {
-									if p.Verdict.Kind != classify.Doomed {
+									if p.Verdict.Class != classify.Doomed {
 										continue
 									}
 									if 2*bad > n {
@@ -541,14 +541,14 @@ func TestFirstFailuresOfARollout(t *testing.T) {
 	// The three failed pods, and three still creating.
 	apply(m, now, pods[0], pods[1], pods[2], creating[3], creating[4], creating[5])
 	for _, p := range m.pods {
-		if p.Verdict.Kind == classify.Doomed {
+		if p.Verdict.Class == classify.Doomed {
 			t.Errorf("%s doomed (%s %q) while the rollout's other pods are still creating", p.Key, p.Verdict.Rule, p.Verdict.Reason)
 		}
 	}
 	// They start: the revision runs, and the failures are where it ran.
 	apply(m, now.Add(10*time.Second), pods[3], pods[4], pods[5])
 	for _, p := range m.pods {
-		if p.Verdict.Kind == classify.Doomed {
+		if p.Verdict.Class == classify.Doomed {
 			t.Errorf("%s doomed (%s %q) once half the revision runs", p.Key, p.Verdict.Rule, p.Verdict.Reason)
 		}
 	}
@@ -563,11 +563,11 @@ func TestFirstFailuresOfARollout(t *testing.T) {
 	m.Apply(&contract.Batch{Nodes: ns, Deployments: ds, ReplicaSets: rss}, now)
 	pods, creating = bad.objects(now, false), bad.objects(now, true)
 	apply(m, now, pods[0], pods[1], pods[2], creating[3])
-	if v := m.Pod("shop/" + pods[0].Name).Verdict; v.Kind == classify.Doomed {
+	if v := m.Pod("shop/" + pods[0].Name).Verdict; v.Class == classify.Doomed {
 		t.Errorf("doomed (%q) before the revision's last pod tried", v.Reason)
 	}
 	apply(m, now.Add(5*time.Second), pods[3])
 	if v := m.Pod("shop/" + pods[0].Name).Verdict; v.Rule != classify.RuleEscalated || !strings.Contains(v.Reason, "on 4 nodes") {
-		t.Errorf("verdict = %s %s %q, want escalated on 4 nodes once every pod failed", v.Kind, v.Rule, v.Reason)
+		t.Errorf("verdict = %s %s %q, want escalated on 4 nodes once every pod failed", v.Class, v.Rule, v.Reason)
 	}
 }

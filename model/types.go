@@ -63,7 +63,7 @@ type Pod struct {
 	row      *row         // the pod's place in the views (view.go)
 }
 
-// Counts are pods per verdict kind.
+// Counts are pods per verdict class.
 type Counts struct {
 	Pods, Healthy, Progressing, Transient, Doomed, Completed int
 }
@@ -182,7 +182,7 @@ type Rollout struct {
 	// Context is the rollout's cluster in a fleet of more than one (Fleet.Rollouts), else "".
 	Context               string
 	Namespace, Kind, Name string
-	Verdict               classify.RolloutKind
+	Verdict               classify.RolloutClass
 	Desired, Updated      int32
 	Ready, Available      int32
 	// Reason says why: kubectl's rollout-status message, or the pods' doom reasons.

@@ -28,7 +28,7 @@ type row struct {
 	// created is the pod's creation time, newest first in ByAge.
 	createdSec  int64
 	createdNsec int32
-	kind        classify.Kind
+	kind        classify.Class
 	sev         int8
 	// pending is set until flush publishes the row; dead marks a pending row that was replaced
 	// before it was published. Both are written only before publication.
@@ -38,7 +38,7 @@ type row struct {
 func newRow(p *Pod) *row {
 	r := &row{pod: p, ns: p.Namespace, name: p.Name, node: p.Node, reason: p.Verdict.Reason, id: p.id,
 		createdSec: p.Created.Unix(), createdNsec: int32(p.Created.Nanosecond()),
-		kind: p.Verdict.Kind, sev: int8(p.Verdict.Kind.Severity()), pending: true}
+		kind: p.Verdict.Class, sev: int8(p.Verdict.Class.Severity()), pending: true}
 	if p.Owner != "" {
 		r.workload = p.workload
 	}
@@ -52,7 +52,7 @@ func (r *row) current(p *Pod) bool {
 		w = p.workload
 	}
 	return r.ns == p.Namespace && r.name == p.Name && r.node == p.Node && r.reason == p.Verdict.Reason &&
-		r.workload == w && r.kind == p.Verdict.Kind && r.createdSec == p.Created.Unix() &&
+		r.workload == w && r.kind == p.Verdict.Class && r.createdSec == p.Created.Unix() &&
 		r.createdNsec == int32(p.Created.Nanosecond())
 }
 

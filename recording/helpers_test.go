@@ -107,7 +107,7 @@ func state(t testing.TB, f *model.Fleet, now time.Time) string {
 		fmt.Fprintf(&buf, "cluster %s\n", c.Context)
 		pods := c.View(model.Query{Sort: model.ByName})
 		for _, p := range pods {
-			fmt.Fprintf(&buf, "pod %s %v record %s\nevents %+v\n", p.Key, p.Verdict.Kind, p.RecordDigest(), c.PodEvents(p.Key))
+			fmt.Fprintf(&buf, "pod %s %v record %s\nevents %+v\n", p.Key, p.Verdict.Class, p.RecordDigest(), c.PodEvents(p.Key))
 		}
 		for _, fl := range c.Failures(now) {
 			fmt.Fprintf(&buf, "failure %+v\n", fl)

@@ -43,8 +43,8 @@ func TestSnapshotSeekLoses(t *testing.T) {
 			switch {
 			case q == nil:
 				t.Errorf("+%s: pod %s is missing after the seek", off, p.Key)
-			case q.Verdict.Kind != p.Verdict.Kind || q.Verdict.Reason != p.Verdict.Reason:
-				t.Errorf("+%s: pod %s is %v (%s) after the seek, %v (%s) replayed exactly", off, p.Key, q.Verdict.Kind, q.Verdict.Reason, p.Verdict.Kind, p.Verdict.Reason)
+			case q.Verdict.Class != p.Verdict.Class || q.Verdict.Reason != p.Verdict.Reason:
+				t.Errorf("+%s: pod %s is %v (%s) after the seek, %v (%s) replayed exactly", off, p.Key, q.Verdict.Class, q.Verdict.Reason, p.Verdict.Class, p.Verdict.Reason)
 			}
 		}
 		if n, m := exact.Counts().Pods, sought.Counts().Pods; n != m {

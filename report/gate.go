@@ -13,7 +13,7 @@ type Verdict string
 
 // The gate's verdicts. A workload is complete, progressing, doomed, missing or unsupported; the
 // wait is complete, doomed, missing, unsupported or timeout. The first three are the rollout's
-// (classify.RolloutKind); the others are the gate's own.
+// (classify.RolloutClass); the others are the gate's own.
 const (
 	Complete    = Verdict(classify.RolloutComplete)
 	Progressing = Verdict(classify.RolloutProgressing)

@@ -384,14 +384,14 @@ func snapshotPod(p *model.Pod, now time.Time, states []model.ContainerState) (Sn
 		Status:   cols.Status,
 		Ready:    cols.Ready,
 		Restarts: cols.Restarts,
-		Verdict:  p.Verdict.Kind.String(),
+		Verdict:  p.Verdict.Class.String(),
 		Reason:   p.Verdict.Reason,
 	}
 	states = p.AppendStates(states[:0])
 	sp.Containers = make([]SnapshotContainer, 0, len(p.Containers))
 	for i := range p.Containers {
 		c := &p.Containers[i]
-		sc := SnapshotContainer{Name: c.Name, Init: c.Init, Verdict: c.Kind.String(), Reason: c.Reason}
+		sc := SnapshotContainer{Name: c.Name, Init: c.Init, Verdict: c.Class.String(), Reason: c.Reason}
 		if st := stateOf(states, i, c); st != nil && st.Reported {
 			sc.Ready, sc.RestartCount = st.Ready, st.RestartCount
 			sc.State = snapshotState(&st.State)

@@ -110,7 +110,7 @@ func acrossLines(spreads []SnapshotSpread) []string {
 		return out
 	}
 	var counts []string
-	for _, v := range []classify.RolloutKind{classify.RolloutDoomed, classify.RolloutProgressing, classify.RolloutComplete} {
+	for _, v := range []classify.RolloutClass{classify.RolloutDoomed, classify.RolloutProgressing, classify.RolloutComplete} {
 		if k := same[string(v)]; k > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", k, v))
 		}

@@ -1,6 +1,6 @@
 // Package tui is doomwatch's bubbletea v2 dashboard over the live model. It imports model/ (its
 // views, a pod's included: model.Pod.Columns for kubectl's READY/STATUS/RESTARTS, model.Pod.States
-// for its containers, all sanitised) and classify/ (verdict kinds for badges, verdict types for the
+// for its containers, all sanitised) and classify/ (verdict classes for badges, verdict types for the
 // detail pane), never client-go, and sanitises nothing itself.
 package tui
 

@@ -141,7 +141,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 			}
 		}
 	}
-	add(st.bold.Render("Verdict  ") + st.badgeFor(p.Verdict.Kind, badgeText(p.Verdict.Kind)) +
+	add(st.bold.Render("Verdict  ") + st.badgeFor(p.Verdict.Class, badgeText(p.Verdict.Class)) +
 		st.dim.Render(ruleSource(p.Verdict)))
 	wrapped(2, "reason:", p.Verdict.Reason)
 	// classify folds the runtime message into most reasons; show it again only when it is not.
@@ -217,7 +217,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 		v := p.ContainerVerdict(cs.Name, cs.Init)
 		head := "  " + st.bold.Render(cs.Name) + st.dim.Render(kind)
 		if v != nil {
-			head += "  " + st.badgeFor(v.Kind, badgeText(v.Kind))
+			head += "  " + st.badgeFor(v.Class, badgeText(v.Class))
 		}
 		add(head)
 		wrapped(4, "image:", cs.Image)

@@ -154,9 +154,9 @@ func (v *gateView) counts(c model.Counts) string {
 }
 
 // countKinds are the kinds BadgeCounts and the live view count, most severe last.
-var countKinds = [...]classify.Kind{classify.Healthy, classify.Completed, classify.Progressing, classify.Transient, classify.Doomed}
+var countKinds = [...]classify.Class{classify.Healthy, classify.Completed, classify.Progressing, classify.Transient, classify.Doomed}
 
-func countOf(c model.Counts, k classify.Kind) int {
+func countOf(c model.Counts, k classify.Class) int {
 	switch k {
 	case classify.Healthy:
 		return c.Healthy

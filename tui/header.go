@@ -85,7 +85,7 @@ func (h *header) setRollouts(rs []model.Rollout) {
 	if len(h.clusters) > 1 {
 		// The fleet's rollouts come cluster by cluster, each cluster's worst first: the line
 		// shows the fleet's worst first, whichever cluster they are in.
-		rank := map[classify.RolloutKind]int{classify.RolloutDoomed: 0, classify.RolloutProgressing: 1}
+		rank := map[classify.RolloutClass]int{classify.RolloutDoomed: 0, classify.RolloutProgressing: 1}
 		h.ranked = slices.Clone(rs)
 		slices.SortStableFunc(h.ranked, func(a, b model.Rollout) int {
 			ra, ok := rank[a.Verdict]
@@ -285,7 +285,7 @@ func (h *header) View() string {
 
 	c := h.counts
 	kinds := [...]struct {
-		k classify.Kind
+		k classify.Class
 		n int
 	}{{classify.Healthy, c.Healthy}, {classify.Progressing, c.Progressing},
 		{classify.Transient, c.Transient}, {classify.Doomed, c.Doomed}, {classify.Completed, c.Completed}}

@@ -100,7 +100,7 @@ func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
 		t.Fatalf("the dashboard should open on the top row, got %v at %d", top, d.pods.cur.sel)
 	}
 	// The top pod recovers: every container runs ready, so it sorts below the other problems.
-	topKey, topKind := top.Key, top.Verdict.Kind
+	topKey, topKind := top.Key, top.Verdict.Class
 	var b contract.Batch
 	p := fixturePod(t, topKey)
 	for i, cs := range p.Status.ContainerStatuses {
@@ -109,7 +109,7 @@ func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
 	p.Status.Conditions = readyConds(true)
 	b.Pods = appendPods(b.Pods, p)
 	d.Update(batchMsg{batch: b})
-	if d.m.Pod(topKey).Verdict.Kind == topKind {
+	if d.m.Pod(topKey).Verdict.Class == topKind {
 		t.Fatalf("the update did not change %s's verdict; the test proves nothing", topKey)
 	}
 	if got := d.pods.selected(); d.pods.cur.sel != 0 || got == nil || got.Key == topKey {
@@ -165,12 +165,12 @@ func TestVerdictFilterCycle(t *testing.T) {
 	d := newTestDashboard(t, 120, 30)
 	want := []struct {
 		name string
-		ok   func(classify.Kind) bool
+		ok   func(classify.Class) bool
 	}{
-		{"problems", func(k classify.Kind) bool { return k == classify.Transient || k == classify.Doomed }},
-		{"doomed", func(k classify.Kind) bool { return k == classify.Doomed }},
-		{"transient", func(k classify.Kind) bool { return k == classify.Transient }},
-		{"all", func(classify.Kind) bool { return true }},
+		{"problems", func(k classify.Class) bool { return k == classify.Transient || k == classify.Doomed }},
+		{"doomed", func(k classify.Class) bool { return k == classify.Doomed }},
+		{"transient", func(k classify.Class) bool { return k == classify.Transient }},
+		{"all", func(classify.Class) bool { return true }},
 	}
 	for _, w := range want {
 		press(d, "v")
@@ -181,8 +181,8 @@ func TestVerdictFilterCycle(t *testing.T) {
 			t.Errorf("%s: no rows", w.name)
 		}
 		for _, p := range rows(d) {
-			if !w.ok(p.Verdict.Kind) {
-				t.Errorf("%s: row %s is %s", w.name, p.Key, p.Verdict.Kind)
+			if !w.ok(p.Verdict.Class) {
+				t.Errorf("%s: row %s is %s", w.name, p.Key, p.Verdict.Class)
 			}
 		}
 	}
@@ -193,8 +193,8 @@ func TestVerdictFilterCycle(t *testing.T) {
 
 func TestSortCycle(t *testing.T) {
 	d := newTestDashboard(t, 120, 30)
-	if first := d.pods.rows.At(0); first.Verdict.Kind != classify.Doomed {
-		t.Errorf("severity sort starts with %s (%s)", first.Key, first.Verdict.Kind)
+	if first := d.pods.rows.At(0); first.Verdict.Class != classify.Doomed {
+		t.Errorf("severity sort starts with %s (%s)", first.Key, first.Verdict.Class)
 	}
 	press(d, "s")
 	if !strings.Contains(screen(d), "sort: name") || d.pods.rows.At(0).Key != "batch/report-29437-xq7zt" {

@@ -14,14 +14,14 @@ import (
 type styles struct {
 	title, dim, bold, warn, danger, ok lipgloss.Style
 	colHeader, selected, focusTitle    lipgloss.Style
-	badge                              [5]lipgloss.Style // indexed by classify.Kind
-	rollout                            map[classify.RolloutKind]lipgloss.Style
+	badge                              [5]lipgloss.Style // indexed by classify.Class
+	rollout                            map[classify.RolloutClass]lipgloss.Style
 	// badges holds rendered badges: a frame draws the same few (kind, text) pairs on every row.
 	badges map[badgeKey]string
 }
 
 type badgeKey struct {
-	k    classify.Kind
+	k    classify.Class
 	text string
 }
 
@@ -64,7 +64,7 @@ func newStyles(noColor bool) *styles {
 	s.badge[classify.Progressing] = fg(colBlue)
 	s.badge[classify.Transient] = fg(colAmber)
 	s.badge[classify.Doomed] = fg(colRed).Bold(true)
-	s.rollout = map[classify.RolloutKind]lipgloss.Style{
+	s.rollout = map[classify.RolloutClass]lipgloss.Style{
 		classify.RolloutComplete:    s.badge[classify.Healthy],
 		classify.RolloutProgressing: s.badge[classify.Progressing],
 		classify.RolloutDoomed:      s.badge[classify.Doomed],
@@ -72,11 +72,11 @@ func newStyles(noColor bool) *styles {
 	return s
 }
 
-// badgeIcons are the glyphs of the five verdict kinds, indexed by classify.Kind.
+// badgeIcons are the glyphs of the five verdict classes, indexed by classify.Class.
 var badgeIcons = [5]string{"●", "✓", "◐", "▲", "✖"}
 
 // badgeText is the colourless badge, "✖ doomed": readable with NO_COLOR.
-func badgeText(k classify.Kind) string {
+func badgeText(k classify.Class) string {
 	if !k.Valid() {
 		return "? " + k.String()
 	}
@@ -84,7 +84,7 @@ func badgeText(k classify.Kind) string {
 }
 
 // badge renders a verdict badge in its colour.
-func (s *styles) badgeFor(k classify.Kind, text string) string {
+func (s *styles) badgeFor(k classify.Class, text string) string {
 	if !k.Valid() {
 		return text
 	}
@@ -101,7 +101,7 @@ func (s *styles) badgeFor(k classify.Kind, text string) string {
 }
 
 // rolloutIcon maps a rollout verdict onto the badge glyph of the pod kind it resembles.
-func rolloutIcon(v classify.RolloutKind) string {
+func rolloutIcon(v classify.RolloutClass) string {
 	switch v {
 	case classify.RolloutComplete:
 		return badgeIcons[classify.Healthy]

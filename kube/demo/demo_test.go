@@ -315,8 +315,8 @@ func TestStartFailureBackOffIsTransient(t *testing.T) {
 			}
 			if p.Verdict.Rule == classify.RuleStartFailureBackOff {
 				seen++
-				if p.Verdict.Kind != classify.Transient {
-					t.Errorf("at %s: pod %s in the back-off is %s, want transient", at, p.Key, p.Verdict.Kind)
+				if p.Verdict.Class != classify.Transient {
+					t.Errorf("at %s: pod %s in the back-off is %s, want transient", at, p.Key, p.Verdict.Class)
 				}
 			}
 		}
@@ -535,9 +535,9 @@ func TestVerdictsDoNotFlap(t *testing.T) {
 				continue
 			}
 			key := "pod " + p.Key + " " + p.UID
-			doomed := p.Verdict.Kind == classify.Doomed
+			doomed := p.Verdict.Class == classify.Doomed
 			if since, was := doomedAt[key]; was && !doomed {
-				t.Errorf("at %s: %s went back to %s (doomed since %s): %s", at, key, p.Verdict.Kind, since, p.Verdict.Reason)
+				t.Errorf("at %s: %s went back to %s (doomed since %s): %s", at, key, p.Verdict.Class, since, p.Verdict.Reason)
 			} else if doomed && !was {
 				doomedAt[key] = at
 			}

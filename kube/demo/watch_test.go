@@ -142,7 +142,7 @@ func TestLiveAtHighSpeed(t *testing.T) {
 	lastRun := fmt.Sprintf("ledger-export-%d-", Epoch.Add(58*time.Minute).Unix()/60)
 	m := model.New(model.DefaultConfig())
 	node3Suspect := false
-	var verdicts map[string]classify.RolloutKind
+	var verdicts map[string]classify.RolloutClass
 	for {
 		select {
 		case <-ctx.Done():
@@ -160,7 +160,7 @@ func TestLiveAtHighSpeed(t *testing.T) {
 				}
 				node3Suspect = node3Suspect || n.Suspect
 			}
-			verdicts = map[string]classify.RolloutKind{}
+			verdicts = map[string]classify.RolloutClass{}
 			for _, r := range m.Rollouts() {
 				verdicts[r.Namespace+"/"+r.Name] = r.Verdict
 			}
