@@ -6,6 +6,33 @@ import (
 	"time"
 )
 
+// Failure is one start failure in the ledger, recorded once: a transient exit 128
+// (RuleStartFailure128, containerd and cri-dockerd), a transient CreateContainerError /
+// RunContainerError (RuleCreateErrorTransient, how CRI-O reports the same runtime trouble), or a
+// pod sandbox the runtime failed to create (a FailedCreatePodSandBox event, events.go).
+type Failure struct {
+	PodUID    string
+	Pod       string // namespace/name
+	Container string // "" for a sandbox failure, which is the pod's
+	Node      string // the node's name
+	// NodeUID is the UID of the Node object the pod ran on when the failure was recorded, so a
+	// node deleted and registered again under the same name does not inherit it. It is "" when
+	// the model knows no Node object of that name (nodes forbidden by RBAC): the name stands in.
+	NodeUID      string
+	Workload     string // namespace/Owner, or the pod key for an unmanaged pod
+	RestartCount int32
+	// At is the time the window measures: when doomwatch saw the failure happen (the batch's now)
+	// for a pod it already knew, or, for a failure already present when the pod was first seen,
+	// its FinishedAt no later than the moment it was seen (see recordFailures).
+	At time.Time
+	// FinishedAt is the runtime's finishedAt, part of the failure's identity; zero for a create
+	// error, which has none (it is identified by the moment doomwatch first saw it, At).
+	FinishedAt time.Time
+	ExitCode   int32  // 128; 0 for a create error or a sandbox failure, which have no exit code
+	Reason     string // ContainerCannotRun, StartError, CreateContainerError, RunContainerError or FailedCreatePodSandBox
+	Message    string // normalised: IDs, hashes and numbers replaced, so equal causes compare equal
+}
+
 // ledger is the start failure ledger: every transient start failure (classify's
 // RuleStartFailure128 and RuleCreateErrorTransient) seen within the window, recorded once, oldest
 // first by Failure.At.

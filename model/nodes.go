@@ -13,6 +13,48 @@ import (
 	"doomwatch/classify"
 )
 
+// Node is one node's evidence: its start failures, events and suspect call. A node is identified
+// by its UID: a node deleted and registered again under the same name is another Node, with the
+// same Name.
+type Node struct {
+	Name string
+	// Context is the node's cluster in a fleet of more than one (Fleet.Nodes), else "".
+	Context string
+	// UID is the Node object's UID, "" when none is known (nodes forbidden by RBAC).
+	UID      string
+	Known    bool // a Node object was seen (false when nodes are forbidden or the node is gone)
+	Ready    bool
+	Cordoned bool
+	// Pods on the node and how many of them are transient or doomed.
+	Pods, FailingPods int
+	// Failures is the number of transient start failures here within the window, Failures128 how
+	// many of them were exit 128 (the rest are create errors), FailedPods the distinct pods they
+	// hit and Workloads the distinct workloads.
+	Failures, Failures128, FailedPods, Workloads int
+	First, Last                                  time.Time
+	DominantMessage                              string
+	// Histogram counts failures per bucket over the window, oldest first (HistogramBuckets long).
+	Histogram []int
+	// Suspect: the node stands out from the others (classify/suspect.go). A node that is gone never is.
+	Suspect bool
+	// Why explains a suspect node and how the call was made: "6 of 6 pods that started here in
+	// the last 15m failed with exit 128; 3 of 53 elsewhere" (whySentence).
+	Why string
+	// Conditions are the node's conditions in NodeConditionTypes' order: Ready, MemoryPressure,
+	// DiskPressure, PIDPressure, NetworkUnavailable (Status "Unknown" when not reported or the
+	// node is not known).
+	Conditions [len(NodeConditionTypes)]NodeCondition
+	// Info is what the node's kubelet reports of itself: kubelet, runtime and kernel versions, OS
+	// image (nodeattrs.go).
+	Info NodeInfo
+	// Zone, Region, InstanceType and Pool are read from the well-known topology and instance-type
+	// labels and the managed services' node-pool labels (nodeattrs.go); "" when not set.
+	Zone, Region, InstanceType, Pool string
+}
+
+// HistogramBuckets is the number of time buckets in Node.Histogram.
+const HistogramBuckets = 15
+
 // nodeState is what the model keeps per node name between batches: the current Node object's
 // state (its UID identifies it) and attributes (nodeattrs.go), and the pod counts, maintained
 // incrementally as pods change. Pods name their node, not its UID, so the counts belong to

@@ -9,6 +9,37 @@ import (
 	"doomwatch/sanitize"
 )
 
+// Pod is the model's view of one pod. Every string field is sanitised for the terminal, and so is
+// what its methods read from its record when asked (Columns, States, Conditions, Controller;
+// podview.go): the record itself, the API's text, stays inside the model.
+type Pod struct {
+	Key string // namespace/name
+	// Context is the pod's cluster in a fleet of more than one (Fleet), else "".
+	Context   string
+	UID       string
+	Namespace string
+	Name      string
+	Node      string
+	// Owner is the top owner, "Deployment/checkout", or "" for an unmanaged pod.
+	Owner   string
+	Phase   string
+	Created time.Time
+	// Verdict is the pod's verdict after evidence (sticky doom, cross-node escalation).
+	Verdict classify.Verdict
+	// Containers holds one verdict per container, init containers first.
+	Containers []classify.ContainerVerdict
+
+	rec *podrec.Record // the informer's record of the pod, never handed out
+
+	// Evidence and index state, owned by the model.
+	workload string       // Failure.Workload of this pod's failures
+	ctrl     ownerKey     // the pod's controller reference (namespace, kind, name)
+	sticky   []stickyDoom // containers doomed by an image "not found", until they run
+	gone     bool         // deleted
+	id       uint64       // the order the model first saw pods in, the views' last tie-break
+	row      *row         // the pod's place in the views (view.go)
+}
+
 // upsertPod stores the latest record of a pod: it resolves the owner, records start failures in
 // the ledger, and judges the pod once.
 func (m *Model) upsertPod(r *podrec.Record, now time.Time) {

@@ -14,6 +14,24 @@ import (
 	"doomwatch/sanitize"
 )
 
+// Rollout is one workload's rollout: a Deployment, or a StatefulSet or DaemonSet with the
+// RollingUpdate strategy. NewReplicaSet and OldReplicaSets are a Deployment's only.
+type Rollout struct {
+	// Context is the rollout's cluster in a fleet of more than one (Fleet.Rollouts), else "".
+	Context               string
+	Namespace, Kind, Name string
+	Verdict               classify.RolloutClass
+	Desired, Updated      int32
+	Ready, Available      int32
+	// Reason says why: kubectl's rollout-status message, or the pods' doom reasons.
+	Reason         string
+	NewReplicaSet  string
+	OldReplicaSets []string
+}
+
+// Workload is the rollout's workload as Query.Owner names it: "shop/Deployment/checkout".
+func (r *Rollout) Workload() string { return r.Namespace + "/" + r.Kind + "/" + r.Name }
+
 const (
 	// podTemplateHashLabel is the Deployment controller's label on its ReplicaSets (kubernetes
 	// pkg/controller/deployment/util/deployment_util.go).

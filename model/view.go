@@ -7,6 +7,50 @@ import (
 	"doomwatch/classify"
 )
 
+// Counts are pods per verdict class.
+type Counts struct {
+	Pods, Healthy, Progressing, Transient, Doomed, Completed int
+}
+
+// Sort orders the pod view.
+type Sort uint8
+
+// The pod view orders, in the order the `s` key cycles them.
+const (
+	BySeverity Sort = iota // most severe first, then namespace/name
+	ByName                 // namespace/name
+	ByNode                 // node, then severity
+	ByAge                  // newest first
+)
+
+// Filter narrows the pod view by verdict.
+type Filter uint8
+
+// The verdict filters, in the order the `v` key cycles them.
+const (
+	All      Filter = iota
+	Problems        // transient or doomed
+	OnlyDoomed
+	OnlyTransient
+)
+
+// Query selects and orders the pod view.
+type Query struct {
+	Sort   Sort
+	Filter Filter
+	// Node keeps only pods on this node when non-empty.
+	Node string
+	// Text is a fuzzy filter over namespace, name, node and reason.
+	Text string
+	// Context keeps only one cluster's pods in a fleet (Fleet.PodView) when non-empty.
+	Context string
+	// Owner keeps only the pods of one workload when non-empty, matched exactly: the pod's
+	// namespace and top owner, Namespace + "/" + Pod.Owner, as in "shop/Deployment/checkout"
+	// (the form of Failure.Workload; Rollout.Workload gives it for a rollout). Unmanaged pods
+	// (Owner "") never match.
+	Owner string
+}
+
 // The pod views are kept, not computed: every pod has a row, and the rows are held in one order
 // per Sort and in the views of the queries asked for lately. A batch moves only the rows of the
 // pods it changed, so it costs O(changed pods × log n) whatever the pod count, and a sort key

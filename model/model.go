@@ -1,3 +1,7 @@
+// Package model holds doomwatch's state: pods with their classify verdicts, the evidence gathered
+// across updates (start failure ledger, sticky doom, cross-node escalation), suspect nodes and
+// rollouts. It is pure and deterministic: time is always passed in, nothing here reads a clock or
+// does I/O. kube/ feeds it batches (package contract); tui/ and the --once printers read its views.
 package model
 
 import (
@@ -12,6 +16,27 @@ import (
 	"doomwatch/podrec"
 	"doomwatch/sanitize"
 )
+
+// Config holds the evidence thresholds. The zero value is not useful; start from DefaultConfig.
+type Config struct {
+	// Window is how long start failures count as evidence (default 15m).
+	Window time.Duration
+	// LedgerMax bounds the failure ledger; the oldest entries go first (default 50,000).
+	LedgerMax int
+	// EscalateNodes: a workload whose containers failed to start (a transient exit 128, or a
+	// transient create error) on at least this many distinct nodes within the window is doomed,
+	// "not node-local" (default 3).
+	EscalateNodes int
+	// SuspectPods: a node is suspect when at least this many distinct pods of node-local workloads
+	// failed to start on it within the window (default 3) and it stands out from the other nodes
+	// (the outlier rule, classify/suspect.go).
+	SuspectPods int
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{Window: 15 * time.Minute, LedgerMax: 50000, EscalateNodes: 3, SuspectPods: 3}
+}
 
 // Model is doomwatch's state. It is not safe for concurrent use: one goroutine (the bubbletea
 // program, or the --once printer) owns it.
