@@ -82,6 +82,14 @@ func (f *Fleet) Apply(b *Batch, now time.Time) {
 	f.clusters[b.Cluster].Apply(b, now)
 }
 
+// ApplyAll applies what a fleet's source hands over at once (kube's Fleet.Batches), each batch to
+// its cluster's model, in order, at now.
+func (f *Fleet) ApplyAll(bs []Batch, now time.Time) {
+	for i := range bs {
+		f.Apply(&bs[i], now)
+	}
+}
+
 // Expire ages every cluster's evidence to now.
 func (f *Fleet) Expire(now time.Time) {
 	for _, c := range f.clusters {

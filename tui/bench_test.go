@@ -86,7 +86,7 @@ func BenchmarkBatch(b *testing.B) {
 			cpu, k0 := scaletest.StartCPU(), k
 			for b.Loop() {
 				now = now.Add(200 * time.Millisecond)
-				d.Update(batchMsg{batch: batches[k%len(batches)]})
+				d.Update(batchMsg{batches: []model.Batch{batches[k%len(batches)]}})
 				_ = d.View()
 				k++
 			}

@@ -17,7 +17,7 @@ import (
 // the source has connected: the Options it did not have yet, or the error that ends it.
 type Connection struct {
 	Model     *model.Fleet
-	Batches   <-chan model.Batch
+	Batches   <-chan []model.Batch
 	Now       func() time.Time
 	Scope     string
 	Logs      LogSource
