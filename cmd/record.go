@@ -177,12 +177,12 @@ loop:
 			synced = nil
 			fmt.Fprintf(e.Stderr, "doomwatch: synced after %s; recording the changes\n", time.Since(began).Round(time.Millisecond))
 		case <-tick.C:
-		case b, ok := <-batches:
+		case bs, ok := <-batches:
 			if !ok {
 				stopped = e.src.Err()
 				break loop
 			}
-			rec.append(e.src.Now(), &b)
+			rec.append(e.src.Now(), bs)
 		}
 		if r.duration > 0 && e.src.Now().Sub(start) >= r.duration {
 			break
@@ -248,13 +248,16 @@ func startRecorder(e *env, f *recordFlags, isDemo bool, say func(string)) (*reco
 	return &recorder{w: w, path: f.path, of: e.m.Name(), say: say, start: start}, nil
 }
 
-// append records b, delivered at at.
-func (rc *recorder) append(at time.Time, b *contract.Batch) {
-	err := rc.w.Append(at, b)
-	rc.mu.Lock()
-	defer rc.mu.Unlock()
-	rc.batches++
-	rc.saw(err)
+// append records bs, delivered together at at: each cluster's batch as a batch of its own, marked
+// with its cluster, as replay feeds them back.
+func (rc *recorder) append(at time.Time, bs []contract.Batch) {
+	for i := range bs {
+		err := rc.w.Append(at, &bs[i])
+		rc.mu.Lock()
+		rc.batches++
+		rc.saw(err)
+		rc.mu.Unlock()
+	}
 }
 
 // saw notes the result of a write; rc.mu is held.
@@ -306,20 +309,20 @@ func (rc *recorder) close(at time.Time) error {
 	return nil
 }
 
-// tee records every batch of in, then passes it on, until in is closed, ctx ends or stop is
-// called. stop returns once the last Append has returned, so that close and summary come after
-// every write: the dashboard quits while a batch may be on its way through.
-func (rc *recorder) tee(ctx context.Context, in <-chan contract.Batch, now func() time.Time) (out <-chan contract.Batch, stop func()) {
-	ch := make(chan contract.Batch)
+// tee records every batch of in, then passes each delivery on as it came, until in is closed, ctx
+// ends or stop is called. stop returns once the last Append has returned, so that close and
+// summary come after every write: the dashboard quits while a batch may be on its way through.
+func (rc *recorder) tee(ctx context.Context, in <-chan []contract.Batch, now func() time.Time) (out <-chan []contract.Batch, stop func()) {
+	ch := make(chan []contract.Batch)
 	quit, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		defer close(ch)
 		for {
-			var b contract.Batch
+			var bs []contract.Batch
 			var ok bool
 			select {
-			case b, ok = <-in:
+			case bs, ok = <-in:
 			case <-quit:
 				return
 			case <-ctx.Done():
@@ -328,9 +331,9 @@ func (rc *recorder) tee(ctx context.Context, in <-chan contract.Batch, now func(
 			if !ok {
 				return
 			}
-			rc.append(now(), &b)
+			rc.append(now(), bs)
 			select {
-			case ch <- b:
+			case ch <- bs:
 			case <-quit:
 				return
 			case <-ctx.Done():

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,11 @@ func TestTeeStopsBeforeClose(t *testing.T) {
 	rc := &recorder{w: w, path: path}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	in := make(chan contract.Batch)
+	in := make(chan []contract.Batch)
 	go func() { // a source that never pauses, as the demo at a high --speed
 		for {
 			select {
-			case in <- contract.Batch{}:
+			case in <- []contract.Batch{{}}:
 			case <-ctx.Done():
 				return
 			}
@@ -73,5 +74,63 @@ func TestTeeStopsBeforeClose(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "batches") {
 		t.Fatalf("summary: %q", buf.String())
+	}
+}
+
+// TestTeeRecordsEachClusterBatch: the fleet hands the dashboard several clusters' batches at once;
+// the recording beside it holds each as a batch of its own, marked with its cluster, in order,
+// as replay feeds them back, and the dashboard gets the delivery as it came.
+func TestTeeRecordsEachClusterBatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rec")
+	start := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
+	w, err := recording.Create(path, recording.Options{Contexts: []string{"eu", "us", "ap"}, Start: start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &recorder{w: w, path: path}
+	in := make(chan []contract.Batch, 2)
+	delivered := [][]contract.Batch{
+		{{Cluster: 2, Health: &contract.Health{PodsSeen: 1}}, {Cluster: 0, Health: &contract.Health{PodsSeen: 2}}},
+		{{Cluster: 1, Health: &contract.Health{PodsSeen: 3}}},
+	}
+	for _, bs := range delivered {
+		in <- bs
+	}
+	close(in)
+	clock := start
+	out, stop := rc.tee(t.Context(), in, func() time.Time { clock = clock.Add(time.Second); return clock })
+	var got [][]contract.Batch
+	for bs := range out {
+		got = append(got, bs)
+	}
+	stop()
+	if err := rc.close(clock); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0]) != 2 || len(got[1]) != 1 || rc.batches != 3 {
+		t.Fatalf("the dashboard got %d deliveries %v, the recorder counted %d batches; want the 2 deliveries as they came, 3 batches", len(got), got, rc.batches)
+	}
+	r, err := recording.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	type rec struct {
+		at             time.Duration
+		cluster, stamp int
+	}
+	var recorded []rec
+	first, last := r.Span()
+	for fr, err := range r.Batches(first.Add(-time.Second), last) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fr.Batch.Health != nil {
+			recorded = append(recorded, rec{fr.At.Sub(start), fr.Batch.Cluster, fr.Batch.Health.PodsSeen})
+		}
+	}
+	want := []rec{{time.Second, 2, 1}, {time.Second, 0, 2}, {2 * time.Second, 1, 3}}
+	if !slices.Equal(recorded, want) {
+		t.Fatalf("recorded %v, want %v", recorded, want)
 	}
 }

@@ -307,7 +307,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			return end(report.TimedOut, fmt.Sprintf("timed out after %s", w.timeout))
 		case <-poll.C:
 			e.m.Expire(e.src.Now())
-		case b, ok := <-batches:
+		case bs, ok := <-batches:
 			if !ok {
 				prog.Stop()
 				if err := e.src.Err(); err != nil {
@@ -315,7 +315,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 				}
 				return ErrInterrupted
 			}
-			e.m.Apply(&b, e.src.Now())
+			e.m.ApplyAll(bs, e.src.Now())
 		}
 	}
 }

@@ -48,14 +48,14 @@ func (r *root) runWatch(ctx context.Context, e *env) error {
 			return ErrInterrupted
 		case <-poll.C:
 			e.m.Expire(e.src.Now())
-		case b, ok := <-batches:
+		case bs, ok := <-batches:
 			if !ok {
 				if err := e.src.Err(); err != nil {
 					return err
 				}
 				return ErrInterrupted
 			}
-			e.m.Apply(&b, e.src.Now())
+			e.m.ApplyAll(bs, e.src.Now())
 		}
 	}
 }

@@ -5,12 +5,13 @@ package kube
 
 import (
 	"context"
-	"doomwatch/contract"
 	"errors"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"doomwatch/contract"
 )
 
 // Options scope and pace a Source.

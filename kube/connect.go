@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"doomwatch/sanitize"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -15,6 +14,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"doomwatch/sanitize"
 )
 
 // DefaultRequestTimeout bounds the connection check when --request-timeout is unset or zero, so

@@ -2,26 +2,28 @@ package kube
 
 import (
 	"context"
-	"doomwatch/contract"
-	"doomwatch/sanitize"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
 
 // Fleet is the sources of several clusters, one per kubeconfig context, fanned into one stream of
-// batches, each marked with its cluster (contract.Batch.Cluster). Each cluster has its own client,
-// credentials (an exec credential plugin runs once per context: client-go caches its
-// authenticator per rest.Config's exec settings), informers, health and RBAC: one that is slow
-// to sync or stops answering delays nothing of the others.
+// batches, each marked with its cluster (contract.Batch.Cluster), handed over together at most once
+// per coalescing interval (fanIn). Each cluster has its own client, credentials (an exec
+// credential plugin runs once per context: client-go caches its authenticator per rest.Config's
+// exec settings), informers, health and RBAC: one that is slow to sync or stops answering delays
+// nothing of the others.
 type Fleet struct {
 	sources  []*Source
 	contexts []string
 	servers  []string
-	out      chan contract.Batch
+	out      chan []contract.Batch
 	synced   chan struct{}
 	fanIn    func()
 }
@@ -29,39 +31,21 @@ type Fleet struct {
 // Join fans sources into one fleet, in their order; contexts and servers name them. The servers
 // come from the kubeconfig and are kept sanitised (Servers).
 func Join(ctx context.Context, sources []*Source, servers []string) *Fleet {
-	f := &Fleet{sources: sources, out: make(chan contract.Batch), synced: make(chan struct{})}
+	f := &Fleet{sources: sources, out: make(chan []contract.Batch), synced: make(chan struct{})}
 	for _, s := range servers {
 		f.servers = append(f.servers, sanitize.Text(s))
 	}
+	var interval time.Duration
 	for _, s := range sources {
 		f.contexts = append(f.contexts, s.Context())
+		interval = max(interval, s.interval)
+	}
+	if len(sources) == 1 {
+		interval = 0 // one source's coalescer paces its batches already: nothing to gather
 	}
 	// The fan-in starts with the first call to Batches, not here: Settle reads each source's
 	// own channel, and two readers of one channel would each miss the other's batches.
-	f.fanIn = sync.OnceFunc(func() {
-		var wg sync.WaitGroup
-		for i, s := range sources {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for b := range s.Batches() {
-					b.Cluster = i
-					select {
-					case f.out <- b:
-					case <-ctx.Done():
-						// Drain, so the source's coalescer can stop.
-						for range s.Batches() {
-						}
-						return
-					}
-				}
-			}()
-		}
-		go func() {
-			wg.Wait()
-			close(f.out)
-		}()
-	})
+	f.fanIn = sync.OnceFunc(func() { fanIn(ctx, sources, interval, f.out) })
 	go func() {
 		for _, s := range sources {
 			select {
@@ -75,9 +59,12 @@ func Join(ctx context.Context, sources []*Source, servers []string) *Fleet {
 	return f
 }
 
-// Batches delivers every cluster's batches, each marked with its cluster's index. It is closed
-// when every source has stopped. Call Settle, if at all, before it.
-func (f *Fleet) Batches() <-chan contract.Batch {
+// Batches delivers the clusters' batches, each marked with its cluster's index: at most one
+// delivery per coalescing interval, with what the clusters sent since the previous one, at most
+// one batch of each, to be applied together (model.Fleet.ApplyAll). A batch waits at most an
+// interval, and each cluster's come in their order. It is closed when every source has stopped.
+// Call Settle, if at all, before it.
+func (f *Fleet) Batches() <-chan []contract.Batch {
 	f.fanIn()
 	return f.out
 }

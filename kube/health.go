@@ -2,8 +2,6 @@ package kube
 
 import (
 	"context"
-	"doomwatch/contract"
-	"doomwatch/sanitize"
 	"errors"
 	"io"
 	"slices"
@@ -13,6 +11,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/tools/cache"
+
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
 
 // kindState is one informer's part of the connection health.

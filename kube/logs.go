@@ -3,7 +3,6 @@ package kube
 import (
 	"bytes"
 	"context"
-	"doomwatch/sanitize"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	"doomwatch/sanitize"
 )
 
 // QuietLogs keeps klog (client-go's logger) and the API server's warnings off the terminal the

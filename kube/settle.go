@@ -2,11 +2,12 @@ package kube
 
 import (
 	"context"
-	"doomwatch/contract"
-	"doomwatch/sanitize"
 	"errors"
 	"strconv"
 	"time"
+
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
 
 // maxSettle bounds how long Settle waits for a busy cluster to go quiet once synced: a snapshot of

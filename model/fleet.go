@@ -1,13 +1,14 @@
 package model
 
 import (
-	"doomwatch/classify"
-	"doomwatch/contract"
-	"doomwatch/sanitize"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
 
 // A Fleet is the state of several clusters, one kubeconfig context each, side by side: each
@@ -21,7 +22,7 @@ type Fleet struct {
 	byName   map[string]int
 	cfg      Config
 
-	// Caches of the concatenated views, valid while every cluster hands back the same slice.
+	// The concatenated views, remade from the clusters whose view changed (fleetCache).
 	nodes    fleetCache[Node]
 	rollouts fleetCache[Rollout]
 }
@@ -83,6 +84,14 @@ func (f *Fleet) Apply(b *contract.Batch, now time.Time) {
 		return
 	}
 	f.clusters[b.Cluster].Apply(b, now)
+}
+
+// ApplyAll applies what a fleet's source hands over at once (kube's Fleet.Batches), each batch to
+// its cluster's model, in order, at now.
+func (f *Fleet) ApplyAll(bs []contract.Batch, now time.Time) {
+	for i := range bs {
+		f.Apply(&bs[i], now)
+	}
 }
 
 // Expire ages every cluster's evidence to now.
@@ -214,44 +223,94 @@ func (f *Fleet) NodeEvents(context, name string) []Event {
 	return c.NodeEvents(name)
 }
 
-// fleetCache is a concatenation of the clusters' views, remade when a cluster's changes.
+// fleetCache is the concatenation of the clusters' views (Nodes, Rollouts), each item stamped
+// with its cluster's context, kept up to date by copying only the clusters whose view changed:
+// the dashboard asks after every batch, and copying every node of the fleet each time cost more
+// than the rest of a batch of one cluster among twenty (tui BenchmarkFleetBatch).
+//
+// It is kept in two buffers in turn. The one handed out last is never written: a change is copied
+// into the other, which held the result before last, and that is handed out instead. So a
+// result is a new slice whenever the views changed (the dashboard's panels tell a change by the
+// slice's identity, sameSlice) and stays as it is until the views have changed twice more: a
+// caller that keeps only the latest result reads it unchanged.
 type fleetCache[T any] struct {
-	parts [][]T
-	all   []T
+	bufs [2]fleetBuf[T]
+	cur  int // the buffer handed out last
 }
 
-// get returns the concatenation of parts, each item stamped with its cluster's context by
-// stamp: the same slice while every part is.
+// fleetBuf is one buffer of a fleetCache: all, the clusters' slices it holds copies of, and where
+// in all each copy starts.
+type fleetBuf[T any] struct {
+	all   []T
+	parts [][]T
+	at    []int
+}
+
+// get returns the concatenation of parts, each item stamped with its cluster's context by stamp:
+// the same slice while every part is.
 func (c *fleetCache[T]) get(f *Fleet, parts [][]T, stamp func(*T, string)) []T {
-	if len(parts) == len(c.parts) {
-		same := true
-		for i := range parts {
-			same = same && sameSlice(parts[i], c.parts[i])
-		}
-		if same && c.all != nil {
-			return c.all
+	if b := &c.bufs[c.cur]; b.holds(parts) {
+		return b.all
+	}
+	c.cur = 1 - c.cur
+	b := &c.bufs[c.cur]
+	b.update(f, parts, stamp)
+	return b.all
+}
+
+// holds reports whether b is the concatenation of parts.
+func (b *fleetBuf[T]) holds(parts [][]T) bool {
+	if b.all == nil || len(b.parts) != len(parts) {
+		return false
+	}
+	for i := range parts {
+		if !sameSlice(parts[i], b.parts[i]) {
+			return false
 		}
 	}
+	return true
+}
+
+// update makes b the concatenation of parts, copying the parts it does not hold where they go:
+// those that changed, and every part after one whose length changed.
+func (b *fleetBuf[T]) update(f *Fleet, parts [][]T, stamp func(*T, string)) {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
 	}
-	all := make([]T, 0, n)
-	for i, p := range parts {
-		from := len(all)
-		all = append(all, p...)
-		for j := from; j < len(all); j++ {
-			stamp(&all[j], f.clusters[i].Context)
+	had := len(b.all)
+	if b.all == nil || cap(b.all) < n {
+		b.all, had = make([]T, n, n+n/8), 0
+		b.parts = nil
+	}
+	b.all = b.all[:n]
+	clear(b.all[n:max(had, n)]) // what the buffer held past the end: nothing must keep it alive
+	if len(b.parts) != len(parts) {
+		b.parts, b.at = make([][]T, len(parts)), make([]int, len(parts))
+		for i := range b.at {
+			b.at[i] = -1
 		}
 	}
-	c.parts, c.all = parts, all
-	return all
+	off := 0
+	for i, p := range parts {
+		if b.at[i] != off || !sameSlice(b.parts[i], p) {
+			part := b.all[off : off+len(p)]
+			copy(part, p)
+			for j := range part {
+				stamp(&part[j], f.clusters[i].Context)
+			}
+			b.parts[i], b.at[i] = p, off
+		}
+		off += len(p)
+	}
 }
 
 func sameSlice[T any](a, b []T) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
 
 // Nodes are every cluster's nodes, cluster by cluster in the fleet's order, each in its model's
-// order (suspect first), with Context set in a fleet of more than one.
+// order (suspect first), with Context set in a fleet of more than one. The slice is the same
+// until a cluster's nodes change, and then a new one; a slice handed out stays as it is until the
+// nodes have changed twice more (fleetCache). Callers must not modify it.
 func (f *Fleet) Nodes(now time.Time) []Node {
 	if len(f.clusters) == 1 {
 		return f.clusters[0].Nodes(now)
@@ -264,7 +323,7 @@ func (f *Fleet) Nodes(now time.Time) []Node {
 }
 
 // Rollouts are every cluster's rollouts, cluster by cluster, with Context set in a fleet of more
-// than one.
+// than one; the slice is kept as Nodes' is.
 func (f *Fleet) Rollouts() []Rollout {
 	if len(f.clusters) == 1 {
 		return f.clusters[0].Rollouts()

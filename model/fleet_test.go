@@ -1,14 +1,18 @@
 package model
 
 import (
-	"doomwatch/classify"
-	"doomwatch/contract"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 // fleetOf3 is three clusters whose pods share names across clusters (node names and workloads
@@ -149,4 +153,88 @@ func TestSpreadString(t *testing.T) {
 	if got, want := s.String(), "shop/Deployment/web: doomed in eu; progressing in sa; complete in us, ap"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+}
+
+// TestFleetViewsFollowTheClusters applies random batches to some clusters of a fleet at a time,
+// as the fan-in hands them over, and checks the fleet's nodes and rollouts after each against
+// the concatenation of every cluster's, each stamped with its context, that the fleet used to
+// rebuild after every batch: they are kept by copying only what changed (nodes come and go, so
+// the clusters' parts move too). Each is a new slice when a cluster's changed and the same one
+// when none did, and the slice handed out last is not written by the next change: the dashboard
+// holds it and tells a change by its identity.
+func TestFleetViewsFollowTheClusters(t *testing.T) {
+	var moved, kept int
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 11))
+		f := NewFleet(Config{EscalateNodes: 2}, []string{"eu", "us", "ap"})
+		at := t0
+		var nodes fleetViewCheck[Node]
+		var rollouts fleetViewCheck[Rollout]
+		for step := range 200 {
+			at = at.Add(time.Duration(rng.IntN(3)) * time.Second)
+			var bs []contract.Batch
+			for c := range f.Len() {
+				if rng.IntN(3) == 0 {
+					b := churnBatch(rng, at)
+					b.Cluster = c
+					bs = append(bs, *b)
+				}
+			}
+			f.ApplyAll(bs, at)
+			nodePart := func(c *Cluster) []Node { return c.Nodes(at) }
+			nodes.check(t, fmt.Sprintf("seed %d step %d: nodes", seed, step), f, f.Nodes(at), nodePart,
+				func(n *Node, ctx string) { n.Context = ctx })
+			rolloutPart := func(c *Cluster) []Rollout { return c.Rollouts() }
+			rollouts.check(t, fmt.Sprintf("seed %d step %d: rollouts", seed, step), f, f.Rollouts(), rolloutPart,
+				func(r *Rollout, ctx string) { r.Context = ctx })
+		}
+		moved += nodes.moved
+		kept += nodes.kept
+	}
+	// Both ways through the cache were taken: parts that moved (a cluster's nodes grew or shrank),
+	// and steps where no cluster's nodes changed.
+	if moved == 0 || kept == 0 {
+		t.Fatalf("the batches moved parts %d times and kept the nodes %d times: make them vary more", moved, kept)
+	}
+}
+
+// fleetViewCheck follows one of a fleet's concatenated views from step to step.
+type fleetViewCheck[T any] struct {
+	prev, prevCopy []T
+	parts          [][]T
+	moved, kept    int
+}
+
+func (v *fleetViewCheck[T]) check(t *testing.T, what string, f *Fleet, got []T, part func(*Cluster) []T, stamp func(*T, string)) {
+	t.Helper()
+	var want []T
+	parts := make([][]T, f.Len())
+	changed, lens := v.parts == nil, false
+	for i, c := range f.Clusters() {
+		parts[i] = part(c)
+		if v.parts != nil {
+			changed = changed || !sameSlice(parts[i], v.parts[i])
+			lens = lens || len(parts[i]) != len(v.parts[i])
+		}
+		for _, x := range parts[i] {
+			stamp(&x, c.Context)
+			want = append(want, x)
+		}
+	}
+	if len(got) != len(want) || (len(want) > 0 && !reflect.DeepEqual(got, want)) {
+		t.Fatalf("%s: differ from every cluster's concatenated\n got  %+v\n want %+v", what, got, want)
+	}
+	if v.prev != nil && !reflect.DeepEqual(v.prev, v.prevCopy) {
+		t.Fatalf("%s: the slice handed out before was written", what)
+	}
+	if len(got) > 0 && v.prev != nil && sameSlice(got, v.prev) == changed {
+		t.Fatalf("%s: a cluster's changed: %t, yet the same slice: %t", what, changed, !changed)
+	}
+	if lens {
+		v.moved++
+	}
+	if !changed {
+		v.kept++
+	}
+	v.prev, v.prevCopy, v.parts = got, slices.Clone(got), parts
 }

@@ -1,8 +1,6 @@
 package model
 
 import (
-	"doomwatch/classify"
-	"doomwatch/contract"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
 )
 
 func notReadyWithProbe() podOpt {

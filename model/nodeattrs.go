@@ -1,12 +1,13 @@
 package model
 
 import (
-	"doomwatch/contract"
-	"doomwatch/sanitize"
 	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/contract"
+	"doomwatch/sanitize"
 )
 
 // A node's attributes: its conditions, what its kubelet reports of itself (status.nodeInfo) and

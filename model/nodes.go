@@ -1,7 +1,6 @@
 package model
 
 import (
-	"doomwatch/sanitize"
 	"slices"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
+	"doomwatch/sanitize"
 )
 
 // Node is one node's evidence: its start failures, events and suspect call. A node is identified

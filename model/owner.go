@@ -1,10 +1,10 @@
 package model
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"doomwatch/contract"
 	"doomwatch/sanitize"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // ownerKey names a pod's direct controller: namespace, kind and name.

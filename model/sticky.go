@@ -2,9 +2,8 @@ package model
 
 import (
 	"doomwatch/classify"
-	"doomwatch/sanitize"
-
 	"doomwatch/podrec"
+	"doomwatch/sanitize"
 )
 
 // stickyDoom remembers a container that classify doomed because the registry refused its image:

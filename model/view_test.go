@@ -1,13 +1,14 @@
 package model
 
 import (
-	"doomwatch/contract"
 	"strings"
 	"testing"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/contract"
 )
 
 func keys(ps []*Pod) string {

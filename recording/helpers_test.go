@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"doomwatch/contract"
+	"doomwatch/kube"
 	"doomwatch/kube/demo"
 	"doomwatch/model"
 	"doomwatch/report"
@@ -32,21 +33,21 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	var batches <-chan contract.Batch
-	var now func() time.Time
+	var f *kube.Fleet
 	if fleet {
-		f, err := demo.StartFleet(ctx, demo.Options{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond})
-		if err != nil {
+		var err error
+		if f, err = demo.StartFleet(ctx, demo.Options{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond}); err != nil {
 			t.Fatalf("StartFleet: %v", err)
 		}
-		batches, now, opts.Contexts = f.Batches(), f.Now, f.Contexts()
 	} else {
 		src, err := demo.Start(ctx, demo.Options{Seed: 1, Speed: 1000, Interval: 20 * time.Millisecond})
 		if err != nil {
 			t.Fatalf("Start: %v", err)
 		}
-		batches, now, opts.Contexts = src.Batches(), src.Now, []string{src.Context()}
+		f = kube.Join(ctx, []*kube.Source{src}, []string{""})
 	}
+	batches, now := f.Batches(), f.Now
+	opts.Contexts = f.Contexts()
 	w, err := Create(dir, opts)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
@@ -62,29 +63,31 @@ func recordDemo(t *testing.T, dir string, fleet bool, until time.Duration, opts 
 	// reached until.
 	synced := map[int]bool{}
 	for len(synced) < len(opts.Contexts) || now().Sub(demo.Epoch) < until {
-		var b contract.Batch
+		var bs []contract.Batch
 		select {
 		case <-ctx.Done():
 			t.Fatalf("the demo did not reach %s: at %s", until, now().Sub(demo.Epoch))
 		case <-tick.C:
 			continue
-		case b = <-batches:
+		case bs = <-batches:
 		}
-		at := now()
-		// Two batches at one time would make "the state at t" ambiguous for Seek's tests: a
-		// simulated clock that has not moved is moved a nanosecond.
-		if !at.After(last) {
-			at = last.Add(time.Nanosecond)
+		for _, b := range bs {
+			at := now()
+			// Two batches at one time would make "the state at t" ambiguous for Seek's tests: a
+			// simulated clock that has not moved is moved a nanosecond.
+			if !at.After(last) {
+				at = last.Add(time.Nanosecond)
+			}
+			last = at
+			if b.Health != nil && b.Health.Synced {
+				synced[b.Cluster] = true
+			}
+			live.Apply(&b, at)
+			if err := w.Append(at, &b); err != nil {
+				t.Fatalf("Append: %v", err)
+			}
+			steps = append(steps, step{at: at, batch: b, state: state(t, live, at), objects: objects(t, live)})
 		}
-		last = at
-		if b.Health != nil && b.Health.Synced {
-			synced[b.Cluster] = true
-		}
-		live.Apply(&b, at)
-		if err := w.Append(at, &b); err != nil {
-			t.Fatalf("Append: %v", err)
-		}
-		steps = append(steps, step{at: at, batch: b, state: state(t, live, at), objects: objects(t, live)})
 	}
 	if err := w.Close(); err != nil {
 		t.Fatalf("Close: %v", err)

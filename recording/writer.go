@@ -1,7 +1,6 @@
 package recording
 
 import (
-	"doomwatch/contract"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+
+	"doomwatch/contract"
 )
 
 // DefaultSnapshotEvery is how often a writer starts a segment with a full snapshot when Options

@@ -1,9 +1,10 @@
 package report
 
 import (
-	"doomwatch/model"
 	"strings"
 	"testing"
+
+	"doomwatch/model"
 )
 
 // TestReportText: each kind of verdict reads as the README shows it.

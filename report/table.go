@@ -1,12 +1,13 @@
 package report
 
 import (
-	"doomwatch/classify"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"doomwatch/classify"
 )
 
 // WriteTable writes a kubectl-like table of pods with VERDICT and REASON columns, then a NODES

@@ -24,8 +24,9 @@ type Options struct {
 	// Model is the state the dashboard owns from now on, one cluster's or several's; batches are
 	// applied to it in Update.
 	Model *model.Fleet
-	// Batches delivers coalesced batches from kube/; the dashboard re-arms a Cmd on it after each.
-	Batches <-chan contract.Batch
+	// Batches delivers coalesced batches from kube/, those of one interval together (kube's
+	// Fleet.Batches); the dashboard applies each delivery, refreshes once and re-arms a Cmd on it.
+	Batches <-chan []contract.Batch
 	// Now is the source's clock (simulated for the demo).
 	Now func() time.Time
 	// Scope is shown in the header, with the context (or, with several, a line per cluster), as

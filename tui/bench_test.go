@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
 )
@@ -86,7 +87,7 @@ func BenchmarkBatch(b *testing.B) {
 			cpu, k0 := scaletest.StartCPU(), k
 			for b.Loop() {
 				now = now.Add(200 * time.Millisecond)
-				d.Update(batchMsg{batch: batches[k%len(batches)]})
+				d.Update(batchMsg{batches: []contract.Batch{batches[k%len(batches)]}})
 				_ = d.View()
 				k++
 			}

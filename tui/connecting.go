@@ -18,7 +18,7 @@ import (
 // the source has connected: the Options it did not have yet, or the error that ends it.
 type Connection struct {
 	Model     *model.Fleet
-	Batches   <-chan contract.Batch
+	Batches   <-chan []contract.Batch
 	Now       func() time.Time
 	Scope     string
 	Logs      LogSource

@@ -25,8 +25,8 @@ func TestConnectingThenTheDashboard(t *testing.T) {
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte(connectingTo))
 	}, teatest.WithDuration(5*time.Second))
-	batches := make(chan contract.Batch, 1)
-	batches <- fixtureBatch()
+	batches := make(chan []contract.Batch, 1)
+	batches <- []contract.Batch{fixtureBatch()}
 	ch <- Connection{Model: model.FleetOf("prod-eu-1", model.New(model.DefaultConfig())), Batches: batches,
 		Now: func() time.Time { return t0 }, Scope: "all namespaces"}
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {

@@ -1,13 +1,14 @@
 package tui
 
 import (
-	"doomwatch/contract"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	corev1 "k8s.io/api/core/v1"
+
+	"doomwatch/contract"
 )
 
 // eventSection is the detail's Events section as on screen: its title and its lines, up to the
@@ -81,7 +82,7 @@ func TestDetailEventsFollowTheModel(t *testing.T) {
 	ev := warningEvent("shop", web.Name, web.UID, "node-1", "FailedMount",
 		"\x1b]0;pwned\x07"+configMapMissing+"\x1b[2J", 1, 5*time.Second, 5*time.Second)
 	ev.Name += ".second" // another Event object than the first's
-	d.Update(batchMsg{batch: contract.Batch{Events: []*corev1.Event{ev}}})
+	d.Update(batchMsg{batches: []contract.Batch{{Events: []*corev1.Event{ev}}}})
 	got := eventSection(t, d)
 	if len(got) != 3 || got[1] != "  5s ago      FailedMount  "+configMapMissing || !strings.HasPrefix(got[2], "  20s ago x12 FailedMount") {
 		t.Errorf("after a new event:\n%q", got)

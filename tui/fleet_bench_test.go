@@ -131,23 +131,23 @@ func fleetDashboard(n int, now *time.Time) *dashboard {
 	return d
 }
 
-// syncFleet hands the dashboard every cluster's initial list as the fleet's fan-in does, the
-// clusters' batches interleaved (each cluster sends one per interval), with a frame after each
-// round: it returns when the first rows were drawn (every cluster's first batch applied and the
-// first frame rendered) and when the synced frame was.
+// syncFleet hands the dashboard every cluster's initial list as the fleet's fan-in does: each
+// cluster sends a batch an interval, and the fan-in hands a round of them over at once, applied
+// together before one refresh and a frame. It returns when the first rows were drawn (every
+// cluster's first batch applied and the first frame rendered) and when the synced frame was.
 func syncFleet(d *dashboard, lists [][]contract.Batch) (firstRows, synced time.Duration) {
 	start := time.Now()
 	for round := 0; ; round++ {
-		more := false
+		var delivery []contract.Batch
 		for c := range lists {
 			if round < len(lists[c]) {
-				d.Update(batchMsg{batch: lists[c][round]})
-				more = true
+				delivery = append(delivery, lists[c][round])
 			}
 		}
-		if !more {
+		if len(delivery) == 0 {
 			return firstRows, synced
 		}
+		d.Update(batchMsg{batches: delivery})
 		_ = d.View()
 		if round == 0 {
 			firstRows = time.Since(start)
@@ -157,8 +157,8 @@ func syncFleet(d *dashboard, lists [][]contract.Batch) (firstRows, synced time.D
 }
 
 // BenchmarkFleetStart is the dashboard's share of a start: every cluster's initial list arriving
-// a batch per cluster per interval (fleetList) at an empty dashboard, each batch applied and every
-// view refreshed, a frame after each round. first-rows-ms is until the first frame with every
+// a batch per cluster per interval (fleetList) at an empty dashboard, each interval's batches
+// applied together, every view refreshed and a frame. first-rows-ms is until the first frame with every
 // cluster's first batch in it (the first rows on screen; target 2 s for 20 clusters of 7,500
 // pods), synced-ms until the frame that has all 150,000 pods; cpu-ms/op is the process's CPU for
 // the whole start (ns/op its wall time). One cluster of 150,000 pods is the same start without
@@ -208,10 +208,11 @@ func fleetChurn(c, count, size int) []contract.Batch {
 // BenchmarkFleetBatch is tui's BenchmarkBatch on a fleet: one 50-update batch of status churn
 // (every update changes its pod's verdict, about half carry a Warning event) arriving from one of
 // the 20 clusters of 7,500 pods, the clusters taking turns, then the refresh of every view and a
-// 200x50 frame, for each sort. A fleet's refresh reads every cluster (the merged pod view, the
-// concatenated nodes and rollouts, each cluster's header line, the workloads in several
-// clusters), so this is what the fleet adds per batch to the 150,000-pod cluster's figure, at the
-// same pod count. Batches arrive 200 ms apart on the dashboard's clock.
+// 200x50 frame, for each sort: an interval in which one cluster changed. A fleet's refresh reads
+// every cluster (the merged pod view, the concatenated nodes and rollouts, each cluster's header
+// line, the workloads in several clusters), so this is what the fleet adds per batch to the
+// 150,000-pod cluster's figure, at the same pod count. Batches arrive 200 ms apart on the
+// dashboard's clock.
 func BenchmarkFleetBatch(b *testing.B) {
 	var now time.Time
 	d := fleetDashboard(fleetClusters, &now)
@@ -231,7 +232,48 @@ func BenchmarkFleetBatch(b *testing.B) {
 			for b.Loop() {
 				now = now.Add(200 * time.Millisecond)
 				c := k % fleetClusters
-				d.Update(batchMsg{batch: churn[c][k/fleetClusters%len(churn[c])]})
+				d.Update(batchMsg{batches: []contract.Batch{churn[c][k/fleetClusters%len(churn[c])]}})
+				_ = d.View()
+				k++
+			}
+			cpu.Report(b, k-k0)
+		})
+	}
+}
+
+// BenchmarkFleetInterval is an interval in which every cluster of the fleet changed: each of the
+// 20 clusters of 7,500 pods sends a 50-update batch of status churn (as BenchmarkFleetBatch's),
+// then a 200x50 frame, intervals 100 ms apart on the dashboard's clock. fan-in=interval is kube's
+// fan-in (Fleet.Batches): the 20 batches in one message, one refresh of every view;
+// fan-in=batch is a message per batch, a refresh after each, as the fan-in handed them over
+// before it coalesced (the renderer draws a frame an interval either way). cpu-ms/op is per
+// interval.
+func BenchmarkFleetInterval(b *testing.B) {
+	var now time.Time
+	d := fleetDashboard(fleetClusters, &now)
+	syncFleet(d, fleetLists(fleetClusters, fleetPodsEach))
+	churn := make([][]contract.Batch, fleetClusters)
+	for c := range churn {
+		churn[c] = fleetChurn(c, 20, 50)
+	}
+	k := 0 // runs on across the modes, so every update changes a verdict
+	for _, mode := range []string{"batch", "interval"} {
+		b.Run("fan-in="+mode, func(b *testing.B) {
+			_ = d.View()
+			cpu, k0 := scaletest.StartCPU(), k
+			delivery := make([]contract.Batch, fleetClusters)
+			for b.Loop() {
+				now = now.Add(100 * time.Millisecond)
+				for c := range delivery {
+					delivery[c] = churn[c][k%len(churn[c])]
+				}
+				if mode == "interval" {
+					d.Update(batchMsg{batches: delivery})
+				} else {
+					for c := range delivery {
+						d.Update(batchMsg{batches: delivery[c : c+1]})
+					}
+				}
 				_ = d.View()
 				k++
 			}

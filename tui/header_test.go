@@ -38,7 +38,7 @@ func TestHeaderRolloutsLineFollowsDataAndWidth(t *testing.T) {
 		b.Deployments = append(b.Deployments, dep)
 		b.ReplicaSets = append(b.ReplicaSets, rs)
 	}
-	d.Update(batchMsg{batch: b})
+	d.Update(batchMsg{batches: []contract.Batch{b}})
 	narrow := rolloutsLine(t, d)
 	if !strings.HasSuffix(narrow, "…") || !strings.Contains(narrow, "svc-00") {
 		t.Errorf("44 rollouts should fill the line and end in …: %q", narrow)
@@ -91,5 +91,40 @@ func TestHeaderAcrossClustersLeadsWithWhatDiffers(t *testing.T) {
 	// With none that differ, the line says so.
 	if got, want := acrossLine(f.Spreads()[:1]), "across clusters: 1 workload, the same everywhere it runs"; got != want {
 		t.Errorf("one spread alike everywhere: %q, want %q", got, want)
+	}
+}
+
+// TestFleetDeliveryAppliedAtOnce: what the fleet's fan-in hands over at once, a batch of each
+// cluster, is applied before the one refresh that follows: the frame after it shows every
+// cluster's pods and nodes.
+func TestFleetDeliveryAppliedAtOnce(t *testing.T) {
+	contexts := []string{"eu", "us"}
+	f := model.NewFleet(model.DefaultConfig(), contexts)
+	d := newDashboard(Options{Model: f, Now: func() time.Time { return t0 }}, true)
+	d.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
+	var delivery []contract.Batch
+	for i := range contexts {
+		b := fixtureBatch()
+		b.Cluster = i
+		delivery = append(delivery, b)
+	}
+	one := model.FleetOf("", model.New(model.DefaultConfig()))
+	one.Apply(&delivery[0], t0)
+	d.Update(batchMsg{batches: delivery})
+	if got, want := d.snap.counts.Pods, 2*one.Counts().Pods; got != want || want == 0 {
+		t.Errorf("after one delivery the dashboard shows %d pods, want %d: both clusters'", got, want)
+	}
+	in := map[string]int{}
+	for _, n := range d.snap.nodes {
+		in[n.Context]++
+	}
+	if n := len(one.Nodes(t0)); in["eu"] != n || in["us"] != n {
+		t.Errorf("after one delivery the nodes panel has %v nodes per cluster, want %d of each", in, n)
+	}
+	s := screen(d)
+	for _, ctx := range contexts {
+		if !strings.Contains(s, "  "+ctx+"  live  pods 19") || !strings.Contains(s, "⚠ SUSPECT "+ctx+"      node-3") {
+			t.Errorf("the frame after one delivery lacks %s's header line or suspect node:\n%s", ctx, s)
+		}
 	}
 }

@@ -81,7 +81,7 @@ func TestSelectionFollowsPodAcrossResort(t *testing.T) {
 			backOff("1m20s", "checkout", "shop", name), 4, terminated("Error", "", 1, 10*time.Second))
 		b.Pods = appendPods(b.Pods, p)
 	}
-	d.Update(batchMsg{batch: b})
+	d.Update(batchMsg{batches: []contract.Batch{b}})
 	if got := d.pods.selected(); got == nil || got.Key != target {
 		t.Fatalf("selection moved to %v, want %s", got, target)
 	}
@@ -108,7 +108,7 @@ func TestSelectionStaysOnTopUntilTheUserMoves(t *testing.T) {
 	}
 	p.Status.Conditions = readyConds(true)
 	b.Pods = appendPods(b.Pods, p)
-	d.Update(batchMsg{batch: b})
+	d.Update(batchMsg{batches: []contract.Batch{b}})
 	if d.m.Pod(topKey).Verdict.Class == topKind {
 		t.Fatalf("the update did not change %s's verdict; the test proves nothing", topKey)
 	}
@@ -509,7 +509,7 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 	d := newTestDashboard(t, 160, 40)
 	// zeta rolls out and sorts after checkout while it progresses.
 	zeta, zetaRS := deployment("zeta", 2, 2, 0)
-	d.Update(batchMsg{batch: contract.Batch{Deployments: []*appsv1.Deployment{zeta}, ReplicaSets: []*appsv1.ReplicaSet{zetaRS}}})
+	d.Update(batchMsg{batches: []contract.Batch{{Deployments: []*appsv1.Deployment{zeta}, ReplicaSets: []*appsv1.ReplicaSet{zetaRS}}}})
 	press(d, "tab", "tab")
 	idx := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" })
 	switch how {
@@ -528,7 +528,7 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 	dep := zeta.DeepCopy()
 	dep.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing,
 		Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
-	d.Update(batchMsg{batch: contract.Batch{Deployments: []*appsv1.Deployment{dep}}})
+	d.Update(batchMsg{batches: []contract.Batch{{Deployments: []*appsv1.Deployment{dep}}}})
 	if i := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" }); i == idx {
 		t.Fatalf("checkout is still at row %d after zeta turned doomed; the test proves nothing:\n%s", idx, screen(d))
 	}

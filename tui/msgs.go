@@ -9,8 +9,9 @@ import (
 	"doomwatch/model"
 )
 
-// batchMsg carries one coalesced batch from the source into Update.
-type batchMsg struct{ batch contract.Batch }
+// batchMsg carries what the source handed over at once into Update: one coalescing interval's
+// batches, at most one of each cluster, applied together before one refresh.
+type batchMsg struct{ batches []contract.Batch }
 
 // sourceClosedMsg says the batch channel was closed: the source has stopped for good.
 type sourceClosedMsg struct{}
@@ -34,18 +35,18 @@ type openDetailMsg struct{ key string }
 // panicMsg reports a panic caught in a component so Run can restore the terminal and fail.
 type panicMsg struct{ err error }
 
-// waitForBatch waits for the next batch. It captures only the channel, never the dashboard, so
+// waitForBatch waits for the next batches. It captures only the channel, never the dashboard, so
 // the goroutine running it shares no state with Update (bubbletea's realtime example).
-func waitForBatch(ch <-chan contract.Batch) tea.Cmd {
+func waitForBatch(ch <-chan []contract.Batch) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		b, ok := <-ch
+		bs, ok := <-ch
 		if !ok {
 			return sourceClosedMsg{}
 		}
-		return batchMsg{batch: b}
+		return batchMsg{batches: bs}
 	}
 }
 

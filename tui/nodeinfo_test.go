@@ -152,7 +152,7 @@ func TestNodeEventsArriveWithoutNodeChanges(t *testing.T) {
 		t.Fatal("node-5 has an event before the test gives it one")
 	}
 	ev := warningEvent("", "node-5", "node-5", "node-5", "ImageGCFailed", imageGCShort, 1, 10*time.Second, 10*time.Second)
-	d.Update(batchMsg{batch: contract.Batch{Events: []*corev1.Event{ev}}})
+	d.Update(batchMsg{batches: []contract.Batch{{Events: []*corev1.Event{ev}}}})
 	if row := nodeRow(screen(d), "node-5"); !strings.Contains(row, "ImageGCFailed 10s ago") || strings.Contains(row, " x1") {
 		t.Errorf("node-5's row after its event: %q", row)
 	}

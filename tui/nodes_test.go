@@ -352,14 +352,14 @@ func TestNodesSelectionStaysOnTheSuspectUntilTheUserMoves(t *testing.T) {
 		fail.Pods = appendPods(fail.Pods, mkPod(podSpec{ns: "shop", name: fmt.Sprintf("web-%d", i), node: "node-3",
 			rs: "web-rs", created: 5 * time.Minute, status: []corev1.ContainerStatus{cs}}))
 	}
-	d.Update(batchMsg{batch: fail})
+	d.Update(batchMsg{batches: []contract.Batch{fail}})
 	if got := d.nodes.selected(); got == nil || got.Name != "node-3" || !got.Suspect {
 		t.Fatalf("the untouched selection should be on the suspect node-3 now, got %+v", got)
 	}
 	// Once the user picks a node, updates that re-sort the panel no longer move the selection.
 	press(d, "tab", "j")
 	picked := d.nodes.selected().Name
-	d.Update(batchMsg{batch: fail})
+	d.Update(batchMsg{batches: []contract.Batch{fail}})
 	if got := d.nodes.selected(); got == nil || got.Name != picked {
 		t.Fatalf("after the user moved, the selection should stay on %s, got %v", picked, got)
 	}

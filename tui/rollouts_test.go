@@ -1,11 +1,12 @@
 package tui
 
 import (
-	"doomwatch/contract"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+
+	"doomwatch/contract"
 )
 
 // TestRolloutsPanelColumns: the rollouts panel's columns are as wide as what they hold, the

@@ -135,7 +135,7 @@ func (d *dashboard) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case batchMsg:
-		d.m.Apply(&msg.batch, d.opts.Now())
+		d.m.ApplyAll(msg.batches, d.opts.Now())
 		return tea.Batch(d.refreshAll(), waitForBatch(d.opts.Batches), d.header.startSpinner())
 	case frameMsg:
 		if msg.f.Model != nil {

@@ -37,11 +37,11 @@ func (b *syncBuffer) String() string {
 // TestProgramAppliesBatches runs the dashboard as a bubbletea program: a batch arriving on the
 // channel shows up on screen, and a closed channel says so.
 func TestProgramAppliesBatches(t *testing.T) {
-	ch := make(chan contract.Batch, 1)
+	ch := make(chan []contract.Batch, 1)
 	d := newDashboard(Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch,
 		Now: func() time.Time { return t0 }}, true)
 	tm := teatest.NewTestModel(t, d, teatest.WithInitialTermSize(120, 30))
-	ch <- fixtureBatch()
+	ch <- []contract.Batch{fixtureBatch()}
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("suspect node node-3"))
 	}, teatest.WithDuration(5*time.Second))
@@ -74,8 +74,8 @@ func runDashboard(t *testing.T, opts Options, input string) (string, error) {
 
 // TestRunQuitRestoresTerminal: q ends Run without an error and leaves the alternate screen.
 func TestRunQuitRestoresTerminal(t *testing.T) {
-	ch := make(chan contract.Batch, 1)
-	ch <- fixtureBatch()
+	ch := make(chan []contract.Batch, 1)
+	ch <- []contract.Batch{fixtureBatch()}
 	out, err := runDashboard(t, Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch,
 		Now: func() time.Time { return t0 }, NoColor: true}, "q")
 	if err != nil {
@@ -92,7 +92,7 @@ func TestRunPanicRestoresTerminal(t *testing.T) {
 	// The clock panics once the test arms it. It arms it only after the running program took a
 	// batch (the channel is unbuffered), so the dashboard is built and the terminal set up; the
 	// next clock read in Update (that batch's or the next tick's) panics.
-	ch := make(chan contract.Batch)
+	ch := make(chan []contract.Batch)
 	var armed atomic.Bool
 	now := func() time.Time {
 		if armed.Load() {
@@ -101,7 +101,7 @@ func TestRunPanicRestoresTerminal(t *testing.T) {
 		return t0
 	}
 	go func() {
-		ch <- fixtureBatch()
+		ch <- []contract.Batch{fixtureBatch()}
 		armed.Store(true)
 	}()
 	out, err := runDashboard(t, Options{Model: model.FleetOf("", model.New(model.DefaultConfig())), Batches: ch, Now: now}, "")

@@ -39,7 +39,7 @@ func TestTextFilterRunsOffTheUIGoroutine(t *testing.T) {
 	// A batch lands before the result: a new payments pod must be among the rows.
 	b := contract.Batch{Pods: appendPods(nil, mkPod(podSpec{ns: "shop", name: "payments-new-x1", node: "node-1",
 		status: []corev1.ContainerStatus{running("payments", "registry.example.com/payments:v2", 0, nil)}}))}
-	d.Update(batchMsg{batch: b})
+	d.Update(batchMsg{batches: []contract.Batch{b}})
 	if d.pods.rows.Len() != all+1 {
 		t.Fatalf("while the job runs the table shows %d rows, want the unfiltered %d", d.pods.rows.Len(), all+1)
 	}

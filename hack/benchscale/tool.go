@@ -1,12 +1,12 @@
 package main
 
 import (
-	"doomwatch/hack/scale"
-
 	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"doomwatch/hack/scale"
 )
 
 // tool is one program the harness measures in a pseudo-terminal: how to start it, how its screen
