@@ -205,6 +205,18 @@ func fleetChurn(c, count, size int) []contract.Batch {
 	return out
 }
 
+// churningFleet is the synced dashboard of the fleet benchmarks, on the clock now, and each
+// cluster's 20 batches of 50 updates of status churn.
+func churningFleet(now *time.Time) (*dashboard, [][]contract.Batch) {
+	d := fleetDashboard(fleetClusters, now)
+	syncFleet(d, fleetLists(fleetClusters, fleetPodsEach))
+	churn := make([][]contract.Batch, fleetClusters)
+	for c := range churn {
+		churn[c] = fleetChurn(c, 20, 50)
+	}
+	return d, churn
+}
+
 // BenchmarkFleetBatch is tui's BenchmarkBatch on a fleet: one 50-update batch of status churn
 // (every update changes its pod's verdict, about half carry a Warning event) arriving from one of
 // the 20 clusters of 7,500 pods, the clusters taking turns, then the refresh of every view and a
@@ -215,12 +227,7 @@ func fleetChurn(c, count, size int) []contract.Batch {
 // dashboard's clock.
 func BenchmarkFleetBatch(b *testing.B) {
 	var now time.Time
-	d := fleetDashboard(fleetClusters, &now)
-	syncFleet(d, fleetLists(fleetClusters, fleetPodsEach))
-	churn := make([][]contract.Batch, fleetClusters)
-	for c := range churn {
-		churn[c] = fleetChurn(c, 20, 50)
-	}
+	d, churn := churningFleet(&now)
 	k := 0 // runs on across the sorts, so every update changes a verdict
 	for s := range sortNames {
 		b.Run("sort="+sortNames[s], func(b *testing.B) {
@@ -250,12 +257,7 @@ func BenchmarkFleetBatch(b *testing.B) {
 // interval.
 func BenchmarkFleetInterval(b *testing.B) {
 	var now time.Time
-	d := fleetDashboard(fleetClusters, &now)
-	syncFleet(d, fleetLists(fleetClusters, fleetPodsEach))
-	churn := make([][]contract.Batch, fleetClusters)
-	for c := range churn {
-		churn[c] = fleetChurn(c, 20, 50)
-	}
+	d, churn := churningFleet(&now)
 	k := 0 // runs on across the modes, so every update changes a verdict
 	for _, mode := range []string{"batch", "interval"} {
 		b.Run("fan-in="+mode, func(b *testing.B) {
