@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,57 +11,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
+	"doomwatch/classify/corpus"
 	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
 	"doomwatch/report"
 	"doomwatch/tui"
 )
-
-// podFixture is one pod of classify's fixture corpus (classify/testdata, README.md there) with
-// the Warning events after it and the moment its expectations hold at.
-type podFixture struct {
-	file   string
-	pod    *corev1.Pod
-	events []*corev1.Event
-	now    time.Time
-}
-
-// loadPodFixtures decodes classify/testdata/*.yaml as classify's own tests do (fixtures_test.go
-// loadFixtures): the pod, then its events, one YAML document each.
-func loadPodFixtures(t *testing.T) []podFixture {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join("classify", "testdata", "*.yaml"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no fixtures in classify/testdata (%v)", err)
-	}
-	var out []podFixture
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs := strings.Split(string(data), "\n---\n")
-		fx := podFixture{file: filepath.Base(f), pod: &corev1.Pod{}}
-		if err := yaml.UnmarshalStrict([]byte(docs[0]), fx.pod); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for i, doc := range docs[1:] {
-			ev := &corev1.Event{}
-			if err := yaml.UnmarshalStrict([]byte(doc), ev); err != nil {
-				t.Fatalf("%s: document %d: %v", f, i+2, err)
-			}
-			fx.events = append(fx.events, ev)
-		}
-		if fx.now, err = time.Parse(time.RFC3339, fx.pod.Annotations["test.doomwatch.io/now"]); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out = append(out, fx)
-	}
-	return out
-}
 
 // TestTableDetailAndJSONAgree: the pod table, the detail pane and --once -o json say the same of
 // every pod of classify's fixture corpus, as a user reads them: kubectl's READY, STATUS and
@@ -71,26 +27,34 @@ func loadPodFixtures(t *testing.T) []podFixture {
 // restarts; the table's STATE, LAST STATE and EXIT are those of the container the pod table
 // describes (model.Pod.Deciding). The three once formatted a pod each on their own.
 func TestTableDetailAndJSONAgree(t *testing.T) {
-	for _, fx := range loadPodFixtures(t) {
-		t.Run(strings.TrimSuffix(fx.file, ".yaml"), func(t *testing.T) {
+	all, err := corpus.Load(filepath.Join("classify", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fx := range all {
+		t.Run(strings.TrimSuffix(fx.File, ".yaml"), func(t *testing.T) {
+			events := make([]*corev1.Event, len(fx.Events))
+			for i := range fx.Events {
+				events[i] = &fx.Events[i]
+			}
 			m := model.New(model.DefaultConfig())
-			b := contract.Batch{Pods: []*podrec.Record{podrec.RecordOf(fx.pod)}, Events: fx.events,
+			b := contract.Batch{Pods: []*podrec.Record{podrec.RecordOf(fx.Pod)}, Events: events,
 				Health: &contract.Health{Synced: true}}
-			m.Apply(&b, fx.now)
+			m.Apply(&b, fx.Now)
 			view := m.View(model.Query{})
 			if len(view) != 1 {
 				t.Fatalf("the model holds %d pods, want 1", len(view))
 			}
 			p := view[0]
 
-			jp := onceJSON(t, m, fx.now)
-			row := tableRow(t, tui.RenderFrame(m, tui.FrameOptions{Width: 400, Height: 30, Now: fx.now, NoColor: true,
+			jp := onceJSON(t, m, fx.Now)
+			row := tableRow(t, tui.RenderFrame(m, tui.FrameOptions{Width: 400, Height: 30, Now: fx.Now, NoColor: true,
 				Selected: p.Key}))
-			detail := parseDetail(t, tui.RenderFrame(m, tui.FrameOptions{Width: 300, Height: 300, Now: fx.now,
+			detail := parseDetail(t, tui.RenderFrame(m, tui.FrameOptions{Width: 300, Height: 300, Now: fx.Now,
 				NoColor: true, Selected: p.Key, Detail: true}))
 
 			// kubectl's columns: the fixture's, the JSON's, the table's and the detail's.
-			ann := fx.pod.Annotations
+			ann := fx.Pod.Annotations
 			for _, c := range []struct{ name, want, json, cell, detail string }{
 				{"READY", ann["test.doomwatch.io/ready"], jp.Ready, row["READY"], detail.ready},
 				{"STATUS", ann["test.doomwatch.io/status"], jp.Status, row["STATUS"], detail.status},

@@ -1,8 +1,6 @@
 package classify
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,12 +8,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
+
+	"doomwatch/classify/corpus"
 )
 
 // expectPrefix is the annotation prefix under which each fixture states its expected verdict and
 // kubectl columns; testdata/README.md documents the keys.
-const expectPrefix = "test.doomwatch.io/"
+const expectPrefix = corpus.ExpectPrefix
 
 // fixture is one pod from testdata/ with its expectations.
 type fixture struct {
@@ -70,51 +69,22 @@ func (fx *fixture) pullBackOff(c ContainerVerdict) ContainerVerdict {
 	return c
 }
 
-// loadFixtures decodes every testdata/*.yaml pod and the events after it. It fails the test on a
-// malformed fixture.
+// loadFixtures decodes every testdata/*.yaml pod and the events after it (corpus.Load). It fails
+// the test on a malformed fixture, or one that does not state what it expects.
 func loadFixtures(tb testing.TB) []fixture {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "*.yaml"))
+	all, err := corpus.Load("testdata")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if len(files) == 0 {
-		tb.Fatal("no fixtures in testdata/")
-	}
-	out := make([]fixture, 0, len(files))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		docs := strings.Split(string(data), "\n---\n")
-		pod := &corev1.Pod{}
-		if err := yaml.UnmarshalStrict([]byte(docs[0]), pod); err != nil {
-			tb.Fatalf("%s: %v", f, err)
-		}
-		fx := fixture{file: filepath.Base(f), pod: pod, want: map[string]string{}}
-		for i, doc := range docs[1:] {
-			var ev corev1.Event
-			if err := yaml.UnmarshalStrict([]byte(doc), &ev); err != nil {
-				tb.Fatalf("%s: document %d: %v", f, i+2, err)
-			}
-			fx.events = append(fx.events, ev)
-		}
-		for k, v := range pod.Annotations {
-			if name, ok := strings.CutPrefix(k, expectPrefix); ok {
-				fx.want[name] = v
-			}
-		}
-		fx.now, err = time.Parse(time.RFC3339, fx.want["now"])
-		if err != nil {
-			tb.Fatalf("%s: annotation %snow: %v", f, expectPrefix, err)
-		}
+	out := make([]fixture, 0, len(all))
+	for _, c := range all {
 		for _, k := range []string{"kind", "rule", "container", "status", "ready", "restarts"} {
-			if _, ok := fx.want[k]; !ok {
-				tb.Fatalf("%s: missing annotation %s%s", f, expectPrefix, k)
+			if _, ok := c.Want[k]; !ok {
+				tb.Fatalf("%s: missing annotation %s%s", c.File, expectPrefix, k)
 			}
 		}
-		out = append(out, fx)
+		out = append(out, fixture{file: c.File, pod: c.Pod, events: c.Events, now: c.Now, want: c.Want})
 	}
 	return out
 }

@@ -2,18 +2,15 @@ package e2e
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
+	"doomwatch/classify/corpus"
 	"doomwatch/kube"
 	"doomwatch/model"
 )
@@ -27,33 +24,15 @@ type eventFixture struct {
 // eventFixtures reads the classify fixtures that carry events (classify/testdata/README.md).
 func eventFixtures(t *testing.T) []eventFixture {
 	t.Helper()
-	files, err := filepath.Glob("../classify/testdata/*.yaml")
+	all, err := corpus.Load("../classify/testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(files)
 	var out []eventFixture
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	for _, fx := range all {
+		if len(fx.Events) > 0 {
+			out = append(out, eventFixture{pod: *fx.Pod, events: fx.Events})
 		}
-		docs := strings.Split(string(raw), "\n---\n")
-		if len(docs) == 1 {
-			continue
-		}
-		var fx eventFixture
-		if err := yaml.UnmarshalStrict([]byte(docs[0]), &fx.pod); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		for _, doc := range docs[1:] {
-			var ev corev1.Event
-			if err := yaml.UnmarshalStrict([]byte(doc), &ev); err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			fx.events = append(fx.events, ev)
-		}
-		out = append(out, fx)
 	}
 	if len(out) == 0 {
 		t.Fatal("no classify fixture carries events")

@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -9,8 +8,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"sigs.k8s.io/yaml"
 
+	"doomwatch/classify/corpus"
 	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
@@ -23,36 +22,21 @@ import (
 // trimmed events as for the originals, and the transform must be idempotent.
 func TestTransformKeepsWhatTheModelReadsOfEvents(t *testing.T) {
 	tr := newTrimmer()
-	files, err := filepath.Glob(filepath.Join("..", "classify", "testdata", "*.yaml"))
+	all, err := corpus.Load(filepath.Join("..", "classify", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := 0
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs := strings.Split(string(data), "\n---\n")
-		if len(docs) == 1 {
+	for _, fx := range all {
+		if len(fx.Events) == 0 {
 			continue
 		}
 		seen++
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			p := &corev1.Pod{}
-			if err := yaml.Unmarshal([]byte(docs[0]), p); err != nil {
-				t.Fatal(err)
-			}
-			now, err := time.Parse(time.RFC3339, p.Annotations["test.doomwatch.io/now"])
-			if err != nil {
-				t.Fatal(err)
-			}
+		t.Run(fx.File, func(t *testing.T) {
+			p, now := fx.Pod, fx.Now
 			var orig, trimmed []*corev1.Event
-			for _, doc := range docs[1:] {
-				e := &corev1.Event{}
-				if err := yaml.Unmarshal([]byte(doc), e); err != nil {
-					t.Fatal(err)
-				}
+			for i := range fx.Events {
+				e := fx.Events[i].DeepCopy()
 				before := e.DeepCopy()
 				out, err := tr.transform(e)
 				if err != nil {

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -15,9 +14,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
+	"doomwatch/classify/corpus"
 	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/podrec"
@@ -31,27 +30,13 @@ import (
 // exercised too, and each goes through twice, as client-go may transform an object twice.
 func TestTransformKeepsWhatClassifyReads(t *testing.T) {
 	tr := newTrimmer()
-	files, err := filepath.Glob(filepath.Join("..", "classify", "testdata", "*.yaml"))
+	all, err := corpus.Load(filepath.Join("..", "classify", "testdata"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) == 0 {
-		t.Fatal("no classify fixtures found")
-	}
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			orig := &corev1.Pod{}
-			if err := yaml.Unmarshal(data, orig); err != nil {
-				t.Fatal(err)
-			}
-			now, err := time.Parse(time.RFC3339, orig.Annotations["test.doomwatch.io/now"])
-			if err != nil {
-				now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-			}
+	for _, fx := range all {
+		t.Run(fx.File, func(t *testing.T) {
+			orig, now := fx.Pod, fx.Now
 			before := orig.DeepCopy()
 			out, err := tr.transform(orig)
 			if err != nil {
