@@ -48,6 +48,7 @@ func main() {
 
 // run is the whole program behind main, returning the exit code; tests call it directly.
 func run(args []string, stdout, stderr io.Writer) int {
+	profileOnSignal()
 	err := cmd.Execute(&cmd.Program{Name: progName(), Version: buildVersion(), Stdout: stdout, Stderr: stderr,
 		ExitCode: exitCode}, args)
 	if msg := message(err); msg != "" {

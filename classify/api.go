@@ -19,6 +19,19 @@ func Columns(pod *corev1.Pod, now time.Time) (ready, status, restarts string) {
 	return formatReady(r), r.reason, formatRestarts(r, now)
 }
 
+// RestartsUntil is when the "(2m ago)" of Columns' RESTARTS at now next reads differently; zero
+// when RESTARTS has none.
+func RestartsUntil(pod *corev1.Pod, now time.Time) time.Time {
+	if pod == nil {
+		return time.Time{}
+	}
+	r := printPod(pod)
+	if r.restarts == 0 || r.lastRestart.IsZero() {
+		return time.Time{}
+	}
+	return now.Add(HumanDurationHolds(now.Sub(r.lastRestart)))
+}
+
 // Status returns exactly what `kubectl get pods` prints in STATUS. Use Columns for all three.
 func Status(pod *corev1.Pod, now time.Time) string {
 	if pod == nil {

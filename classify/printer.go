@@ -198,3 +198,26 @@ func formatRestarts(r row, now time.Time) string {
 func formatReady(r row) string {
 	return strconv.Itoa(r.ready) + "/" + strconv.Itoa(r.total)
 }
+
+// HumanDurationHolds is how long duration.HumanDuration's text for d stays the same as d grows:
+// to the next second below ten minutes ("2m5s"), the next minute below eight hours ("3h12m"), the
+// next hour below eight days ("5d3h"), the next day below eight years, the next year after. A view that shows ages redraws when the
+// first of them changes, not on every tick.
+func HumanDurationHolds(d time.Duration) time.Duration {
+	var unit time.Duration
+	switch {
+	case d < 0:
+		return time.Second - (d % time.Second) // d%unit is ≤ 0 here
+	case d < 10*time.Minute:
+		unit = time.Second
+	case d < 8*time.Hour:
+		unit = time.Minute
+	case d < 8*24*time.Hour:
+		unit = time.Hour
+	case d < 8*365*24*time.Hour:
+		unit = 24 * time.Hour
+	default:
+		unit = 365 * 24 * time.Hour
+	}
+	return unit - d%unit
+}

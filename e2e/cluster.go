@@ -368,3 +368,17 @@ func (c *Cluster) EnsureRunning(ctx context.Context) error {
 
 // APIAddr is the API server's host:port, for a Proxy.
 func (c *Cluster) APIAddr() string { return loopback(c.apiPort) }
+
+// Pids are the process IDs of etcd and kube-apiserver, for a harness that samples what the
+// servers cost (hack/benchscale).
+func (c *Cluster) Pids() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int
+	for _, p := range []*process{c.etcd, c.api} {
+		if p != nil && p.cmd.Process != nil {
+			out = append(out, p.cmd.Process.Pid)
+		}
+	}
+	return out
+}

@@ -322,6 +322,17 @@ func (f *Fleet) Nodes(now time.Time) []Node {
 	return f.nodes.get(f, parts, func(n *Node, ctx string) { n.Context = ctx })
 }
 
+// NodesUntil is the earliest of every cluster's Model.NodesUntil; zero: never.
+func (f *Fleet) NodesUntil() time.Time {
+	var until time.Time
+	for _, c := range f.clusters {
+		if t := c.NodesUntil(); !t.IsZero() && (until.IsZero() || t.Before(until)) {
+			until = t
+		}
+	}
+	return until
+}
+
 // Rollouts are every cluster's rollouts, cluster by cluster, with Context set in a fleet of more
 // than one; the slice is kept as Nodes' is.
 func (f *Fleet) Rollouts() []Rollout {

@@ -143,6 +143,8 @@ type nodeCache struct {
 	counted map[string]struct{}
 	// starts counts the pods that started on each node within the window (starts.go).
 	starts startIndex
+	// until is when nodes, built at, would read differently with the clock alone (NodesUntil).
+	until time.Time
 }
 
 // Nodes returns every node's evidence at now: suspect nodes first, then by failures, then name.
@@ -151,6 +153,7 @@ func (m *Model) Nodes(now time.Time) []Node {
 	c := &m.nodeView
 	if !c.valid || (c.at != now.Unix() || c.starts.dirty) && len(m.ledger.live()) > 0 {
 		c.nodes, c.at, c.valid = m.buildNodes(now), now.Unix(), true
+		c.until = m.nodesUntil(now)
 		c.starts.dirty = false
 		c.share = sharedOf(c.nodes)
 		clear(c.pos)
@@ -179,6 +182,41 @@ func (m *Model) Nodes(now time.Time) []Node {
 	clear(c.counted)
 	c.nodes = out
 	return out
+}
+
+// NodesUntil is when the nodes last returned by Nodes would read differently with nothing but the
+// clock moving: the window's start buckets turn over (the suspect rule's "N of M pods that started
+// here in the last 15m") or a failure moves into an older histogram bucket. Zero: never, as no
+// failure is within the window. A failure leaving the window changes the model (Expire).
+func (m *Model) NodesUntil() time.Time { return m.nodeView.until }
+
+// nodesUntil is NodesUntil for nodes built at now.
+func (m *Model) nodesUntil(now time.Time) time.Time {
+	live := m.ledger.live()
+	if len(live) == 0 {
+		return time.Time{}
+	}
+	w := m.nodeView.starts.width
+	until := time.Unix(0, (now.UnixNano()/w+1)*w)
+	bucket := m.cfg.Window / HistogramBuckets
+	if bucket <= 0 {
+		return until
+	}
+	since := now.Add(-m.cfg.Window)
+	for _, e := range live {
+		if off := e.Failure.At.Sub(since); off >= 0 {
+			// The failure's bucket index, off/bucket, drops by one when off next crosses a multiple
+			// of bucket.
+			if t := now.Add(off % bucket); t.Before(until) {
+				until = t
+			}
+		}
+	}
+	// Nodes keeps what it built for the rest of the second (nodeCache.at).
+	if next := time.Unix(now.Unix()+1, 0); until.Before(next) {
+		return next
+	}
+	return until
 }
 
 // failureIdentity tells pods apart in the ledger, also when a fixture has no UID.

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -682,5 +683,46 @@ func TestFailuresWithoutAStartCountAsStarts(t *testing.T) {
 	n := findNode(t, m.Nodes(t0.Add(time.Second)), "node-1")
 	if want := "3 of 6 pods that started here in the last 15m failed to start; none started elsewhere (thin evidence: too few to compare)"; !n.Suspect || n.Why != want {
 		t.Errorf("node-1: suspect %v, why %q; want %q", n.Suspect, n.Why, want)
+	}
+}
+
+// NodesUntil says how long the nodes read the same with nothing but the clock moving: walking the
+// clock in uneven steps across the window, the nodes at any moment before it equal the nodes
+// built when it was given, and it does come (the starts turn over, the failures move back in the
+// histogram). The dashboard's tick redraws only once it has passed.
+func TestNodesUntil(t *testing.T) {
+	m := shares(t, [][2]int{{3, 3}, {1, 20}, {0, 20}})
+	if m.NodesUntil() != (time.Time{}) {
+		t.Errorf("NodesUntil before any Nodes = %v, want zero", m.NodesUntil())
+	}
+	now := t0
+	built, until := slices.Clone(m.Nodes(now)), m.NodesUntil()
+	changes := 0
+	for step := 0; now.Before(t0.Add(m.cfg.Window)); step++ {
+		now = now.Add(time.Duration(1+step%7) * 900 * time.Millisecond)
+		nodes := m.Nodes(now)
+		if now.Before(until) {
+			if !reflect.DeepEqual(nodes, built) {
+				t.Fatalf("at %v, before NodesUntil %v, the nodes changed:\n%+v\nwant\n%+v", now.Sub(t0), until.Sub(t0), nodes, built)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(nodes, built) {
+			changes++
+		}
+		built, until = slices.Clone(nodes), m.NodesUntil()
+		if !until.After(now) && !until.IsZero() {
+			t.Fatalf("NodesUntil %v is not after the moment the nodes were built (%v)", until.Sub(t0), now.Sub(t0))
+		}
+	}
+	if changes == 0 {
+		t.Errorf("the nodes never changed across the window: the walk proves nothing")
+	}
+
+	empty := New(DefaultConfig())
+	empty.Apply(&contract.Batch{Nodes: cluster(2)}, t0)
+	empty.Nodes(t0)
+	if got := empty.NodesUntil(); !got.IsZero() {
+		t.Errorf("NodesUntil without failures = %v, want zero (never)", got)
 	}
 }

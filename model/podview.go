@@ -26,6 +26,8 @@ type PodColumns struct {
 	Ready    string // "1/2"
 	Status   string // "CrashLoopBackOff", "Init:0/2", "Terminating"
 	Restarts string // "3 (40s ago)"
+	// RestartsUntil is when Restarts' "(40s ago)" next reads differently; zero when it has none.
+	RestartsUntil time.Time
 }
 
 // scratches rebuild records as pods for classify.Columns without allocating. The views run on the
@@ -50,7 +52,8 @@ func (p *Pod) Columns(now time.Time) PodColumns {
 	var c PodColumns
 	p.withPod(func(pod *corev1.Pod) {
 		ready, status, restarts := classify.Columns(pod, now)
-		c = PodColumns{Ready: sanitize.Text(ready), Status: sanitize.Text(status), Restarts: sanitize.Text(restarts)}
+		c = PodColumns{Ready: sanitize.Text(ready), Status: sanitize.Text(status), Restarts: sanitize.Text(restarts),
+			RestartsUntil: classify.RestartsUntil(pod, now)}
 	})
 	return c
 }

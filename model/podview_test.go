@@ -113,7 +113,8 @@ func TestPodColumns(t *testing.T) {
 	apply(m, t0, hostile)
 	got := m.Pod("shop/web").Columns(t0)
 	ready, status, restarts := classify.Columns(hostile, t0)
-	want := PodColumns{Ready: ready, Status: sanitize.Text(status), Restarts: restarts}
+	want := PodColumns{Ready: ready, Status: sanitize.Text(status), Restarts: restarts,
+		RestartsUntil: t0.Add(time.Second)} // "60s ago" reads "61s ago" a second later
 	if got != want || got.Status != "CrashLoopBackOff" {
 		t.Errorf("Columns = %+v, want %+v", got, want)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"k8s.io/apimachinery/pkg/util/duration"
+
+	"doomwatch/classify"
 )
 
 // common is what every component shares (soft-serve's common.Common): styles, keys and the clock
@@ -17,6 +19,28 @@ type common struct {
 	keys KeyMap
 	// now is the source's time at the last update; View never reads a clock.
 	now time.Time
+	// until is when the first text drawn from now (an age, "2m ago") reads differently: the
+	// earliest of every such text drawn since the last update. Zero: none was drawn. The clock's
+	// tick redraws only once it has passed (dashboard.tick).
+	until time.Time
+}
+
+// age is kubectl's AGE of t at the last update: HumanDuration of now minus t (printers.go
+// translateTimestampSince). When it next reads differently is noted in until.
+func (c *common) age(t time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	d := c.now.Sub(t)
+	c.note(c.now.Add(classify.HumanDurationHolds(d)))
+	return duration.HumanDuration(d)
+}
+
+// note records that text drawn from now reads differently at t (zero: never).
+func (c *common) note(t time.Time) {
+	if !t.IsZero() && (c.until.IsZero() || t.Before(c.until)) {
+		c.until = t
+	}
 }
 
 // width is the number of cells s takes on screen. What the views show is mostly printable ASCII
@@ -96,14 +120,6 @@ func clip(s string, w int) string {
 		return ansi.Truncate(s, w, "…")
 	}
 	return s
-}
-
-// age is kubectl's AGE: HumanDuration of now minus t (printers.go translateTimestampSince).
-func age(t, now time.Time) string {
-	if t.IsZero() {
-		return "<unknown>"
-	}
-	return duration.HumanDuration(now.Sub(t))
 }
 
 // thousands formats n as "3,412".

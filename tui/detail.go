@@ -151,7 +151,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 	cols := p.Columns(now)
 	add(st.bold.Render("Status   ") + cols.Status + st.dim.Render("  ready ") + cols.Ready +
 		st.dim.Render("  restarts ") + cols.Restarts + st.dim.Render("  phase ") + p.Phase +
-		st.dim.Render("  age ") + age(p.Created, now))
+		st.dim.Render("  age ") + c.age(p.Created))
 
 	// Node and its cluster status.
 	nodeLine := st.bold.Render("Node     ") + p.Node
@@ -197,7 +197,7 @@ func detailLines(dst []string, p *model.Pod, node *model.Node, events []model.Ev
 				line += " " + cond.Reason
 			}
 			if !cond.Since.IsZero() {
-				line += st.dim.Render("  since " + age(cond.Since, now))
+				line += st.dim.Render("  since " + c.age(cond.Since))
 			}
 			add(line)
 			wrapped(4, "message:", cond.Message)
@@ -250,7 +250,7 @@ func eventLines(dst []string, events []model.Event, c *common, w int) []string {
 	ageW, countW, reasonW := 0, 0, 0
 	for i := range events {
 		ev := &events[i]
-		ages[i] = eventAge(ev, c.now)
+		ages[i] = eventAge(ev, c)
 		ageW = max(ageW, width(ages[i]))
 		if ev.Count > 1 {
 			countW = max(countW, len(fmt.Sprint(ev.Count))+1)
@@ -322,15 +322,15 @@ func stateLines(dst []string, label string, s *model.State, c *common, width int
 		dst = append(dst, pad+lbl+s.Summary())
 		msgLines(s.Message)
 	case model.StateRunning:
-		dst = append(dst, pad+lbl+s.Summary()+st.dim.Render(" since ")+stamp(s.StartedAt, c.now))
+		dst = append(dst, pad+lbl+s.Summary()+st.dim.Render(" since ")+stamp(s.StartedAt, c))
 	case model.StateTerminated:
 		line := pad + lbl + s.Summary() + st.dim.Render(" exit ") + fmt.Sprint(s.ExitCode)
 		if s.Signal != 0 {
 			line += st.dim.Render(" signal ") + fmt.Sprint(s.Signal)
 		}
 		dst = append(dst, line)
-		dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("started ")+stamp(s.StartedAt, c.now)+
-			st.dim.Render("  finished ")+stamp(s.FinishedAt, c.now))
+		dst = append(dst, pad+strings.Repeat(" ", 12)+st.dim.Render("started ")+stamp(s.StartedAt, c)+
+			st.dim.Render("  finished ")+stamp(s.FinishedAt, c))
 		msgLines(s.Message)
 	default:
 		if label == "state:" {
@@ -341,9 +341,9 @@ func stateLines(dst []string, label string, s *model.State, c *common, width int
 }
 
 // stamp is an absolute time with its age: "2026-01-02T15:04:05Z (12s ago)".
-func stamp(t, now time.Time) string {
+func stamp(t time.Time, c *common) string {
 	if t.IsZero() {
 		return "-"
 	}
-	return t.UTC().Format(time.RFC3339) + " (" + age(t, now) + " ago)"
+	return t.UTC().Format(time.RFC3339) + " (" + c.age(t) + " ago)"
 }

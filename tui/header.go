@@ -203,11 +203,11 @@ func (h *header) stateOf(hl contract.Health) string {
 	case h.stopped:
 		s = st.warn.Render("source stopped")
 	case hl.Unreachable != "":
-		s = st.danger.Render("unreachable for " + age(hl.UnreachableSince, h.c.now) + ", retrying: " + hl.Unreachable)
+		s = st.danger.Render("unreachable for " + h.c.age(hl.UnreachableSince) + ", retrying: " + hl.Unreachable)
 	case hl.WatchError != "":
 		last := "never"
 		if !hl.LastEvent.IsZero() {
-			last = age(hl.LastEvent, h.c.now) + " ago"
+			last = h.c.age(hl.LastEvent) + " ago"
 		}
 		s = st.warn.Render("reconnecting: " + hl.WatchError + " · last update " + last)
 	case !hl.Synced:

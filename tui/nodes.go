@@ -405,12 +405,12 @@ func nodeInfo(nd *model.Node) string {
 
 // eventSummary is a Warning event's reason, count and age: "ContainerGCFailed x5 30s ago", and
 // "+2" when the model keeps more events for the node than this, its latest.
-func eventSummary(e *nodeEvent, now time.Time) string {
+func eventSummary(e *nodeEvent, c *common) string {
 	s := e.ev.Reason
 	if e.ev.Count > 1 {
 		s += " x" + strconv.Itoa(int(e.ev.Count))
 	}
-	s += " " + eventAge(&e.ev, now)
+	s += " " + eventAge(&e.ev, c)
 	if e.more > 0 {
 		s += " +" + strconv.Itoa(e.more)
 	}
@@ -418,12 +418,12 @@ func eventSummary(e *nodeEvent, now time.Time) string {
 }
 
 // eventAge is how long ago ev last occurred: "2m ago" (its first time when it has no last).
-func eventAge(ev *model.Event, now time.Time) string {
+func eventAge(ev *model.Event, c *common) string {
 	t := ev.Last
 	if t.IsZero() {
 		t = ev.First
 	}
-	return age(t, now) + " ago"
+	return c.age(t) + " ago"
 }
 
 // nodeColumns are the nodes panel's columns, in display order; the counts are aligned right.
@@ -456,13 +456,13 @@ var nodeColumns = []column[*shownNode]{
 		if r.Last.IsZero() {
 			return ""
 		}
-		return age(r.Last, c.now) + " ago"
+		return c.age(r.Last) + " ago"
 	}},
 	{title: "LAST WARNING", max: 40, priority: 8, optional: true, cell: func(r *shownNode, c *common) string {
 		if !r.event.ok {
 			return ""
 		}
-		return eventSummary(r.event, c.now)
+		return eventSummary(r.event, c)
 	}},
 }
 
@@ -635,7 +635,7 @@ func (n *nodesPanel) detailView(i int, add func(string) bool) {
 		add(st.dim.Render(clip(infoPrefix+nodeInfo(nd), n.width)))
 	}
 	if e := &n.events[i]; e.ok {
-		head := eventPrefix + eventSummary(e, n.c.now)
+		head := eventPrefix + eventSummary(e, n.c)
 		l := st.warn.Render(clip(head, n.width))
 		if rest := n.width - width(head); rest > 2 && e.ev.Message != "" {
 			l += st.dim.Render(clip(": "+e.ev.Message, rest))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -156,6 +157,7 @@ func TestAPanelIsOneSliceEntry(t *testing.T) {
 	press(d, "?")
 	before := fake.refreshed
 	d.Update(batchMsg{})
+	d.opts.Now = func() time.Time { return t0.Add(time.Hour) } // the ages on screen move
 	d.Update(tickMsg{})
 	if fake.refreshed != before+2 {
 		t.Errorf("a batch and a tick refreshed the panel %d times, want 2", fake.refreshed-before)

@@ -153,7 +153,7 @@ var podColumns = []column[*podRow]{
 	{title: "STATUS", max: 20, priority: 9, cell: func(r *podRow, _ *common) string { return r.status }},
 	{title: "RESTARTS", max: 14, priority: 6, cell: func(r *podRow, _ *common) string { return r.restarts }},
 	{title: "NODE", max: 16, priority: 3, cell: func(r *podRow, _ *common) string { return r.Node }},
-	{title: "AGE", max: 5, priority: 8, cell: func(r *podRow, c *common) string { return age(r.Created, c.now) }},
+	{title: "AGE", max: 5, priority: 8, cell: func(r *podRow, c *common) string { return c.age(r.Created) }},
 	{title: "VERDICT", min: verdictWidth, max: verdictWidth, priority: 2, cell: func(r *podRow, _ *common) string { return badgeText(r.Verdict.Class) },
 		paint: func(r *podRow, c *common, s string) string { return c.st.badgeFor(r.Verdict.Class, s) }},
 	{title: "STATE", max: 26, priority: 12, cell: func(r *podRow, _ *common) string { return r.state }},
@@ -174,6 +174,7 @@ type podRow struct {
 // virtualised), so this runs at most a screenful of times per frame.
 func newPodRow(p *model.Pod, c *common) podRow {
 	cols := p.Columns(c.now)
+	c.note(cols.RestartsUntil)
 	r := podRow{Pod: p, ready: cols.Ready, status: cols.Status, restarts: cols.Restarts}
 	if cs, ok := p.Deciding(); ok {
 		r.state, r.lastState = cs.State.Summary(), cs.LastState.Summary()

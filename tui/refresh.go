@@ -3,6 +3,7 @@ package tui
 import (
 	"slices"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -14,13 +15,15 @@ import (
 // hands them to every component. The model hands back the same nodes and rollouts while they
 // are unchanged, and then the panels remake nothing from them.
 func (d *dashboard) refreshAll() tea.Cmd {
-	d.c.now = d.opts.Now()
+	d.c.now, d.c.until = d.opts.Now(), time.Time{}
+	d.version = d.m.Version()
 	s := &d.snap
 	s.health = d.m.Health()
 	s.counts = d.m.Counts()
 	s.rollouts = d.m.Rollouts()
 	s.nodesForbidden = slices.Contains(s.health.Forbidden, contract.KindNode)
 	s.nodes = d.m.Nodes(d.c.now)
+	d.c.note(d.m.NodesUntil())
 	s.share = d.m.SuspectsShare(d.c.now)
 	if d.m.Multi() {
 		s.clusters = s.clusters[:0]

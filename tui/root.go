@@ -64,6 +64,14 @@ type dashboard struct {
 	copied string
 	// onPanic reports a panic caught while drawing (set by Run).
 	onPanic func(error)
+
+	// drawn is the screen View last drew, and frameOK says it is still the screen. Every message
+	// redraws but a clock tick after which nothing on screen would read differently (keepFrame):
+	// an idle dashboard draws nothing (tick).
+	drawn              string
+	frameOK, keepFrame bool
+	// version is the model's Version at the last refresh.
+	version uint64
 }
 
 func newDashboard(opts Options, noColor bool) *dashboard {
@@ -129,7 +137,11 @@ func (d *dashboard) Update(msg tea.Msg) (m tea.Model, cmd tea.Cmd) {
 			m, cmd = d, tea.Quit
 		}
 	}()
-	return d, d.update(msg)
+	ok := d.frameOK
+	d.frameOK, d.keepFrame = false, false
+	cmd = d.update(msg)
+	d.frameOK = ok && d.keepFrame
+	return d, cmd
 }
 
 func (d *dashboard) update(msg tea.Msg) tea.Cmd {
@@ -150,12 +162,7 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 		d.header.stopped = true
 		return nil
 	case tickMsg:
-		now := d.opts.Now()
-		d.m.Expire(now)
-		if d.opts.Replay != nil {
-			d.header.replay = d.opts.Replay.Status()
-		}
-		return tea.Batch(d.refreshAll(), tick())
+		return d.tick()
 	case filterDueMsg:
 		return d.text.due(d, msg.seq)
 	case filterDoneMsg:
@@ -181,6 +188,25 @@ func (d *dashboard) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	return d.broadcast(msg)
+}
+
+// tick expires the evidence of the window and refreshes the views, unless nothing on screen would
+// read differently: the model did not change and the clock has not reached the first age drawn
+// (common.until). Ages then tick at the resolution they are shown in (seconds below ten minutes,
+// then minutes, then hours), and an idle dashboard draws nothing. A replay's position and a
+// recording's note move with the clock: those dashboards refresh on every tick.
+func (d *dashboard) tick() tea.Cmd {
+	now := d.opts.Now()
+	d.m.Expire(now)
+	if d.opts.Replay == nil && d.opts.Recording == nil && d.m.Version() == d.version &&
+		(d.c.until.IsZero() || now.Before(d.c.until)) {
+		d.keepFrame = true
+		return tick()
+	}
+	if d.opts.Replay != nil {
+		d.header.replay = d.opts.Replay.Status()
+	}
+	return tea.Batch(d.refreshAll(), tick())
 }
 
 // route hands msg to p and handles the navigation it answers within this Update, so the frame
@@ -373,7 +399,10 @@ func (d *dashboard) click(msg tea.MouseClickMsg) tea.Cmd {
 
 // View draws the whole screen.
 func (d *dashboard) View() tea.View {
-	v := tea.NewView(d.render())
+	if !d.frameOK {
+		d.drawn, d.frameOK = d.render(), true
+	}
+	v := tea.NewView(d.drawn)
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.WindowTitle = "doomwatch"

@@ -122,7 +122,7 @@ func runFleet(ctx context.Context, s settings, f flags, n int, dir string, bins 
 	}
 	if want["doomwatch"] {
 		logf("measuring doomwatch --context %s", strings.Join(contexts, ","))
-		r := runFleetTool(ctx, s, clusters, []tool{doomwatchFleetTool(bins.doomwatch, kubeconfig, contexts, env)}, []int{total}, logf)
+		r := runFleetTool(ctx, s, clusters, []tool{doomwatchFleetTool(bins.doomwatch, kubeconfig, dir, contexts, env)}, []int{total}, logf)
 		rep.doomwatch = &r
 	}
 	if want["k9s"] && bins.k9s != "" {
@@ -159,8 +159,8 @@ func writeFleetKubeconfig(path string, clusters []*fleetCluster) error {
 }
 
 // doomwatchFleetTool runs doomwatch over every namespace of every context.
-func doomwatchFleetTool(bin, kubeconfig string, contexts []string, env []string) tool {
-	t := doomwatchTool(bin, kubeconfig, env)
+func doomwatchFleetTool(bin, kubeconfig, dir string, contexts []string, env []string) tool {
+	t := doomwatchTool(bin, kubeconfig, dir, env)
 	t.args = append(t.args, "--context", strings.Join(contexts, ","))
 	// The header's first line counts the clusters live ("3 of 3 clusters live", tui/header.go
 	// syncState) and its pods line the pods of all of them.

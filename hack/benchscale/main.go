@@ -51,7 +51,7 @@ func run() error {
 	pflag.StringVar(&f.k9sMissing, "k9s-missing", "", "why there is no k9s binary, for the report")
 	pflag.StringVar(&f.doomwatch, "doomwatch", "", "doomwatch binary (default: go build the module in the current directory)")
 	pflag.StringVar(&f.fixtures, "fixtures", "classify/testdata", "classify's fixtures, where the runtime messages come from")
-	pflag.StringSliceVar(&f.tools, "tools", []string{"doomwatch", "k9s", "bare", "once", "record"}, "what to measure (record: doomwatch record -A, headless, beside the dashboard's figures)")
+	pflag.StringSliceVar(&f.tools, "tools", []string{"doomwatch", "k9s", "bare", "floor", "once", "record"}, "what to measure (record: doomwatch record -A, headless, beside the dashboard's figures; floor: an idle bubbletea program, hack/idlefloor)")
 	pflag.DurationVar(&s.idle, "idle", 30*time.Second, "idle window")
 	pflag.Float64Var(&s.churnRate, "churn-rate", 500, "status updates per second during the churn window")
 	pflag.DurationVar(&s.churnFor, "churn-for", 60*time.Second, "churn window")
@@ -114,6 +114,7 @@ func run() error {
 
 	var client kubernetes.Interface
 	var kubeconfig string
+	var servers []int
 	var load scale.LoadResult
 	if f.attach != "" {
 		if client, err = scale.ClientFromKubeconfig(f.attach); err != nil {
@@ -149,6 +150,7 @@ func run() error {
 			return err
 		}
 		kubeconfig = user.Kubeconfig
+		servers = cluster.Pids()
 
 		counts := fleet.Counts()
 		logf("loading %d pods (%d healthy, %d crash-loop, %d oom-loop, %d start-error on %v) on %d nodes in %d namespaces",
@@ -166,18 +168,23 @@ func run() error {
 		}
 	}
 
-	b := &bench{settings: s, client: client, fleet: fleet, index: fleet.Index()}
+	b := &bench{settings: s, client: client, fleet: fleet, index: fleet.Index(), servers: servers}
 	env := toolEnv(dir)
-	rep := report{settings: s, load: load, fleet: fleet, k9sMissing: f.k9sMissing, k9sVersion: bins.k9sVersion}
+	rep := report{settings: s, load: load, fleet: fleet, k9sMissing: f.k9sMissing, k9sVersion: bins.k9sVersion, doomwatchBin: bins.doomwatch}
 	if want["doomwatch"] {
 		logf("measuring doomwatch")
-		r := b.runTool(ctx, doomwatchTool(bins.doomwatch, kubeconfig, env), 0, logf)
+		r := b.runTool(ctx, doomwatchTool(bins.doomwatch, kubeconfig, dir, env), 0, logf)
 		rep.doomwatch = &r
 	}
 	if want["bare"] {
 		logf("measuring the bare typed informer")
 		r := b.runBare(ctx, bins.bare, kubeconfig, env)
 		rep.bare = &r
+	}
+	if want["floor"] {
+		logf("measuring an idle bubbletea program")
+		r := b.runFloor(ctx, bins.floor, env)
+		rep.floor = &r
 	}
 	if want["once"] {
 		logf("measuring doomwatch --once -A")
@@ -211,13 +218,13 @@ func run() error {
 const settleAfterLoad = time.Minute
 
 type binaries struct {
-	doomwatch, k9s, bare string
-	k9sVersion           string
+	doomwatch, k9s, bare, floor string
+	k9sVersion                  string
 }
 
 // buildBinaries builds doomwatch (unless given) and the bare informer into dir.
 func buildBinaries(ctx context.Context, dir string, f flags, logf func(string, ...any)) (binaries, error) {
-	bins := binaries{doomwatch: f.doomwatch, k9s: f.k9s, bare: filepath.Join(dir, "bareinformer")}
+	bins := binaries{doomwatch: f.doomwatch, k9s: f.k9s, bare: filepath.Join(dir, "bareinformer"), floor: filepath.Join(dir, "idlefloor")}
 	build := func(out, pkg string) error {
 		logf("go build %s", pkg)
 		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
@@ -234,6 +241,9 @@ func buildBinaries(ctx context.Context, dir string, f flags, logf func(string, .
 		}
 	}
 	if err := build(bins.bare, "./hack/bareinformer"); err != nil {
+		return bins, err
+	}
+	if err := build(bins.floor, "./hack/idlefloor"); err != nil {
 		return bins, err
 	}
 	if bins.k9s != "" {

@@ -37,6 +37,9 @@ type bench struct {
 	client kubernetes.Interface
 	fleet  *scale.Fleet
 	index  map[string]scale.PodRef
+	// servers are etcd's and kube-apiserver's processes (none with --attach): their CPU during
+	// each churn window says what limits the rate the churn reaches.
+	servers []int
 }
 
 // result is one tool's figures.
@@ -46,7 +49,11 @@ type result struct {
 	rowsOK, syncedOK   bool
 	start, idle, churn window // start: from launch until synced (or given up)
 	churnRun           scale.ChurnResult
-	latency            samples
+	// servers is what etcd and kube-apiserver cost during the churn window.
+	servers window
+	// profile is the CPU profile of the churn window (doomwatch only: DOOMWATCH_CPUPROFILE).
+	profile string
+	latency samples
 	// floor is the server's share of latency: update sent → a plain watch received it.
 	floor         samples
 	sortKey       samples
@@ -141,7 +148,11 @@ func (b *bench) runTool(ctx context.Context, t tool, seq int, logf func(string, 
 	}
 	logf("%s: idle %.3f cores, RSS %s", t.name, r.idle.cores, mib(r.idle.rssEnd))
 
-	r.churnRun, r.churn, r.latency, r.floor, err = b.churnWindow(ctx, term, seq, logf)
+	cw, err := b.churnWindow(ctx, term, t.profile, seq, logf)
+	r.churnRun, r.churn, r.servers, r.latency, r.floor = cw.run, cw.tool, cw.servers, cw.latency, cw.floor
+	if t.profile != "" && err == nil {
+		r.profile = t.profile
+	}
 	if err != nil {
 		r.err = err
 		return r
@@ -158,20 +169,39 @@ func (b *bench) runTool(ctx context.Context, t tool, seq int, logf func(string, 
 	return r
 }
 
+// churnResult is one churn window: the churn, what the tool and the servers cost meanwhile, and
+// the update → screen probes.
+type churnResult struct {
+	run            scale.ChurnResult
+	tool, servers  window
+	latency, floor samples
+}
+
 // churnWindow churns one namespace while sampling the tool and probing update → screen latency
-// on pods the tool shows.
-func (b *bench) churnWindow(ctx context.Context, term *terminal, seq int, logf func(string, ...any)) (scale.ChurnResult, window, samples, samples, error) {
+// on pods the tool shows. With a profile, the tool profiles its CPU over the window
+// (DOOMWATCH_CPUPROFILE: SIGUSR1 starts it, SIGUSR2 writes it).
+func (b *bench) churnWindow(ctx context.Context, term *terminal, profile string, seq int, logf func(string, ...any)) (churnResult, error) {
+	var cw churnResult
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if profile != "" {
+		_ = syscall.Kill(term.pid(), syscall.SIGUSR1)
+		defer func() {
+			_ = syscall.Kill(term.pid(), syscall.SIGUSR2)
+			// The profile is written as the signal is handled: wait for the file to settle.
+			waitForProfile(profile)
+		}()
+	}
 	var wg sync.WaitGroup
-	var run scale.ChurnResult
 	wg.Go(func() {
 		defer cancel()
-		run = b.churn(ctx)
+		cw.run = b.churn(ctx)
 	})
-	var w window
 	var werr error
-	wg.Go(func() { w, werr = observe(ctx, term.pid(), b.churnFor) })
+	wg.Go(func() { cw.tool, werr = observe(ctx, term.pid(), b.churnFor) })
+	if len(b.servers) > 0 {
+		wg.Go(func() { cw.servers, _ = observeAll(ctx, b.servers, b.churnFor) })
+	}
 
 	var lat, floor samples
 	// Each probe writes a restart count no earlier probe used, so every probe is a change.
@@ -192,13 +222,27 @@ func (b *bench) churnWindow(ctx context.Context, term *terminal, seq int, logf f
 		}
 	}
 	wg.Wait()
+	cw.latency, cw.floor = lat, floor
 	if werr != nil {
-		return run, w, lat, floor, fmt.Errorf("churn window: %w", werr)
+		return cw, fmt.Errorf("churn window: %w", werr)
 	}
-	if run.FirstErr != nil {
-		logf("churn: %d of %d updates failed, first: %v", run.Failed, run.Sent, run.FirstErr)
+	if cw.run.FirstErr != nil {
+		logf("churn: %d of %d updates failed, first: %v", cw.run.Failed, cw.run.Sent, cw.run.FirstErr)
 	}
-	return run, w, lat, floor, nil
+	return cw, nil
+}
+
+// waitForProfile waits, for at most 5 s, until the profile's file exists and has stopped growing.
+func waitForProfile(path string) {
+	last := int64(-1)
+	for range 50 {
+		time.Sleep(100 * time.Millisecond)
+		if fi, err := os.Stat(path); err == nil && fi.Size() > 0 && fi.Size() == last {
+			return
+		} else if err == nil {
+			last = fi.Size()
+		}
+	}
 }
 
 // churn is the churn window's status updates to the first namespace, as every tool gets them.
@@ -311,7 +355,7 @@ func (b *bench) filters(ctx context.Context, term *terminal, t tool) (apply, cle
 		if sleep(ctx, time.Second) != nil {
 			return
 		}
-		sent, err = term.send(t.filterClear)
+		sent, err = term.send(term.key(t.filterClear))
 		if err != nil {
 			clear.misses++
 			continue
@@ -356,13 +400,15 @@ func (b *bench) filterTexts(n int) []string {
 
 // bareResult is the bare informer's figures.
 type bareResult struct {
-	synced time.Duration
-	idle   window
-	err    error
+	synced   time.Duration
+	idle     window
+	churn    window
+	churnRun scale.ChurnResult
+	err      error
 }
 
-// runBare runs the bare typed informer until it has synced, then samples it over the idle
-// window.
+// runBare runs the bare typed informer until it has synced, then samples it over the idle window
+// and over a churn window like the tools': the floor of what holding the pods costs.
 func (b *bench) runBare(ctx context.Context, bin, kubeconfig string, env []string) bareResult {
 	var r bareResult
 	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--max", (b.startTimeout + b.idle + time.Minute).String())
@@ -401,7 +447,18 @@ func (b *bench) runBare(ctx context.Context, bin, kubeconfig string, env []strin
 		r.err = err
 		return r
 	}
-	r.idle, r.err = observe(ctx, cmd.Process.Pid, b.idle)
+	if r.idle, r.err = observe(ctx, cmd.Process.Pid, b.idle); r.err != nil {
+		return r
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer cancel()
+		r.churnRun = b.churn(cctx)
+	})
+	r.churn, r.err = observe(cctx, cmd.Process.Pid, b.churnFor)
+	wg.Wait()
 	return r
 }
 
@@ -465,3 +522,30 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 func mib(b int64) string { return fmt.Sprintf("%d MiB", b>>20) }
+
+// floorResult is an idle bubbletea program's CPU: the renderer's own floor.
+type floorResult struct {
+	idle window
+	err  error
+}
+
+// runFloor runs hack/idlefloor in a pseudo-terminal of the tools' size over the idle window.
+func (b *bench) runFloor(ctx context.Context, bin string, env []string) floorResult {
+	var r floorResult
+	term, err := startTerminal(bin, nil, env, b.width, b.height)
+	if err != nil {
+		r.err = err
+		return r
+	}
+	defer term.stop("q", 10*time.Second)
+	if _, _, ok := term.await(b.startTimeout, func(s string) bool { return strings.Contains(s, "static") }); !ok {
+		r.err = fmt.Errorf("idlefloor drew nothing")
+		return r
+	}
+	if err := sleep(ctx, 5*time.Second); err != nil {
+		r.err = err
+		return r
+	}
+	r.idle, r.err = observe(ctx, term.pid(), b.idle)
+	return r
+}

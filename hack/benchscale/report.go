@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -20,10 +21,13 @@ type report struct {
 	doomwatch  *result
 	k9s        *result
 	bare       *bareResult
+	floor      *floorResult
 	once       *onceResult
 	record     *recordResult
 	k9sMissing string
 	k9sVersion string
+	// doomwatchBin is the binary whose churn profile is split by stage.
+	doomwatchBin string
 }
 
 // targets are BENCHMARKS.md's, at 10,000 and at 150,000 pods. synced at 150,000 is the bare informer's
@@ -89,7 +93,8 @@ func (r *report) write(w io.Writer) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", name, target, cells[0], verdict, cells[1], bare)
 	}
-	bareSynced, bareRSS, bareCPU := "—", "—", "—"
+	bareSynced, bareRSS, bareCPU, bareChurn, barePer := "—", "—", "—", "—", "—"
+	barePerUpdate := 0.0 // µs
 	if r.bare != nil {
 		if r.bare.err != nil {
 			bareSynced = "error: " + oneLine(r.bare.err.Error())
@@ -97,6 +102,11 @@ func (r *report) write(w io.Writer) {
 			bareSynced = dur(r.bare.synced)
 			bareRSS = mib(r.bare.idle.rssEnd)
 			bareCPU = fmt.Sprintf("%.3f", r.bare.idle.cores)
+			bareChurn = fmt.Sprintf("%.3f cores at %.0f/s", r.bare.churn.cores, r.bare.churnRun.Rate)
+			barePer = perUpdate(r.bare.churn.cores, r.bare.churnRun.Rate)
+			if r.bare.churnRun.Rate > 0 {
+				barePerUpdate = r.bare.churn.cores / r.bare.churnRun.Rate * 1e6
+			}
 		}
 	}
 	syncedTarget := "≤ " + dur(t.synced)
@@ -136,7 +146,15 @@ func (r *report) write(w io.Writer) {
 		func(c *result) string { return overFloat(c.idle.cores, t.cpuIdle, "cores") }, bareCPU+" cores")
 	row("CPU, under churn", fmt.Sprintf("≤ %.2f cores at 500/s", t.cpuChurn), func(c *result) string {
 		return fmt.Sprintf("%.3f cores at %.0f/s", c.churn.cores, c.churnRun.Rate)
-	}, func(c *result) string { return overFloat(c.churn.cores, t.cpuChurn, "cores") }, "—")
+	}, func(c *result) string { return overFloat(c.churn.cores, t.cpuChurn, "cores") }, bareChurn)
+	row("CPU per update under churn (cores ÷ updates/s)", "≤ 2× the bare informer's", func(c *result) string {
+		return perUpdate(c.churn.cores, c.churnRun.Rate)
+	}, func(c *result) string {
+		if barePerUpdate == 0 || c.churnRun.Rate == 0 {
+			return "—"
+		}
+		return overFloat(c.churn.cores/c.churnRun.Rate*1e6/barePerUpdate, 2, "× the bare informer's")
+	}, barePer)
 	row("update → screen, p99 under churn", "≤ "+dur(t.updateP99), func(c *result) string { return quant(c.latency, 0.99) },
 		func(c *result) string { return overSamples(c.latency, 0.99, t.updateP99) }, "—")
 	row("sort key → frame, p50 / max", "≤ "+dur(t.keyFrame), func(c *result) string { return spread(c.sortKey) },
@@ -153,9 +171,40 @@ func (r *report) write(w io.Writer) {
 		fmt.Fprintf(w, "| `doomwatch --once -A` | — | %s | — | — | — |\n", cell)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "¹ A lone esc is told from the start of an escape sequence only by waiting for what follows: "+
-		"bubbletea's input reader waits 50 ms (ultraviolet DefaultEscTimeout), k9s's tcell its own timeout.")
+	fmt.Fprintln(w, "¹ esc is sent as the terminal would: to a program that pushed the kitty keyboard protocol "+
+		"(doomwatch: bubbletea pushes its disambiguation flag), as the protocol encodes it, CSI 27 u, which kitty, foot, "+
+		"WezTerm, Ghostty and iTerm2 send; else as a lone ESC byte (k9s), which a program tells from the start of an "+
+		"escape sequence only by waiting for what follows: k9s's tcell its own timeout, bubbletea's input reader 50 ms "+
+		"(ultraviolet DefaultEscTimeout) in a terminal without the protocol.")
 	fmt.Fprintln(w)
+
+	for _, c := range cols {
+		if c != nil && c.servers.took > 0 {
+			fmt.Fprintf(w, "- While %s was measured under churn, etcd and kube-apiserver took %.2f cores of the machine's %d: "+
+				"the churn's rate is what they can serve beside the tool and the churn's own client.\n", c.tool, c.servers.cores, runtime.NumCPU())
+		}
+	}
+	if r.bare != nil && r.bare.err == nil {
+		fmt.Fprintln(w, "- The bare typed informer's churn is a window of its own, as the tools' are.")
+	}
+	if f := r.floor; f != nil {
+		if f.err != nil {
+			fmt.Fprintf(w, "- An idle bubbletea program (hack/idlefloor): error: %s\n", oneLine(f.err.Error()))
+		} else {
+			fmt.Fprintf(w, "- An idle bubbletea program that draws one static line (hack/idlefloor, bubbletea's 60 Hz renderer) used %.3f cores over the idle window: the floor of any bubbletea dashboard's idle CPU here.\n", f.idle.cores)
+		}
+	}
+	fmt.Fprintln(w)
+	if d := r.doomwatch; d != nil && d.profile != "" {
+		sp, err := splitProfile(context.Background(), r.doomwatchBin, d.profile, d.churn.took)
+		fmt.Fprintf(w, "doomwatch's CPU under churn by stage (a CPU profile of the churn window, DOOMWATCH_CPUPROFILE; %.0f updates/s):\n\n", d.churnRun.Rate)
+		if err != nil {
+			fmt.Fprintf(w, "error: %s\n\n", oneLine(err.Error()))
+		} else {
+			sp.write(w, d.churnRun.Rate)
+			fmt.Fprintln(w)
+		}
+	}
 
 	if r.record != nil {
 		r.writeRecord(w, t)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -26,7 +27,13 @@ type terminal struct {
 	exited  chan struct{} // closed when the program has exited
 	waitErr error
 	replies chan struct{}
+	// kitty is set once the program pushed the kitty keyboard protocol's flags (CSI > flags u):
+	// a terminal that speaks it then sends keys as the protocol encodes them (key).
+	kitty bool
 }
+
+// kittyPush starts the sequence that pushes kitty keyboard flags: CSI > flags u.
+var kittyPush = []byte("\x1b[>")
 
 // startTerminal starts bin in a w×h pseudo-terminal.
 func startTerminal(bin string, args, env []string, w, h int) (*terminal, error) {
@@ -65,6 +72,9 @@ func (t *terminal) pump() {
 		if n > 0 {
 			t.mu.Lock()
 			_, _ = t.emu.Write(buf[:n])
+			if !t.kitty {
+				t.kitty = pushesKitty(buf[:n])
+			}
 			close(t.changed)
 			t.changed = make(chan struct{})
 			t.mu.Unlock()
@@ -79,6 +89,36 @@ func (t *terminal) screen() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.emu.String()
+}
+
+// pushesKitty reports whether out pushes kitty keyboard flags: CSI > digits u.
+func pushesKitty(out []byte) bool {
+	for {
+		i := bytes.Index(out, kittyPush)
+		if i < 0 {
+			return false
+		}
+		out = out[i+len(kittyPush):]
+		j := 0
+		for j < len(out) && out[j] >= '0' && out[j] <= '9' {
+			j++
+		}
+		if j > 0 && j < len(out) && out[j] == 'u' {
+			return true
+		}
+	}
+}
+
+// key is how this terminal sends keys: an escape as the kitty keyboard protocol encodes it
+// (CSI 27 u) once the program has asked for the protocol, as kitty, foot, WezTerm, Ghostty and
+// iTerm2 do, else as the lone ESC byte of a legacy terminal.
+func (t *terminal) key(keys string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if keys == "\x1b" && t.kitty {
+		return "\x1b[27u"
+	}
+	return keys
 }
 
 // send writes keys to the program and returns the time just before the write.

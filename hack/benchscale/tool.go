@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,12 +26,17 @@ type tool struct {
 	// then); filterClear drops the filter.
 	filterOpen, filterApply, filterClear string
 	quit                                 string
+	// profile is where the tool writes a CPU profile of the churn window (doomwatch's
+	// DOOMWATCH_CPUPROFILE); empty: none.
+	profile string
 }
 
-// doomwatchTool runs doomwatch over every namespace.
-func doomwatchTool(bin, kubeconfig string, env []string) tool {
+// doomwatchTool runs doomwatch over every namespace, with a CPU profile of the churn window in
+// dir.
+func doomwatchTool(bin, kubeconfig, dir string, env []string) tool {
+	profile := filepath.Join(dir, "doomwatch-churn.pprof")
 	return tool{
-		name: "doomwatch", bin: bin, env: env,
+		name: "doomwatch", bin: bin, env: append(slices.Clip(env), "DOOMWATCH_CPUPROFILE="+profile), profile: profile,
 		args: []string{"--kubeconfig", kubeconfig, "-A"},
 		// The header says "live" once the informers have synced and counts the pods; while
 		// syncing it says "syncing".
