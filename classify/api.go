@@ -12,24 +12,21 @@ import (
 // Columns returns exactly what `kubectl get pods` prints in READY, STATUS and RESTARTS, from one
 // pass of kubectl's printPod. Status, Ready and Restarts each return one of the three.
 func Columns(pod *corev1.Pod, now time.Time) (ready, status, restarts string) {
-	if pod == nil {
-		return "", "", ""
-	}
-	r := printPod(pod)
-	return formatReady(r), r.reason, formatRestarts(r, now)
+	ready, status, restarts, _ = ColumnsUntil(pod, now)
+	return ready, status, restarts
 }
 
-// RestartsUntil is when the "(2m ago)" of Columns' RESTARTS at now next reads differently; zero
-// when RESTARTS has none.
-func RestartsUntil(pod *corev1.Pod, now time.Time) time.Time {
+// ColumnsUntil is Columns, and when RESTARTS' "(2m ago)" next reads differently as the clock
+// moves on from now: zero when RESTARTS has none.
+func ColumnsUntil(pod *corev1.Pod, now time.Time) (ready, status, restarts string, restartsUntil time.Time) {
 	if pod == nil {
-		return time.Time{}
+		return "", "", "", time.Time{}
 	}
 	r := printPod(pod)
-	if r.restarts == 0 || r.lastRestart.IsZero() {
-		return time.Time{}
+	if r.restarts != 0 && !r.lastRestart.IsZero() {
+		restartsUntil = now.Add(HumanDurationHolds(now.Sub(r.lastRestart)))
 	}
-	return now.Add(HumanDurationHolds(now.Sub(r.lastRestart)))
+	return formatReady(r), r.reason, formatRestarts(r, now), restartsUntil
 }
 
 // Status returns exactly what `kubectl get pods` prints in STATUS. Use Columns for all three.

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/duration"
 )
 
@@ -33,5 +35,31 @@ func TestHumanDurationHolds(t *testing.T) {
 		if d >= 0 && duration.HumanDuration(d+h) == text {
 			t.Fatalf("HumanDuration(%v + HumanDurationHolds %v) is still %q", d, h, text)
 		}
+	}
+}
+
+// ColumnsUntil's RESTARTS "(60s ago)" reads the same until restartsUntil, and differently then.
+func TestColumnsUntilRestarts(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	pod := &corev1.Pod{
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app"}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", RestartCount: 3,
+			State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1,
+				FinishedAt: metav1.NewTime(now.Add(-60*time.Second - 300*time.Millisecond))}}}}},
+	}
+	_, _, restarts, until := ColumnsUntil(pod, now)
+	if restarts != "3 (60s ago)" || !until.Equal(now.Add(700*time.Millisecond)) {
+		t.Fatalf("ColumnsUntil = %q until %v, want \"3 (60s ago)\" until +700ms", restarts, until.Sub(now))
+	}
+	if _, _, r, _ := ColumnsUntil(pod, until.Add(-time.Nanosecond)); r != restarts {
+		t.Errorf("just before until RESTARTS reads %q, want %q", r, restarts)
+	}
+	if _, _, r, _ := ColumnsUntil(pod, until); r == restarts {
+		t.Errorf("at until RESTARTS still reads %q", r)
+	}
+	pod.Status.ContainerStatuses[0].RestartCount = 0
+	if _, _, _, u := ColumnsUntil(pod, now); !u.IsZero() {
+		t.Errorf("no restarts: until %v, want zero", u)
 	}
 }

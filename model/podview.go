@@ -51,9 +51,9 @@ func (p *Pod) withPod(read func(pod *corev1.Pod)) bool {
 func (p *Pod) Columns(now time.Time) PodColumns {
 	var c PodColumns
 	p.withPod(func(pod *corev1.Pod) {
-		ready, status, restarts := classify.Columns(pod, now)
+		ready, status, restarts, until := classify.ColumnsUntil(pod, now)
 		c = PodColumns{Ready: sanitize.Text(ready), Status: sanitize.Text(status), Restarts: sanitize.Text(restarts),
-			RestartsUntil: classify.RestartsUntil(pod, now)}
+			RestartsUntil: until}
 	})
 	return c
 }

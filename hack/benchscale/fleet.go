@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -48,8 +49,12 @@ type fleetResult struct {
 	start, idle       window
 	churn             window
 	churnRuns         []scale.ChurnResult
-	err               error
-	lastScreens       []string
+	// servers is what every cluster's etcd and kube-apiserver cost during the churn window;
+	// profile the CPU profile of that window (doomwatch's, DOOMWATCH_CPUPROFILE).
+	servers     window
+	profile     string
+	err         error
+	lastScreens []string
 }
 
 // runFleet starts n clusters, loads each, and measures doomwatch over all of them and one k9s per
@@ -115,7 +120,8 @@ func runFleet(ctx context.Context, s settings, f flags, n int, dir string, bins 
 		contexts[k] = c.context
 	}
 	total := n * s.pods
-	rep := fleetReport{settings: s, clusters: clusters, kubeconfig: kubeconfig, k9sVersion: bins.k9sVersion, k9sMissing: f.k9sMissing}
+	rep := fleetReport{settings: s, clusters: clusters, kubeconfig: kubeconfig, k9sVersion: bins.k9sVersion, k9sMissing: f.k9sMissing,
+		doomwatchBin: bins.doomwatch}
 	want := map[string]bool{}
 	for _, t := range f.tools {
 		want[t] = true
@@ -265,7 +271,20 @@ func runFleetTool(ctx context.Context, s settings, clusters []*fleetCluster, too
 				Count: int(rate * s.churnFor.Seconds()), Duration: s.churnFor, Workers: max(48/len(clusters), 1)})
 		})
 	}
+	var servers []int
+	for _, c := range clusters {
+		servers = append(servers, c.cluster.Pids()...)
+	}
+	cg.Go(func() { r.servers, _ = observeAll(cctx, servers, s.churnFor) })
+	if tools[0].profile != "" && len(pids) == 1 {
+		_ = syscall.Kill(pids[0], syscall.SIGUSR1)
+	}
 	r.churn, err = observeAll(cctx, pids, s.churnFor)
+	if tools[0].profile != "" && len(pids) == 1 {
+		_ = syscall.Kill(pids[0], syscall.SIGUSR2)
+		waitForProfile(tools[0].profile)
+		r.profile = tools[0].profile
+	}
 	cg.Wait()
 	if err != nil {
 		r.err = fmt.Errorf("churn window: %w", err)
@@ -293,6 +312,8 @@ type fleetReport struct {
 	k9s        *fleetResult
 	k9sVersion string
 	k9sMissing string
+	// doomwatchBin is the binary whose churn profile is split by stage.
+	doomwatchBin string
 }
 
 // fleetTargets are the single-cluster targets of the clusters' size (targetsFor), for n of them:
@@ -382,6 +403,26 @@ func (r *fleetReport) write(w io.Writer) {
 	row("CPU, under churn, all processes", fmt.Sprintf("≤ %.2f cores at %.0f/s", t.cpuChurn, r.churnRate), func(c *fleetResult) string {
 		return fmt.Sprintf("%.3f cores at %.0f/s", c.churn.cores, churnRate(c.churnRuns))
 	}, func(c *fleetResult) string { return overFloat(c.churn.cores, t.cpuChurn, "cores") })
+	row("CPU per update under churn (cores ÷ updates/s)", "—", func(c *fleetResult) string {
+		return perUpdate(c.churn.cores, churnRate(c.churnRuns))
+	}, nil)
+	fmt.Fprintln(w)
+	for _, c := range []*fleetResult{r.doomwatch, r.k9s} {
+		if c != nil && c.servers.took > 0 {
+			fmt.Fprintf(w, "- While %s was measured under churn, the clusters' etcd and kube-apiserver took %.2f cores of the machine's %d.\n",
+				c.tool, c.servers.cores, runtime.NumCPU())
+		}
+	}
+	if d := r.doomwatch; d != nil && d.profile != "" {
+		rate := churnRate(d.churnRuns)
+		sp, err := splitProfile(context.Background(), r.doomwatchBin, d.profile, d.churn.took)
+		fmt.Fprintf(w, "\ndoomwatch's CPU under churn by stage (a CPU profile of the churn window; %.0f updates/s over the clusters):\n\n", rate)
+		if err != nil {
+			fmt.Fprintf(w, "error: %s\n", oneLine(err.Error()))
+		} else {
+			sp.write(w, rate)
+		}
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "The targets are the %s ones for each cluster: the resident memory and idle CPU of one doomwatch per cluster at most (×%d), the first rows and the CPU under the same churn as for one, each cluster synced within its own target in turn (×%d).\n\n",
 		targetsFor(r.pods).label, n, n)
