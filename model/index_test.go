@@ -330,6 +330,11 @@ func TestQuietKindsLeaveTheViewsAlone(t *testing.T) {
 				want[i].Name, want[i].Pods, want[i].FailingPods)
 		}
 	}
+	// An update that leaves the pod's verdict and node as they were changes no count: the same slice.
+	apply(m, t0, pod("shop", "web-1", onNode("node-1"), image("registry.example.com/web:v2")))
+	if again := m.Nodes(t0.Add(10 * time.Second)); &again[0] != &got[0] {
+		t.Error("an update that changed no node's counts copied the nodes")
+	}
 }
 
 // TestTypedFilterNarrowsTheViewBefore: a filter typed key by key is built from the rows the

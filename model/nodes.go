@@ -169,17 +169,25 @@ func (m *Model) Nodes(now time.Time) []Node {
 	if len(c.counted) == 0 {
 		return c.nodes
 	}
-	out := slices.Clone(c.nodes)
+	// A pod's every update recounts it on its node; the slice is copied (a new slice tells the
+	// views the nodes changed) only when a count did change.
+	var out []Node
 	for name := range c.counted {
 		n := m.nodes[name]
 		if n == nil {
 			continue // dropped, which made the cache invalid; not reached
 		}
-		if i, ok := c.pos[idOf(n.uid, name)]; ok {
+		if i, ok := c.pos[idOf(n.uid, name)]; ok && (c.nodes[i].Pods != n.pods || c.nodes[i].FailingPods != n.failing) {
+			if out == nil {
+				out = slices.Clone(c.nodes)
+			}
 			out[i].Pods, out[i].FailingPods = n.pods, n.failing
 		}
 	}
 	clear(c.counted)
+	if out == nil {
+		return c.nodes
+	}
 	c.nodes = out
 	return out
 }
