@@ -413,7 +413,7 @@ type bareResult struct {
 // and over a churn window like the tools': the floor of what holding the pods costs.
 func (b *bench) runBare(ctx context.Context, bin, kubeconfig string, env []string) bareResult {
 	var r bareResult
-	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--max", (b.startTimeout+b.idle+b.churnFor+time.Minute).String(),
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--max", (b.startTimeout + b.idle + b.churnFor + time.Minute).String(),
 		fmt.Sprintf("--disable-compression=%v", b.noGzip))
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
