@@ -23,14 +23,15 @@ func main() {
 	kubeconfig := pflag.String("kubeconfig", "", "kubeconfig (required)")
 	protobuf := pflag.Bool("protobuf", true, "ask for protobuf, as doomwatch does (false: client-go's default, JSON)")
 	maxLife := pflag.Duration("max", 30*time.Minute, "exit after this long in any case")
+	noGzip := pflag.Bool("disable-compression", false, "do not ask for gzip, as doomwatch's and kubectl's flag of that name")
 	pflag.Parse()
-	if err := run(*kubeconfig, *protobuf, *maxLife); err != nil {
+	if err := run(*kubeconfig, *protobuf, *noGzip, *maxLife); err != nil {
 		fmt.Fprintln(os.Stderr, "bareinformer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig string, protobuf bool, maxLife time.Duration) error {
+func run(kubeconfig string, protobuf, noGzip bool, maxLife time.Duration) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, maxLife)
@@ -39,6 +40,7 @@ func run(kubeconfig string, protobuf bool, maxLife time.Duration) error {
 	if err != nil {
 		return err
 	}
+	cfg.DisableCompression = noGzip
 	if protobuf {
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
 		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"

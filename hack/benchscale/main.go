@@ -36,7 +36,7 @@ type flags struct {
 	k8sBin, k9s, k9sMissing, doomwatch, fixtures string
 	attach                                       string
 	tools                                        []string
-	keep, serve                                  bool
+	keep, serve, noGzip                          bool
 	nodes, clusters                              int
 }
 
@@ -58,6 +58,7 @@ func run() error {
 	pflag.DurationVar(&s.startTimeout, "start-timeout", 0, "how long a tool may take to show its rows and sync (default: 60 s + 1 s per 250 pods)")
 	pflag.BoolVar(&f.keep, "keep", false, "keep the servers' files and logs")
 	pflag.StringVar(&f.attach, "attach", "", "kubeconfig of a loopback server that a --serve run loaded with the same --pods and --nodes: measure there instead of starting and loading one")
+	pflag.BoolVar(&f.noGzip, "disable-compression", false, "run doomwatch and the bare informer with --disable-compression (k9s has no such setting)")
 	pflag.BoolVar(&f.serve, "serve", false, "after measuring, keep the loaded servers running and print an admin kubeconfig, until interrupted (use --tools none to only load)")
 	pflag.Parse()
 	if f.k8sBin == "" && f.attach == "" {
@@ -168,12 +169,16 @@ func run() error {
 		}
 	}
 
-	b := &bench{settings: s, client: client, fleet: fleet, index: fleet.Index(), servers: servers}
+	b := &bench{settings: s, client: client, fleet: fleet, index: fleet.Index(), servers: servers, noGzip: f.noGzip}
 	env := toolEnv(dir)
-	rep := report{settings: s, load: load, fleet: fleet, k9sMissing: f.k9sMissing, k9sVersion: bins.k9sVersion, doomwatchBin: bins.doomwatch}
+	rep := report{settings: s, noGzip: f.noGzip, load: load, fleet: fleet, k9sMissing: f.k9sMissing, k9sVersion: bins.k9sVersion, doomwatchBin: bins.doomwatch}
 	if want["doomwatch"] {
 		logf("measuring doomwatch")
-		r := b.runTool(ctx, doomwatchTool(bins.doomwatch, kubeconfig, dir, env), 0, logf)
+		t := doomwatchTool(bins.doomwatch, kubeconfig, dir, env)
+		if f.noGzip {
+			t.args = append(t.args, "--disable-compression")
+		}
+		r := b.runTool(ctx, t, 0, logf)
 		rep.doomwatch = &r
 	}
 	if want["bare"] {

@@ -40,6 +40,8 @@ type bench struct {
 	// servers are etcd's and kube-apiserver's processes (none with --attach): their CPU during
 	// each churn window says what limits the rate the churn reaches.
 	servers []int
+	// noGzip runs the bare informer with --disable-compression, as doomwatch is run.
+	noGzip bool
 }
 
 // result is one tool's figures.
@@ -411,7 +413,8 @@ type bareResult struct {
 // and over a churn window like the tools': the floor of what holding the pods costs.
 func (b *bench) runBare(ctx context.Context, bin, kubeconfig string, env []string) bareResult {
 	var r bareResult
-	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--max", (b.startTimeout + b.idle + time.Minute).String())
+	cmd := exec.Command(bin, "--kubeconfig", kubeconfig, "--max", (b.startTimeout + b.idle + b.churnFor + time.Minute).String(),
+		fmt.Sprintf("--disable-compression=%v", b.noGzip))
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
 	out, start, err := startPiped(cmd)

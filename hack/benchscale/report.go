@@ -28,6 +28,8 @@ type report struct {
 	k9sVersion string
 	// doomwatchBin is the binary whose churn profile is split by stage.
 	doomwatchBin string
+	// noGzip: doomwatch and the bare informer ran with --disable-compression.
+	noGzip bool
 }
 
 // targets are BENCHMARKS.md's, at 10,000 and at 150,000 pods. synced at 150,000 is the bare informer's
@@ -73,6 +75,9 @@ func (r *report) write(w io.Writer) {
 	}
 	if r.k9sMissing != "" {
 		fmt.Fprintf(w, "- k9s: not measured: %s\n", r.k9sMissing)
+	}
+	if r.noGzip {
+		fmt.Fprintln(w, "- doomwatch and the bare informer with --disable-compression: their watch streams are not gzipped")
 	}
 	fmt.Fprintln(w)
 
