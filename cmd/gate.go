@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"fmt"
-	"strings"
 	"sync"
 
 	"doomwatch/classify"
@@ -57,14 +56,11 @@ func (g *gate) forbidden(refused []contract.Kind, deployments bool) error {
 	for _, k := range refused {
 		if need[k] {
 			return &kindError{kind: kube.ErrForbidden,
-				msg: fmt.Sprintf("not allowed to list and watch %s in namespace %s, which the gate needs", kindPlural(k), sanitize.Text(g.ns))}
+				msg: fmt.Sprintf("not allowed to list and watch %s in namespace %s, which the gate needs", k.Resource(), sanitize.Text(g.ns))}
 		}
 	}
 	return nil
 }
-
-// kindPlural is the resource name of a kind: "replicasets".
-func kindPlural(k contract.Kind) string { return strings.ToLower(string(k)) + "s" }
 
 // decide is the gate's answer: failed as soon as one target is doomed (or was deleted while
 // waited for), ended when all are complete, or not yet.

@@ -48,18 +48,6 @@ type workloadRef struct {
 	name string
 }
 
-// workloadKinds are the resource names kubectl accepts for the kinds wait knows, with their
-// short names and group-qualified forms (kubectl api-resources).
-var workloadKinds = map[string]contract.Kind{
-	"deployment": contract.KindDeployment, "deployments": contract.KindDeployment, "deploy": contract.KindDeployment,
-	"deployment.apps": contract.KindDeployment, "deployments.apps": contract.KindDeployment,
-	"statefulset": contract.KindStatefulSet, "statefulsets": contract.KindStatefulSet, "sts": contract.KindStatefulSet,
-	"statefulset.apps": contract.KindStatefulSet, "statefulsets.apps": contract.KindStatefulSet,
-	"daemonset": contract.KindDaemonSet, "daemonsets": contract.KindDaemonSet, "ds": contract.KindDaemonSet,
-	"daemonset.apps": contract.KindDaemonSet, "daemonsets.apps": contract.KindDaemonSet,
-	"pod": contract.KindPod, "pods": contract.KindPod, "po": contract.KindPod,
-}
-
 // parseWorkloads reads kubectl's two forms: TYPE/NAME arguments, and TYPE followed by names.
 // Kinds are matched without regard to case, as kubectl does.
 func parseWorkloads(args []string) ([]workloadRef, error) {
@@ -68,7 +56,7 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 	for _, a := range args {
 		typ, name, slash := strings.Cut(a, "/")
 		if !slash {
-			if k, ok := workloadKinds[strings.ToLower(a)]; ok && kind == "" && len(out) == 0 {
+			if k, ok := contract.ParseWaitable(a); ok && kind == "" && len(out) == 0 {
 				kind = k
 				continue
 			}
@@ -84,8 +72,8 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 		k := kind
 		if typ != "" {
 			var ok bool
-			if k, ok = workloadKinds[strings.ToLower(typ)]; !ok {
-				return nil, fmt.Errorf("cannot wait for %q: wait knows deployments, statefulsets, daemonsets and pods", typ)
+			if k, ok = contract.ParseWaitable(typ); !ok {
+				return nil, fmt.Errorf("cannot wait for %q: wait knows %s", typ, andList(contract.Waitable()))
 			}
 		}
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
@@ -428,4 +416,12 @@ func earliest(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// andList is "a, b and c".
+func andList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

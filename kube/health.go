@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -144,7 +143,7 @@ func (h *healthTracker) fail(ks *kindState, err error) {
 	}
 	// Sanitize puts API and transport errors, which can span several lines, on one, and strips
 	// what a terminal would interpret: the message reaches the dashboard's header.
-	ks.err = sanitize.Text(resourceName(ks.kind) + ": " + err.Error())
+	ks.err = sanitize.Text(ks.kind.Resource() + ": " + err.Error())
 	ks.errAt = h.seq
 }
 
@@ -192,9 +191,4 @@ func healthEqual(a, b contract.Health) bool {
 	return a.Synced == b.Synced && a.PodsSeen == b.PodsSeen && a.PodsTotal == b.PodsTotal && a.LastEvent.Equal(b.LastEvent) &&
 		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden) &&
 		a.Unreachable == b.Unreachable && a.UnreachableSince.Equal(b.UnreachableSince)
-}
-
-// resourceName is the API resource a kind is listed as, for messages ("watch pods: …").
-func resourceName(k contract.Kind) string {
-	return strings.ToLower(string(k)) + "s"
 }

@@ -182,10 +182,10 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 				cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: cache.Indexers{}})
 		})
 		if err := inf.SetTransform(transform); err != nil {
-			return nil, fmt.Errorf("setting %s transform: %w", resourceName(w.kind), err)
+			return nil, fmt.Errorf("setting %s transform: %w", w.kind.Resource(), err)
 		}
 		if err := inf.SetWatchErrorHandlerWithContext(health.watchErrorHandler(ks)); err != nil {
-			return nil, fmt.Errorf("setting %s watch error handler: %w", resourceName(w.kind), err)
+			return nil, fmt.Errorf("setting %s watch error handler: %w", w.kind.Resource(), err)
 		}
 		if w.kind == contract.KindPod {
 			pods.informer = inf
@@ -197,7 +197,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		}
 		reg, err := inf.AddEventHandler(co.podHandler(w.kind, delivered, gone))
 		if err != nil {
-			return nil, fmt.Errorf("adding %s handler: %w", resourceName(w.kind), err)
+			return nil, fmt.Errorf("adding %s handler: %w", w.kind.Resource(), err)
 		}
 		// Synced once the handler, not only the informer, has had the whole list: the batch that
 		// says synced then carries all of it.

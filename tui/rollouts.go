@@ -154,13 +154,10 @@ var rolloutColumns = []column[*model.Rollout]{
 const rolloutReasonKeep = 60
 
 // rolloutName is a Deployment's name, or kubectl's short form for the other kinds: "sts/redis",
-// "ds/kube-proxy".
+// "ds/kube-proxy" (contract.KindInfo.Prefix).
 func rolloutName(ro *model.Rollout) string {
-	switch contract.Kind(ro.Kind) {
-	case contract.KindStatefulSet:
-		return "sts/" + ro.Name
-	case contract.KindDaemonSet:
-		return "ds/" + ro.Name
+	if k := contract.Info(contract.Kind(ro.Kind)); k != nil && k.Prefix != "" {
+		return k.Prefix + "/" + ro.Name
 	}
 	return ro.Name
 }

@@ -1,0 +1,94 @@
+package contract
+
+import "strings"
+
+// KindInfo is what every package needs to know of a kind by name alone: its API resource, the
+// names kubectl accepts for it, and how the dashboard abbreviates it. It is the start of one table
+// of kinds (kubectl's StatusViewerFor and kstatus's legacyTypes keep theirs the same way): what
+// each package does with a kind is still its own.
+type KindInfo struct {
+	Kind Kind
+	// Group and Version are the API's ("" for the core group); Resource is its plural resource
+	// name ("deployments"), as messages and RBAC name it.
+	Group, Version, Resource string
+	// Short is kubectl's short name ("deploy", "sts"); "" when it has none.
+	Short string
+	// Prefix is how the rollouts panel and the header name a rollout of the kind before its name:
+	// "sts/redis", "ds/kube-proxy"; "" for a Deployment, the kind a rollout is by default.
+	Prefix string
+	// Waitable says `doomwatch wait` (and the gate) can wait for an object of the kind.
+	Waitable bool
+}
+
+// Kinds are the kinds kube watches, in the order kube lists them.
+var Kinds = []KindInfo{
+	{Kind: KindPod, Version: "v1", Resource: "pods", Short: "po", Waitable: true},
+	{Kind: KindNode, Version: "v1", Resource: "nodes", Short: "no"},
+	{Kind: KindReplicaSet, Group: "apps", Version: "v1", Resource: "replicasets", Short: "rs"},
+	{Kind: KindDeployment, Group: "apps", Version: "v1", Resource: "deployments", Short: "deploy", Waitable: true},
+	{Kind: KindStatefulSet, Group: "apps", Version: "v1", Resource: "statefulsets", Short: "sts", Prefix: "sts", Waitable: true},
+	{Kind: KindDaemonSet, Group: "apps", Version: "v1", Resource: "daemonsets", Short: "ds", Prefix: "ds", Waitable: true},
+	{Kind: KindJob, Group: "batch", Version: "v1", Resource: "jobs"},
+	{Kind: KindEvent, Version: "v1", Resource: "events", Short: "ev"},
+}
+
+// Info is the table's row for k, or nil for a kind it does not hold.
+func Info(k Kind) *KindInfo {
+	for i := range Kinds {
+		if Kinds[i].Kind == k {
+			return &Kinds[i]
+		}
+	}
+	return nil
+}
+
+// Resource is k's API resource name ("replicasets"), or its lower-cased name with an s for a kind
+// the table does not hold.
+func (k Kind) Resource() string {
+	if i := Info(k); i != nil {
+		return i.Resource
+	}
+	return strings.ToLower(string(k)) + "s"
+}
+
+// ParseWaitable reads a TYPE as kubectl does (kubectl api-resources): the kind's name, its
+// resource, its short name, and the first two qualified by the group ("deployment.apps"), without
+// regard to case. Only kinds wait can wait for are found.
+func ParseWaitable(typ string) (Kind, bool) {
+	typ = strings.ToLower(typ)
+	for i := range Kinds {
+		k := &Kinds[i]
+		if !k.Waitable {
+			continue
+		}
+		singular := strings.ToLower(string(k.Kind))
+		switch typ {
+		case singular, k.Resource, k.Short:
+			return k.Kind, true
+		}
+		if k.Group != "" && (typ == singular+"."+k.Group || typ == k.Resource+"."+k.Group) {
+			return k.Kind, true
+		}
+	}
+	return "", false
+}
+
+// Waitable are the resource names of the kinds wait can wait for, the workloads first: for
+// messages ("deployments, statefulsets, daemonsets and pods").
+func Waitable() []string {
+	var names []string
+	pods := false
+	for i := range Kinds {
+		switch {
+		case !Kinds[i].Waitable:
+		case Kinds[i].Kind == KindPod:
+			pods = true
+		default:
+			names = append(names, Kinds[i].Resource)
+		}
+	}
+	if pods {
+		names = append(names, Info(KindPod).Resource)
+	}
+	return names
+}
