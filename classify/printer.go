@@ -201,8 +201,8 @@ func formatReady(r row) string {
 
 // HumanDurationHolds is how long duration.HumanDuration's text for d stays the same as d grows:
 // to the next second below ten minutes ("2m5s"), the next minute below eight hours ("3h12m"), the
-// next hour below eight days ("5d3h"), the next day below eight years, the next year after. A view that shows ages redraws when the
-// first of them changes, not on every tick.
+// next hour below eight days ("5d3h"), the next day below eight years, the next year after. A
+// view that shows ages redraws when the first of them changes, not on every tick.
 func HumanDurationHolds(d time.Duration) time.Duration {
 	var unit time.Duration
 	switch {

@@ -73,22 +73,14 @@ func ParseWaitable(typ string) (Kind, bool) {
 	return "", false
 }
 
-// Waitable are the resource names of the kinds wait can wait for, the workloads first: for
-// messages ("deployments, statefulsets, daemonsets and pods").
+// Waitable are the resource names of the kinds wait can wait for, the workloads first and pods
+// last: for messages ("deployments, statefulsets, daemonsets and pods").
 func Waitable() []string {
 	var names []string
-	pods := false
-	for i := range Kinds {
-		switch {
-		case !Kinds[i].Waitable:
-		case Kinds[i].Kind == KindPod:
-			pods = true
-		default:
-			names = append(names, Kinds[i].Resource)
+	for _, k := range Kinds {
+		if k.Waitable && k.Kind != KindPod {
+			names = append(names, k.Resource)
 		}
 	}
-	if pods {
-		names = append(names, Info(KindPod).Resource)
-	}
-	return names
+	return append(names, KindPod.Resource())
 }

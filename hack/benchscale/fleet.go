@@ -121,14 +121,14 @@ func runFleet(ctx context.Context, s settings, f flags, n int, dir string, bins 
 	}
 	total := n * s.pods
 	rep := fleetReport{settings: s, clusters: clusters, kubeconfig: kubeconfig, k9sVersion: bins.k9sVersion, k9sMissing: f.k9sMissing,
-		doomwatchBin: bins.doomwatch}
+		doomwatchBin: bins.doomwatch, noGzip: f.noGzip}
 	want := map[string]bool{}
 	for _, t := range f.tools {
 		want[t] = true
 	}
 	if want["doomwatch"] {
 		logf("measuring doomwatch --context %s", strings.Join(contexts, ","))
-		r := runFleetTool(ctx, s, clusters, []tool{doomwatchFleetTool(bins.doomwatch, kubeconfig, dir, contexts, env)}, []int{total}, logf)
+		r := runFleetTool(ctx, s, clusters, []tool{doomwatchFleetTool(bins.doomwatch, kubeconfig, dir, f.noGzip, contexts, env)}, []int{total}, logf)
 		rep.doomwatch = &r
 	}
 	if want["k9s"] && bins.k9s != "" {
@@ -165,8 +165,8 @@ func writeFleetKubeconfig(path string, clusters []*fleetCluster) error {
 }
 
 // doomwatchFleetTool runs doomwatch over every namespace of every context.
-func doomwatchFleetTool(bin, kubeconfig, dir string, contexts []string, env []string) tool {
-	t := doomwatchTool(bin, kubeconfig, dir, env)
+func doomwatchFleetTool(bin, kubeconfig, dir string, noGzip bool, contexts []string, env []string) tool {
+	t := doomwatchTool(bin, kubeconfig, dir, noGzip, env)
 	t.args = append(t.args, "--context", strings.Join(contexts, ","))
 	// The header's first line counts the clusters live ("3 of 3 clusters live", tui/header.go
 	// syncState) and its pods line the pods of all of them.
@@ -314,6 +314,8 @@ type fleetReport struct {
 	k9sMissing string
 	// doomwatchBin is the binary whose churn profile is split by stage.
 	doomwatchBin string
+	// noGzip: doomwatch ran with --disable-compression.
+	noGzip bool
 }
 
 // fleetTargets are the single-cluster targets of the clusters' size (targetsFor), for n of them:
@@ -351,6 +353,9 @@ func (r *fleetReport) write(w io.Writer) {
 		r.width, r.height, r.idle, scale.NamespaceName(0), r.churnRate, r.churnRate/float64(n), r.churnFor)
 	fmt.Fprintf(w, "- doomwatch: one process, `doomwatch --kubeconfig … -A --context %s`; k9s: one process per context, `k9s --kubeconfig … -A -c pods --context %s` and so on, all started at once\n",
 		strings.Join(names, ","), names[0])
+	if r.noGzip {
+		fmt.Fprintln(w, "- doomwatch with --disable-compression: its watch streams are not gzipped")
+	}
 	if r.k9sVersion != "" {
 		fmt.Fprintf(w, "- k9s: %s, default settings\n", r.k9sVersion)
 	}

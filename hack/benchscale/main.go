@@ -58,7 +58,7 @@ func run() error {
 	pflag.DurationVar(&s.startTimeout, "start-timeout", 0, "how long a tool may take to show its rows and sync (default: 60 s + 1 s per 250 pods)")
 	pflag.BoolVar(&f.keep, "keep", false, "keep the servers' files and logs")
 	pflag.StringVar(&f.attach, "attach", "", "kubeconfig of a loopback server that a --serve run loaded with the same --pods and --nodes: measure there instead of starting and loading one")
-	pflag.BoolVar(&f.noGzip, "disable-compression", false, "run doomwatch and the bare informer with --disable-compression (k9s has no such setting)")
+	pflag.BoolVar(&f.noGzip, "disable-compression", false, "run doomwatch (and the bare informer, with one cluster) with --disable-compression (k9s has no such setting)")
 	pflag.BoolVar(&f.serve, "serve", false, "after measuring, keep the loaded servers running and print an admin kubeconfig, until interrupted (use --tools none to only load)")
 	pflag.Parse()
 	if f.k8sBin == "" && f.attach == "" {
@@ -174,11 +174,7 @@ func run() error {
 	rep := report{settings: s, noGzip: f.noGzip, load: load, fleet: fleet, k9sMissing: f.k9sMissing, k9sVersion: bins.k9sVersion, doomwatchBin: bins.doomwatch}
 	if want["doomwatch"] {
 		logf("measuring doomwatch")
-		t := doomwatchTool(bins.doomwatch, kubeconfig, dir, env)
-		if f.noGzip {
-			t.args = append(t.args, "--disable-compression")
-		}
-		r := b.runTool(ctx, t, 0, logf)
+		r := b.runTool(ctx, doomwatchTool(bins.doomwatch, kubeconfig, dir, f.noGzip, env), 0, logf)
 		rep.doomwatch = &r
 	}
 	if want["bare"] {

@@ -65,7 +65,7 @@ func splitTraces(r io.Reader, took time.Duration) (stageSplit, error) {
 		if value == 0 {
 			return
 		}
-		sp.cpu[classify(stack)] += value
+		sp.cpu[stageOf(stack)] += value
 		sp.total += value
 		value, stack = 0, stack[:0]
 	}
@@ -100,8 +100,8 @@ func splitTraces(r io.Reader, took time.Duration) (stageSplit, error) {
 	return sp, nil
 }
 
-// classify is the index of the first stage one of whose markers is in the stack; else other's.
-func classify(stack []string) int {
+// stageOf is the index of the first stage one of whose markers is in the stack; else other's.
+func stageOf(stack []string) int {
 	for i, s := range stages {
 		for _, fn := range stack {
 			for _, m := range s.markers {

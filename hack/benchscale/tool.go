@@ -32,12 +32,16 @@ type tool struct {
 }
 
 // doomwatchTool runs doomwatch over every namespace, with a CPU profile of the churn window in
-// dir.
-func doomwatchTool(bin, kubeconfig, dir string, env []string) tool {
+// dir; noGzip adds --disable-compression.
+func doomwatchTool(bin, kubeconfig, dir string, noGzip bool, env []string) tool {
 	profile := filepath.Join(dir, "doomwatch-churn.pprof")
+	args := []string{"--kubeconfig", kubeconfig, "-A"}
+	if noGzip {
+		args = append(args, "--disable-compression")
+	}
 	return tool{
 		name: "doomwatch", bin: bin, env: append(slices.Clip(env), "DOOMWATCH_CPUPROFILE="+profile), profile: profile,
-		args: []string{"--kubeconfig", kubeconfig, "-A"},
+		args: args,
 		// The header says "live" once the informers have synced and counts the pods; while
 		// syncing it says "syncing".
 		synced: func(s string, n int) bool {
