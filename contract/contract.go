@@ -7,9 +7,8 @@ package contract
 import (
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/podrec"
 )
@@ -42,13 +41,12 @@ type Ref struct {
 // (transformed) objects and are never mutated by the model. Pods come as records
 // (podrec.Interner.Pod, podrec.RecordOf).
 type Batch struct {
-	Pods         []*podrec.Record
-	Nodes        []*corev1.Node
-	ReplicaSets  []*appsv1.ReplicaSet
-	Deployments  []*appsv1.Deployment
-	StatefulSets []*appsv1.StatefulSet
-	DaemonSets   []*appsv1.DaemonSet
-	Jobs         []*batchv1.Job
+	Pods  []*podrec.Record
+	Nodes []*corev1.Node
+	// Workloads are the objects of the workload kinds (Workload in Kinds): Deployments, their
+	// ReplicaSets, StatefulSets, DaemonSets, Jobs. Each kind is a row of Kinds and, in the model,
+	// one file; nothing between the informer and that file switches on the kind.
+	Workloads []Object
 	// Events are Warning events, trimmed by kube/'s transform; deleted ones come as Refs of
 	// KindEvent, named as the Event object is.
 	Events  []*corev1.Event
@@ -61,8 +59,14 @@ type Batch struct {
 
 // Len is the number of changes in the batch (health excluded).
 func (b *Batch) Len() int {
-	return len(b.Pods) + len(b.Nodes) + len(b.ReplicaSets) + len(b.Deployments) +
-		len(b.StatefulSets) + len(b.DaemonSets) + len(b.Jobs) + len(b.Events) + len(b.Deletes)
+	return len(b.Pods) + len(b.Nodes) + len(b.Workloads) + len(b.Events) + len(b.Deletes)
+}
+
+// Object is one object of a workload kind. The kind comes with it because the informers' typed
+// objects carry no TypeMeta.
+type Object struct {
+	Kind Kind
+	Obj  metav1.Object
 }
 
 // Health is the state of the connection to the cluster. It is part of the data, shown in the header.

@@ -1,6 +1,13 @@
 package contract
 
-import "strings"
+import (
+	"reflect"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // KindInfo is what every package needs to know of a kind by name alone: its API resource, the
 // names kubectl accepts for it, and how the dashboard abbreviates it. It is the start of one table
@@ -18,17 +25,25 @@ type KindInfo struct {
 	Prefix string
 	// Waitable says `doomwatch wait` (and the gate) can wait for an object of the kind.
 	Waitable bool
+	// New returns an empty object of a workload kind, which Batch.Workloads carries: the recording
+	// decodes into it. Nil for the kinds with a batch section of their own (pods, nodes, events).
+	New func() metav1.Object
 }
 
 // Kinds are the kinds kube watches, in the order kube lists them.
 var Kinds = []KindInfo{
 	{Kind: KindPod, Version: "v1", Resource: "pods", Short: "po", Waitable: true},
 	{Kind: KindNode, Version: "v1", Resource: "nodes", Short: "no"},
-	{Kind: KindReplicaSet, Group: "apps", Version: "v1", Resource: "replicasets", Short: "rs"},
-	{Kind: KindDeployment, Group: "apps", Version: "v1", Resource: "deployments", Short: "deploy", Waitable: true},
-	{Kind: KindStatefulSet, Group: "apps", Version: "v1", Resource: "statefulsets", Short: "sts", Prefix: "sts", Waitable: true},
-	{Kind: KindDaemonSet, Group: "apps", Version: "v1", Resource: "daemonsets", Short: "ds", Prefix: "ds", Waitable: true},
-	{Kind: KindJob, Group: "batch", Version: "v1", Resource: "jobs"},
+	{Kind: KindReplicaSet, Group: "apps", Version: "v1", Resource: "replicasets", Short: "rs",
+		New: func() metav1.Object { return &appsv1.ReplicaSet{} }},
+	{Kind: KindDeployment, Group: "apps", Version: "v1", Resource: "deployments", Short: "deploy", Waitable: true,
+		New: func() metav1.Object { return &appsv1.Deployment{} }},
+	{Kind: KindStatefulSet, Group: "apps", Version: "v1", Resource: "statefulsets", Short: "sts", Prefix: "sts", Waitable: true,
+		New: func() metav1.Object { return &appsv1.StatefulSet{} }},
+	{Kind: KindDaemonSet, Group: "apps", Version: "v1", Resource: "daemonsets", Short: "ds", Prefix: "ds", Waitable: true,
+		New: func() metav1.Object { return &appsv1.DaemonSet{} }},
+	{Kind: KindJob, Group: "batch", Version: "v1", Resource: "jobs",
+		New: func() metav1.Object { return &batchv1.Job{} }},
 	{Kind: KindEvent, Version: "v1", Resource: "events", Short: "ev"},
 }
 
@@ -83,4 +98,34 @@ func Waitable() []string {
 		}
 	}
 	return append(names, KindPod.Resource())
+}
+
+// Workload is obj with its kind, the row of Kinds whose New makes objects of obj's Go type: for
+// batches built by hand (tests, fixtures). It panics on a type no row makes, a programming error.
+func Workload(obj metav1.Object) Object {
+	t := reflect.TypeOf(obj)
+	for i := range Kinds {
+		if k := &Kinds[i]; k.New != nil && reflect.TypeOf(k.New()) == t {
+			return Object{Kind: k.Kind, Obj: obj}
+		}
+	}
+	panic("contract.Workload: no workload kind makes a " + t.String())
+}
+
+// Workloads is Workload of each object.
+func Workloads(objs ...metav1.Object) []Object {
+	out := make([]Object, len(objs))
+	for i, o := range objs {
+		out[i] = Workload(o)
+	}
+	return out
+}
+
+// WorkloadsOf is Workload of each object of a typed slice.
+func WorkloadsOf[T metav1.Object](objs []T) []Object {
+	out := make([]Object, len(objs))
+	for i, o := range objs {
+		out[i] = Workload(o)
+	}
+	return out
 }

@@ -4,9 +4,8 @@ import (
 	"sync"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"doomwatch/contract"
@@ -180,18 +179,11 @@ func toBatch(changes []change) contract.Batch {
 			b.Pods = append(b.Pods, o)
 		case *corev1.Node:
 			b.Nodes = append(b.Nodes, o)
-		case *appsv1.ReplicaSet:
-			b.ReplicaSets = append(b.ReplicaSets, o)
-		case *appsv1.Deployment:
-			b.Deployments = append(b.Deployments, o)
-		case *appsv1.StatefulSet:
-			b.StatefulSets = append(b.StatefulSets, o)
-		case *appsv1.DaemonSet:
-			b.DaemonSets = append(b.DaemonSets, o)
-		case *batchv1.Job:
-			b.Jobs = append(b.Jobs, o)
 		case *corev1.Event:
 			b.Events = append(b.Events, o)
+		case metav1.Object:
+			// Every other kind is a workload kind, carried with its kind from the informer's row.
+			b.Workloads = append(b.Workloads, contract.Object{Kind: ch.kind, Obj: o})
 		}
 	}
 	return b

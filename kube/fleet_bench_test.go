@@ -120,10 +120,10 @@ func applyFleetCluster(f *model.Fleet, c int, inf fleetInformers) {
 		b.Nodes = append(b.Nodes, o.(*corev1.Node))
 	}
 	for _, o := range inf.replicaSets.List() {
-		b.ReplicaSets = append(b.ReplicaSets, o.(*appsv1.ReplicaSet))
+		b.Workloads = append(b.Workloads, contract.Workload(o.(*appsv1.ReplicaSet)))
 	}
 	for _, o := range inf.deployments.List() {
-		b.Deployments = append(b.Deployments, o.(*appsv1.Deployment))
+		b.Workloads = append(b.Workloads, contract.Workload(o.(*appsv1.Deployment)))
 	}
 	f.Apply(&b, scaleT0)
 	pods := inf.pods.List()

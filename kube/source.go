@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -64,7 +62,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	pods := newPodSync(co, health)
 	// No resync: every change arrives as an event, and a resync would only re-send unchanged objects.
 	factory := informers.NewSharedInformerFactoryWithOptions(client, 0)
-	core, apps, batch := client.CoreV1(), client.AppsV1(), client.BatchV1()
+	core := client.CoreV1()
 	// Pods of a real cluster are decoded straight into records (podcodec.go); the demo's fake
 	// clientset hands over corev1.Pods, which the transform makes records.
 	var podObj runtime.Object = &corev1.Pod{}
@@ -86,50 +84,32 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	// and asked for by type: Warning events only, which the API server filters (type is one of the
 	// event fields it selects on). The kubelet posts a node's events in the default namespace.
 	warnings := func(lo *metav1.ListOptions) { lo.FieldSelector = "type=" + corev1.EventTypeWarning }
-	wire := []struct {
+	type wired struct {
 		kind  contract.Kind
 		obj   runtime.Object
 		tweak func(*metav1.ListOptions)
-		list  func(context.Context, metav1.ListOptions) (runtime.Object, error)
-		watch func(context.Context, metav1.ListOptions) (watch.Interface, error)
-	}{
+		list  listFunc
+		watch watchFunc
+	}
+	wire := []wired{
 		{contract.KindPod, podObj, tweak, podPage, podWatch},
 		{contract.KindNode, &corev1.Node{}, nil,
 			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return core.Nodes().List(ctx, o)
 			},
 			core.Nodes().Watch},
-		{contract.KindReplicaSet, &appsv1.ReplicaSet{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return apps.ReplicaSets(ns).List(ctx, o)
-			},
-			apps.ReplicaSets(ns).Watch},
-		{contract.KindDeployment, &appsv1.Deployment{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return apps.Deployments(ns).List(ctx, o)
-			},
-			apps.Deployments(ns).Watch},
-		{contract.KindStatefulSet, &appsv1.StatefulSet{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return apps.StatefulSets(ns).List(ctx, o)
-			},
-			apps.StatefulSets(ns).Watch},
-		{contract.KindDaemonSet, &appsv1.DaemonSet{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return apps.DaemonSets(ns).List(ctx, o)
-			},
-			apps.DaemonSets(ns).Watch},
-		{contract.KindJob, &batchv1.Job{}, nil,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return batch.Jobs(ns).List(ctx, o)
-			},
-			batch.Jobs(ns).Watch},
-		{contract.KindEvent, &corev1.Event{}, warnings,
-			func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				return core.Events(ns).List(ctx, o)
-			},
-			core.Events(ns).Watch},
 	}
+	// The workload kinds, one row each (kinds.go).
+	for i := range workloadRows {
+		r := &workloadRows[i]
+		list, watch := r.client(client, ns)
+		wire = append(wire, wired{kind: r.kind, obj: r.newObject(), list: list, watch: watch})
+	}
+	wire = append(wire, wired{contract.KindEvent, &corev1.Event{}, warnings,
+		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return core.Events(ns).List(ctx, o)
+		},
+		core.Events(ns).Watch})
 	for _, w := range wire {
 		ks := health.add(w.kind)
 		var inf cache.SharedIndexInformer

@@ -57,8 +57,10 @@ func (m *mirror) apply(b contract.Batch) {
 	for _, n := range b.Nodes {
 		m.nodes[n.Name] = n
 	}
-	for _, d := range b.Deployments {
-		m.deploys[d.Namespace+"/"+d.Name] = d
+	for _, o := range b.Workloads {
+		if d, ok := o.Obj.(*appsv1.Deployment); ok {
+			m.deploys[d.Namespace+"/"+d.Name] = d
+		}
 	}
 	for _, e := range b.Events {
 		m.events[e.Namespace+"/"+e.Name] = e

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"reflect"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -44,19 +45,13 @@ func (t *trimmer) transform(obj any) (any, error) {
 		return t.in.Pod(o), nil
 	case *corev1.Node:
 		return t.node(o), nil
-	case *appsv1.ReplicaSet:
-		return t.replicaSet(o), nil
-	case *appsv1.Deployment:
-		return t.deployment(o), nil
-	case *batchv1.Job:
-		return t.job(o), nil
-	case *appsv1.StatefulSet:
-		return t.statefulSet(o), nil
-	case *appsv1.DaemonSet:
-		return t.daemonSet(o), nil
 	case *corev1.Event:
 		return t.event(o), nil
 	default:
+		// The workload kinds, each by its row (kinds.go).
+		if r := rowsByType[reflect.TypeOf(obj)]; r != nil {
+			return r.trim(t, obj), nil
+		}
 		// A *podrec.Record, or a cache.DeletedFinalStateUnknown holding an object that already
 		// went through here.
 		return obj, nil

@@ -112,8 +112,7 @@ func BenchmarkLoad(b *testing.B) {
 	}
 	for b.Loop() {
 		m := model.New(model.DefaultConfig())
-		m.Apply(&contract.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
-			Deployments: scaletest.Deployments(scalePods)}, scaletest.T0)
+		m.Apply(&contract.Batch{Nodes: scaletest.NodeObjects(), Workloads: append(contract.WorkloadsOf(scaletest.ReplicaSets(scalePods)), contract.WorkloadsOf(scaletest.Deployments(scalePods))...)}, scaletest.T0)
 		for start := 0; start < scalePods; start += 10_000 {
 			m.Apply(&contract.Batch{Pods: pods[start : start+10_000]}, scaletest.T0)
 			refresh(m, model.Query{}, scaletest.T0)
@@ -137,8 +136,7 @@ func BenchmarkMemory(b *testing.B) {
 		}
 		h1 := heapAlloc()
 		m := model.New(model.DefaultConfig())
-		m.Apply(&contract.Batch{Nodes: scaletest.NodeObjects(), ReplicaSets: scaletest.ReplicaSets(scalePods),
-			Deployments: scaletest.Deployments(scalePods)}, scaletest.T0)
+		m.Apply(&contract.Batch{Nodes: scaletest.NodeObjects(), Workloads: append(contract.WorkloadsOf(scaletest.ReplicaSets(scalePods)), contract.WorkloadsOf(scaletest.Deployments(scalePods))...)}, scaletest.T0)
 		batch := contract.Batch{Pods: make([]*podrec.Record, 0, 10_000)}
 		for i := range scalePods {
 			ns, name := scaletest.PodName(i)

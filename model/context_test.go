@@ -96,7 +96,7 @@ func job(ns, name string, backoff, failed int32, conds ...batchv1.JobCondition) 
 
 func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 3)}, Pods: records(failedJobPod("migrate-a"))}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(job("batch", "migrate", 6, 3)), Pods: records(failedJobPod("migrate-a"))}, t0)
 	v := m.Pod("batch/migrate-a").Verdict
 	if v.Class != classify.Transient || v.Rule != classify.RuleJobRetrying || !strings.HasPrefix(v.Reason, "Job has 3 of 6 retries left") {
 		t.Fatalf("failed attempt with retries left = %s/%s %q", v.Class, v.Rule, v.Reason)
@@ -107,7 +107,7 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	// succeeded pods").
 	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue,
 		Reason: "BackoffLimitExceeded", Message: "Job has reached the specified backoff limit"}
-	m.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 7, failed)}}, t0.Add(time.Minute))
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(job("batch", "migrate", 6, 7, failed))}, t0.Add(time.Minute))
 	if v := m.Pod("batch/migrate-a").Verdict; v.Class != classify.Doomed || v.Rule != classify.RuleJobFailed {
 		t.Errorf("attempt of a failed Job = %s/%s %q, want doomed job-failed", v.Class, v.Rule, v.Reason)
 	}
@@ -122,7 +122,7 @@ func TestJobAttemptsJudgedByTheirJob(t *testing.T) {
 	if v := m2.Pod("batch/migrate-b").Verdict; v.Class != classify.Doomed {
 		t.Fatalf("attempt before its Job is known = %s, want classify's doomed", v.Class)
 	}
-	m2.Apply(&contract.Batch{Jobs: []*batchv1.Job{job("batch", "migrate", 6, 2, complete)}}, t0)
+	m2.Apply(&contract.Batch{Workloads: contract.Workloads(job("batch", "migrate", 6, 2, complete))}, t0)
 	if v := m2.Pod("batch/migrate-b").Verdict; v.Class != classify.Completed || v.Rule != classify.RuleJobSucceeded {
 		t.Errorf("failed attempt of a Job that succeeded = %s/%s, want completed job-succeeded", v.Class, v.Rule)
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"doomwatch/classify"
-	"doomwatch/contract"
 )
 
 // escalation indexes the ledger by workload and node, for cross-node escalation: a workload whose
@@ -185,21 +184,17 @@ type revisionHealth struct{ healthy, failing, total int }
 // more.
 func (m *Model) failingRevisions(w string) revisionHealth {
 	var h revisionHealth
-	var seen map[any]struct{}
+	var seen map[revKey]struct{}
 	for key := range m.esc.pods[w] {
 		p := m.Pod(key)
 		if p == nil {
 			continue
 		}
-		var s *rsPods
-		var k any
-		switch contract.Kind(p.ctrl.kind) {
-		case contract.KindReplicaSet:
-			rk := nsName{p.ctrl.ns, p.ctrl.name}
-			s, k = m.rsPods[rk], rk
-		case contract.KindStatefulSet, contract.KindDaemonSet:
-			sk := setKey{kind: contract.Kind(p.ctrl.kind), ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.Revision()}
-			s, k = m.setPods[sk], sk
+		var s *podCounts
+		var k revKey
+		if km := kindOf(p.ctrl.kind); km != nil && km.revision != nil {
+			k, _, _ = km.revision(m, p)
+			s = m.revPods[k]
 		}
 		if s == nil {
 			h.total++
@@ -212,7 +207,7 @@ func (m *Model) failingRevisions(w string) revisionHealth {
 			continue
 		}
 		if seen == nil {
-			seen = make(map[any]struct{})
+			seen = make(map[revKey]struct{})
 		}
 		if _, ok := seen[k]; ok {
 			continue

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -194,7 +193,7 @@ func TestSandboxFailuresAreNodeEvidence(t *testing.T) {
 // one node's trouble.
 func TestSandboxFailuresEscalate(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "2")}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(replicaSet("shop", "web-7d9f", "web", "2"))}, t0)
 	var evs []*corev1.Event
 	for i := 1; i <= 3; i++ {
 		p := pod("shop", fmt.Sprintf("web-%d", i), onNode(fmt.Sprintf("node-%d", i)), ownedBy("ReplicaSet", "web-7d9f"), waitingSandbox())

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -166,7 +165,7 @@ func TestStickyClearsOnImageChangeAndNeverAppliesWithoutNotFound(t *testing.T) {
 
 func TestCrossNodeEscalation(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "2")}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(replicaSet("shop", "web-7d9f", "web", "2"))}, t0)
 	web := func(name, nodeName string, opts ...podOpt) *corev1.Pod {
 		return pod("shop", name, append([]podOpt{onNode(nodeName), ownedBy("ReplicaSet", "web-7d9f")}, opts...)...)
 	}

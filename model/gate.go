@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -95,27 +94,13 @@ type GatePending struct {
 	Example string `json:"example"` // "pod/container" or "pod"
 }
 
-// Resolve returns the Deployments, StatefulSets or DaemonSets of kind in namespace ns ("" for all)
-// whose labels match sel, by namespace and name. The transform keeps workloads' labels for this.
+// Resolve returns the workloads of kind in namespace ns ("" for all) whose labels match sel, by
+// namespace and name. The transform keeps workloads' labels for this.
 func (m *Model) Resolve(kind contract.Kind, ns string, sel labels.Selector) []Target {
 	var out []Target
-	add := func(namespace, name string, l map[string]string) {
-		if (ns == "" || namespace == ns) && sel.Matches(labels.Set(l)) {
-			out = append(out, Target{Kind: kind, Namespace: namespace, Name: name})
-		}
-	}
-	switch kind {
-	case contract.KindDeployment:
-		for _, d := range m.deployments {
-			add(d.Namespace, d.Name, d.Labels)
-		}
-	case contract.KindStatefulSet:
-		for _, s := range m.statefulSets {
-			add(s.Namespace, s.Name, s.Labels)
-		}
-	case contract.KindDaemonSet:
-		for _, d := range m.daemonSets {
-			add(d.Namespace, d.Name, d.Labels)
+	for _, o := range m.objects[kind] {
+		if (ns == "" || o.GetNamespace() == ns) && sel.Matches(labels.Set(o.GetLabels())) {
+			out = append(out, Target{Kind: kind, Namespace: o.GetNamespace(), Name: o.GetName()})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -132,14 +117,12 @@ func (m *Model) Resolve(kind contract.Kind, ns string, sel labels.Selector) []Ta
 // look costs the targets' pods, not the cluster's (BenchmarkGate).
 func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	out := make([]GateStatus, len(targets))
+	// Which controller's pods belong to which target, and which of them are current.
 	type member struct {
-		target  int
-		current bool
+		target int
+		gateCtrl
 	}
-	// Which controller's pods belong to which target, and whether they are the current ones.
 	ctrls := make(map[ownerKey]member)
-	// A StatefulSet's or DaemonSet's pods are current by their revision label.
-	revisions := make(map[int]string)
 	pending := make([]map[string]*GatePending, len(targets))
 	failingNodes := make([]map[string]struct{}, len(targets))
 	m.Rollouts() // brings the rollouts up to date
@@ -147,48 +130,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		st := &out[i]
 		st.Target, st.Namespace, st.Name = t, sanitize.Text(t.Namespace), sanitize.Text(t.Name)
 		k := nsName{t.Namespace, t.Name}
-		switch t.Kind {
-		case contract.KindDeployment:
-			d := m.deployments[k]
-			if d == nil {
-				continue
-			}
-			st.Found = true
-			var owned []*appsv1.ReplicaSet
-			for rk := range m.deployRS[k] {
-				if rs := m.replicaSets[rk]; rs != nil {
-					owned = append(owned, rs)
-				}
-			}
-			newRS := findNewReplicaSet(d, owned)
-			for _, rs := range owned {
-				ctrls[ownerKey{rs.Namespace, string(contract.KindReplicaSet), rs.Name}] = member{i, rs == newRS}
-			}
-		case contract.KindStatefulSet:
-			s := m.statefulSets[k]
-			if s == nil {
-				continue
-			}
-			st.Found = true
-			if _, _, err := classify.StatefulSetStatus(s); err != nil {
-				st.Unsupported = sanitize.Text(err.Error())
-				continue
-			}
-			ctrls[ownerKey{t.Namespace, string(contract.KindStatefulSet), t.Name}] = member{target: i}
-			revisions[i] = s.Status.UpdateRevision
-		case contract.KindDaemonSet:
-			d := m.daemonSets[k]
-			if d == nil {
-				continue
-			}
-			st.Found = true
-			if _, _, err := classify.DaemonSetStatus(d); err != nil {
-				st.Unsupported = sanitize.Text(err.Error())
-				continue
-			}
-			ctrls[ownerKey{t.Namespace, string(contract.KindDaemonSet), t.Name}] = member{target: i}
-			revisions[i] = d.Annotations[appsv1.DeprecatedTemplateGeneration]
-		case contract.KindPod:
+		if t.Kind == contract.KindPod {
 			if p := m.pods[k]; p != nil {
 				st.Found = true
 				m.gatePod(st, p)
@@ -198,7 +140,16 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			}
 			continue
 		}
-		st.Rollout = m.rollouts.byKey[rolloutKey{t.Kind, k}]
+		km := kinds[t.Kind]
+		if km == nil || km.gate == nil {
+			continue
+		}
+		for _, c := range km.gate(m, k, st) {
+			ctrls[c.ctrl] = member{i, c}
+		}
+		if st.Found && st.Unsupported == "" {
+			st.Rollout = m.rollouts.byKey[rolloutKey{t.Kind, k}]
+		}
 	}
 	var keys []*Pod
 	for k := range ctrls {
@@ -211,8 +162,8 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		mb := ctrls[p.ctrl]
 		st := &out[mb.target]
 		current := mb.current
-		if rev, ok := revisions[mb.target]; ok {
-			current = rev == "" || p.rec.Revision() == rev
+		if mb.byRevision {
+			current = mb.revision == "" || p.rec.Revision() == mb.revision
 		}
 		if pending[mb.target] == nil {
 			pending[mb.target] = make(map[string]*GatePending)

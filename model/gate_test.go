@@ -35,8 +35,7 @@ func TestGateDeployment(t *testing.T) {
 	m := New(DefaultConfig())
 	d := deployment("shop", "pay", 3, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 3, 1 })
 	m.Apply(&contract.Batch{
-		Deployments: []*appsv1.Deployment{d},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")},
+		Workloads: contract.Workloads(d, replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")),
 	}, t0)
 	newPod := func(name string, opts ...podOpt) *corev1.Pod {
 		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), onNode("node-1")}, opts...)...)
@@ -85,9 +84,8 @@ func TestGateDeployment(t *testing.T) {
 func TestGateNamesTheSuspectNode(t *testing.T) {
 	m := New(DefaultConfig())
 	m.Apply(&contract.Batch{
-		Nodes:       []*corev1.Node{node("node-1", true, false), node("node-3", true, false)},
-		Deployments: []*appsv1.Deployment{deployment("shop", "web", 3, "1")},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-1", "web", "1")},
+		Nodes:     []*corev1.Node{node("node-1", true, false), node("node-3", true, false)},
+		Workloads: contract.Workloads(deployment("shop", "web", 3, "1"), replicaSet("shop", "web-1", "web", "1")),
 	}, t0)
 	var pods []*corev1.Pod
 	for _, name := range []string{"web-1-a", "web-1-b", "web-1-c"} {
@@ -112,7 +110,7 @@ func TestGateStatefulSetAndDaemonSet(t *testing.T) {
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 1, UpdateRevision: "db-2", CurrentRevision: "db-1"}}
 	onDelete := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "agent", Generation: 1},
 		Spec: appsv1.DaemonSetSpec{UpdateStrategy: appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}}}
-	m.Apply(&contract.Batch{StatefulSets: []*appsv1.StatefulSet{s}, DaemonSets: []*appsv1.DaemonSet{onDelete}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(s, onDelete)}, t0)
 	apply(m, t0,
 		pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-1")),
 		pod("shop", "db-1", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-2"), notReadyWithProbe()))
@@ -129,12 +127,10 @@ func TestGateStatefulSetAndDaemonSet(t *testing.T) {
 func TestResolveSelectsDeploymentsByLabel(t *testing.T) {
 	m := New(DefaultConfig())
 	withLabels := func(d *appsv1.Deployment, l map[string]string) *appsv1.Deployment { d.Labels = l; return d }
-	m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{
-		withLabels(deployment("shop", "web", 1, "1"), map[string]string{"team": "shop", "tier": "web"}),
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(withLabels(deployment("shop", "web", 1, "1"), map[string]string{"team": "shop", "tier": "web"}),
 		withLabels(deployment("shop", "api", 1, "1"), map[string]string{"team": "shop"}),
 		withLabels(deployment("shop", "db-proxy", 1, "1"), map[string]string{"team": "data"}),
-		withLabels(deployment("other", "web", 1, "1"), map[string]string{"team": "shop"}),
-	}}, t0)
+		withLabels(deployment("other", "web", 1, "1"), map[string]string{"team": "shop"}))}, t0)
 	sel, err := labels.Parse("team=shop")
 	if err != nil {
 		t.Fatal(err)
@@ -187,8 +183,7 @@ func TestGateBarePod(t *testing.T) {
 func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 	m := New(DefaultConfig())
 	m.Apply(&contract.Batch{
-		Deployments: []*appsv1.Deployment{deployment("shop", "web", 2, "1")},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-1", "web", "1")},
+		Workloads: contract.Workloads(deployment("shop", "web", 2, "1"), replicaSet("shop", "web-1", "web", "1")),
 	}, t0)
 	apply(m, t0, pod("shop", "web-1-a", ownedBy("ReplicaSet", "web-1")))
 	targets := []Target{{contract.KindDeployment, "shop", "web"}}
@@ -210,8 +205,7 @@ func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 	}
 	// A new revision: its ReplicaSet, then its pods.
 	m.Apply(&contract.Batch{
-		Deployments: []*appsv1.Deployment{deployment("shop", "web", 2, "2")},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-2", "web", "2")},
+		Workloads: contract.Workloads(deployment("shop", "web", 2, "2"), replicaSet("shop", "web-2", "web", "2")),
 	}, t0)
 	apply(m, t0, pod("shop", "web-2-a", ownedBy("ReplicaSet", "web-2")), pod("shop", "web-2-b", ownedBy("ReplicaSet", "web-2")))
 	if st := m.Gate(targets, t0)[0]; st.Pods.Pods != 2 || st.Old != 0 {

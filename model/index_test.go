@@ -163,7 +163,7 @@ func churnBatch(rng *rand.Rand, at time.Time) *contract.Batch {
 	if rng.IntN(4) == 0 {
 		k := rng.IntN(4)
 		for _, ns := range []string{"shop", "infra", "batch"} {
-			b.ReplicaSets = append(b.ReplicaSets, replicaSet(ns, fmt.Sprintf("rs-%d", k), fmt.Sprintf("deploy-%d", rng.IntN(3)), "1"))
+			b.Workloads = append(b.Workloads, contract.Workload(replicaSet(ns, fmt.Sprintf("rs-%d", k), fmt.Sprintf("deploy-%d", rng.IntN(3)), "1")))
 		}
 	}
 	if rng.IntN(5) == 0 {
@@ -301,11 +301,11 @@ func TestFilterJobRefusals(t *testing.T) {
 func TestQuietKindsLeaveTheViewsAlone(t *testing.T) {
 	m := viewModel()
 	n := node("node-1", true, false)
-	m.Apply(&contract.Batch{Nodes: []*corev1.Node{n}, Deployments: []*appsv1.Deployment{deployment("shop", "web", 1, "1")}}, t0)
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{n}, Workloads: contract.Workloads(deployment("shop", "web", 1, "1"))}, t0)
 	nodes, rollouts := m.Nodes(t0), m.Rollouts()
 	beat := n.DeepCopy()
 	beat.Status.Conditions[0].LastHeartbeatTime.Time = t0.Add(10 * time.Second)
-	m.Apply(&contract.Batch{Nodes: []*corev1.Node{beat}, StatefulSets: []*appsv1.StatefulSet{{}}}, t0.Add(10*time.Second))
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{beat}, Workloads: contract.Workloads(&appsv1.StatefulSet{})}, t0.Add(10*time.Second))
 	if got := m.Nodes(t0.Add(10 * time.Second)); &got[0] != &nodes[0] {
 		t.Error("a heartbeat rebuilt the nodes")
 	}

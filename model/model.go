@@ -7,9 +7,8 @@ package model
 import (
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -56,8 +55,9 @@ type Model struct {
 	counts Counts
 	// nextID numbers pods as they are first seen.
 	nextID uint64
-	// podsByJob indexes pods by their controlling Job, re-judged when the Job changes.
-	podsByJob map[nsName]map[*Pod]struct{}
+	// podsByCtrl indexes the pods of the controllers that judge their pods (a Job), judged again
+	// when the controller changes (kinds.go).
+	podsByCtrl map[ownerKey]map[*Pod]struct{}
 	// holds maps each pod that a crash loop holds doomed while it runs (RuleCrashLoopRunning) to
 	// when the first such container counts as recovered, to be judged again then (holds.go).
 	holds map[*Pod]time.Time
@@ -80,18 +80,12 @@ type Model struct {
 	starting map[*Pod][]startEpisode
 	scratch  []classify.ContainerVerdict
 
-	// Workloads, their pods and owners, for the rollouts.
-	replicaSets  map[nsName]*appsv1.ReplicaSet
-	deployments  map[nsName]*appsv1.Deployment
-	statefulSets map[nsName]*appsv1.StatefulSet
-	daemonSets   map[nsName]*appsv1.DaemonSet
-	jobs         map[nsName]*batchv1.Job
-	// rsPods counts the pods of each ReplicaSet and how many are doomed, for the rollouts'
-	// new-RS pod rule; count and uncount keep it.
-	rsPods map[nsName]*rsPods
-	// setPods counts the pods of each StatefulSet and DaemonSet per revision (their rollouts judge
-	// the pods of the current revision), as rsPods does for ReplicaSets.
-	setPods map[setKey]*rsPods
+	// Workloads, their pods and owners, for the rollouts. objects holds the workload objects by
+	// kind (kinds.go: each kind is a file).
+	objects map[contract.Kind]map[nsName]metav1.Object
+	// revPods counts the pods of each revision (a ReplicaSet, a set's revision) and how many are
+	// doomed, for the rollouts; countRS and its uncount keep it.
+	revPods map[revKey]*podCounts
 	// rsDeploy and deployRS link ReplicaSets and the Deployments that control them (by name),
 	// so a change to a pod or a ReplicaSet marks only its Deployment's rollout dirty.
 	rsDeploy map[nsName]nsName
@@ -133,20 +127,15 @@ func New(cfg Config) *Model {
 		cfg:              cfg,
 		pods:             make(map[nsName]*Pod),
 		nodes:            make(map[string]*nodeState),
-		rsPods:           make(map[nsName]*rsPods),
+		revPods:          make(map[revKey]*podCounts),
 		rsDeploy:         make(map[nsName]nsName),
 		deployRS:         make(map[nsName]map[nsName]struct{}),
-		podsByJob:        make(map[nsName]map[*Pod]struct{}),
+		podsByCtrl:       make(map[ownerKey]map[*Pod]struct{}),
 		notReady:         make(map[string]nodeReadiness),
 		nodeNotReadyPods: make(map[*Pod]struct{}),
 		holds:            make(map[*Pod]time.Time),
-		replicaSets:      make(map[nsName]*appsv1.ReplicaSet),
-		deployments:      make(map[nsName]*appsv1.Deployment),
-		statefulSets:     make(map[nsName]*appsv1.StatefulSet),
-		daemonSets:       make(map[nsName]*appsv1.DaemonSet),
-		setPods:          make(map[setKey]*rsPods),
-		jobs:             make(map[nsName]*batchv1.Job),
 		owners:           make(map[ownerKey]*ownerEntry),
+		objects:          make(map[contract.Kind]map[nsName]metav1.Object),
 		ledger:           newLedger(),
 		esc:              newEscalation(cfg.EscalateNodes),
 		starting:         make(map[*Pod][]startEpisode),
@@ -160,7 +149,7 @@ func New(cfg Config) *Model {
 // Apply applies one batch at time now: classifies each changed pod once, records evidence and
 // bumps the version. Classification happens here, never per frame.
 //
-// Owners (ReplicaSets, Jobs) are applied before pods, so pods of a Deployment that arrive in the
+// Workloads (ReplicaSets, Jobs) are applied before pods, so pods of a Deployment that arrive in the
 // same batch as their ReplicaSet are grouped under the Deployment at once.
 func (m *Model) Apply(b *contract.Batch, now time.Time) {
 	if b == nil {
@@ -193,13 +182,6 @@ func (m *Model) Apply(b *contract.Batch, now time.Time) {
 	m.rejudgeEventPods()
 	if len(changedOwners) > 0 {
 		m.reresolveOwners(changedOwners)
-	}
-	if len(b.Jobs) > 0 {
-		jobs := make([]nsName, len(b.Jobs))
-		for i, j := range b.Jobs {
-			jobs[i] = nsName{j.Namespace, j.Name}
-		}
-		m.rejudgeJobs(jobs)
 	}
 	if m.expire(now) {
 		changed = true

@@ -45,11 +45,9 @@ type ownerEntry struct {
 	pods     int
 }
 
-// topOwner returns the workload a controller belongs to, "Deployment/checkout":
-//   - ReplicaSet → its controlling Deployment when the ReplicaSet is known, else "ReplicaSet/<name>"
-//     (only known objects are trusted; the pod-template-hash suffix is not guessed away);
-//   - Job → its CronJob when the Job is known and owned by one, else "Job/<name>";
-//   - anything else (StatefulSet, DaemonSet, custom controllers) is its own top owner.
+// topOwner returns the workload a controller belongs to, "Deployment/checkout", as its kind says
+// (resolveOwner): a known ReplicaSet's Deployment, a known Job's CronJob; anything else
+// (StatefulSet, DaemonSet, custom controllers, objects not known yet) is its own top owner.
 //
 // Results are cached per controller, so every pod of a ReplicaSet shares one string.
 func (m *Model) topOwner(k ownerKey) string {
@@ -109,25 +107,18 @@ func (m *Model) workloadOf(p *Pod) string {
 	return m.ownerEntry(p.ctrl).workload
 }
 
+// resolveOwner is the workload of controller k's pods, as k's kind says (kindModel.owner); a
+// controller of a kind without an owner, or not known, is its own.
 func (m *Model) resolveOwner(k ownerKey) string {
-	switch k.kind {
-	case string(contract.KindReplicaSet):
-		if rs := m.replicaSets[nsName{k.ns, k.name}]; rs != nil {
-			if d := controllerOf(rs.OwnerReferences); d != nil {
-				return sanitize.Text(d.Kind) + "/" + sanitize.Text(d.Name)
-			}
-		}
-	case string(contract.KindJob):
-		if j := m.jobs[nsName{k.ns, k.name}]; j != nil {
-			if c := controllerOf(j.OwnerReferences); c != nil {
-				return sanitize.Text(c.Kind) + "/" + sanitize.Text(c.Name)
-			}
+	if km := kindOf(k.kind); km != nil && km.owner != nil {
+		if top := km.owner(m, nsName{k.ns, k.name}); top != "" {
+			return top
 		}
 	}
 	return sanitize.Text(k.kind) + "/" + sanitize.Text(k.name)
 }
 
-// applyOwners stores the batch's controllers and returns the pods' controllers whose top owner
+// applyOwners stores the batch's workloads and returns the pods' controllers whose top owner
 // changed (a ReplicaSet seen for the first time, or re-parented).
 func (m *Model) applyOwners(b *contract.Batch) map[ownerKey]struct{} {
 	var changed map[ownerKey]struct{}
@@ -144,30 +135,11 @@ func (m *Model) applyOwners(b *contract.Batch) map[ownerKey]struct{} {
 			changed[k] = struct{}{}
 		}
 	}
-	for _, rs := range b.ReplicaSets {
-		k := nsName{rs.Namespace, rs.Name}
-		m.replicaSets[k] = rs
-		m.linkReplicaSet(k, rs)
-		note(ownerKey{rs.Namespace, string(contract.KindReplicaSet), rs.Name})
-	}
-	for _, j := range b.Jobs {
-		m.jobs[nsName{j.Namespace, j.Name}] = j
-		note(ownerKey{j.Namespace, string(contract.KindJob), j.Name})
-	}
-	for _, d := range b.Deployments {
-		k := nsName{d.Namespace, d.Name}
-		m.deployments[k] = d
-		m.rollouts.dirty[deployKey(k)] = struct{}{}
-	}
-	for _, s := range b.StatefulSets {
-		k := nsName{s.Namespace, s.Name}
-		m.statefulSets[k] = s
-		m.rollouts.dirty[rolloutKey{contract.KindStatefulSet, k}] = struct{}{}
-	}
-	for _, d := range b.DaemonSets {
-		k := nsName{d.Namespace, d.Name}
-		m.daemonSets[k] = d
-		m.rollouts.dirty[rolloutKey{contract.KindDaemonSet, k}] = struct{}{}
+	for _, o := range b.Workloads {
+		m.storeWorkload(o)
+		if o.Obj != nil {
+			note(ownerKey{o.Obj.GetNamespace(), string(o.Kind), o.Obj.GetName()})
+		}
 	}
 	return changed
 }

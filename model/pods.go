@@ -106,23 +106,10 @@ func (m *Model) delete(r contract.Ref) {
 			m.dropNodeIfEmpty(n)
 		}
 		m.nodeView.valid = false
-	case contract.KindReplicaSet:
-		delete(m.replicaSets, k)
-		m.linkReplicaSet(k, nil)
-	case contract.KindDeployment:
-		delete(m.deployments, k)
-		m.rollouts.dirty[deployKey(k)] = struct{}{}
-	case contract.KindStatefulSet:
-		delete(m.statefulSets, k)
-		m.rollouts.dirty[rolloutKey{contract.KindStatefulSet, k}] = struct{}{}
-	case contract.KindDaemonSet:
-		delete(m.daemonSets, k)
-		m.rollouts.dirty[rolloutKey{contract.KindDaemonSet, k}] = struct{}{}
-	case contract.KindJob:
-		delete(m.jobs, k)
-		m.rejudgeJobs([]nsName{k})
 	case contract.KindEvent:
 		m.deleteEvent(k)
+	default:
+		m.deleteWorkload(r.Kind, k)
 	}
 	// A deleted controller's owner entry stays while pods of it are counted (ownerEntry).
 }
@@ -179,7 +166,7 @@ func (m *Model) judge(p *Pod) {
 			v = classify.Escalate(v, escalated)
 		}
 	}
-	p.Verdict = m.withNodeAndJob(p, pod, v)
+	p.Verdict = m.withSurroundings(p, pod, v)
 	m.indexStart(p, starting)
 }
 
@@ -201,7 +188,7 @@ func sanitizeVerdict(v *classify.Verdict) {
 func (m *Model) count(p *Pod) {
 	m.counts.add(p.Verdict.Class, 1)
 	m.countOwner(p, 1)
-	m.indexJobPod(p, 1)
+	m.indexCtrlPod(p, 1)
 	if p.Node != "" {
 		n := m.node(p.Node)
 		n.pods++
@@ -218,7 +205,7 @@ func (m *Model) count(p *Pod) {
 func (m *Model) uncount(p *Pod) {
 	m.counts.add(p.Verdict.Class, -1)
 	m.countOwner(p, -1)
-	m.indexJobPod(p, -1)
+	m.indexCtrlPod(p, -1)
 	if p.Node != "" {
 		if n := m.nodes[p.Node]; n != nil {
 			n.pods--

@@ -52,7 +52,7 @@ func TestRolloutVerdicts(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(DefaultConfig())
-			m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{tc.d}}, t0)
+			m.Apply(&contract.Batch{Workloads: contract.Workloads(tc.d)}, t0)
 			r := rolloutOf(t, m, "web")
 			if r.Verdict != tc.verdict || r.Reason != tc.reason {
 				t.Errorf("got %s %q, want %s %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
@@ -65,8 +65,7 @@ func TestRolloutDoomedWhenEveryNewPodIsDoomed(t *testing.T) {
 	m := New(DefaultConfig())
 	d := deployment("shop", "pay", 2, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 2, 0 })
 	m.Apply(&contract.Batch{
-		Deployments: []*appsv1.Deployment{d},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")},
+		Workloads: contract.Workloads(d, replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")),
 	}, t0)
 	newPod := func(name string, opts ...podOpt) *corev1.Pod {
 		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9")}, opts...)...)
@@ -103,7 +102,7 @@ func TestRolloutDoomedWhenEveryNewPodIsDoomed(t *testing.T) {
 func TestEvictedPodsDoNotKeepADoomedRolloutAlive(t *testing.T) {
 	m := New(DefaultConfig())
 	d := deployment("shop", "pay", 2, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 2, 0 })
-	m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{d}, ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-new", "pay", "3")}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(d, replicaSet("shop", "pay-new", "pay", "3"))}, t0)
 	newPod := func(name string, opts ...podOpt) *corev1.Pod {
 		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9")}, opts...)...)
 	}
@@ -143,7 +142,7 @@ func TestNewReplicaSetByTemplateWithoutRevisions(t *testing.T) {
 	old, cur := replicaSet("shop", "web-aaa", "web", ""), replicaSet("shop", "web-bbb", "web", "")
 	old.Spec.Template, cur.Spec.Template = tmpl("app:v1", "aaa"), tmpl("app:v2", "bbb")
 	m := New(DefaultConfig())
-	m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{d}, ReplicaSets: []*appsv1.ReplicaSet{old, cur}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(d, old, cur)}, t0)
 	if r := rolloutOf(t, m, "web"); r.NewReplicaSet != "web-bbb" {
 		t.Errorf("new RS = %q, want web-bbb", r.NewReplicaSet)
 	}
@@ -156,7 +155,7 @@ func TestOwnerResolution(t *testing.T) {
 	if o := m.Pod("shop/web-1").Owner; o != "ReplicaSet/web-7d9f" {
 		t.Fatalf("owner before RS known = %q", o)
 	}
-	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-7d9f", "web", "1")}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(replicaSet("shop", "web-7d9f", "web", "1"))}, t0)
 	if o := m.Pod("shop/web-1").Owner; o != "Deployment/web" {
 		t.Fatalf("owner after RS known = %q", o)
 	}
@@ -168,7 +167,7 @@ func TestOwnerResolution(t *testing.T) {
 	job := &batchv1.Job{}
 	job.Namespace, job.Name = "shop", "nightly-123"
 	job.OwnerReferences = []metav1.OwnerReference{{Kind: "CronJob", Name: "nightly", Controller: &yes}}
-	m.Apply(&contract.Batch{Jobs: []*batchv1.Job{job}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(job)}, t0)
 	apply(m, t0,
 		pod("shop", "nightly-123-x", ownedBy("Job", "nightly-123")),
 		pod("shop", "db-0", ownedBy("StatefulSet", "db")),
@@ -187,7 +186,7 @@ func TestOwnerCacheForgetsControllersWithoutPods(t *testing.T) {
 	m := New(DefaultConfig())
 	for i := range 50 {
 		rs := fmt.Sprintf("web-%04d", i)
-		m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", rs, "web", "1")}}, t0)
+		m.Apply(&contract.Batch{Workloads: contract.Workloads(replicaSet("shop", rs, "web", "1"))}, t0)
 		apply(m, t0, pod("shop", rs+"-a", ownedBy("ReplicaSet", rs)), pod("shop", rs+"-b", ownedBy("ReplicaSet", rs)))
 		m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindPod, Namespace: "shop", Name: rs + "-a"}, {Kind: contract.KindPod, Namespace: "shop", Name: rs + "-b"},
 			{Kind: contract.KindReplicaSet, Namespace: "shop", Name: rs}}}, t0)
@@ -195,7 +194,7 @@ func TestOwnerCacheForgetsControllersWithoutPods(t *testing.T) {
 	if n := len(m.owners); n != 0 {
 		t.Errorf("%d controllers cached with no pod left", n)
 	}
-	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-last", "web", "1")}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(replicaSet("shop", "web-last", "web", "1"))}, t0)
 	apply(m, t0, pod("shop", "web-last-a", ownedBy("ReplicaSet", "web-last")))
 	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindReplicaSet, Namespace: "shop", Name: "web-last"}}}, t0)
 	apply(m, t0, pod("shop", "web-last-a", ownedBy("ReplicaSet", "web-last"), crashLoop()))
@@ -217,8 +216,7 @@ func TestRolloutDeadlineExceededListsNewPodsDoomReasons(t *testing.T) {
 			Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
 	})
 	m.Apply(&contract.Batch{
-		Deployments: []*appsv1.Deployment{d},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")},
+		Workloads: contract.Workloads(d, replicaSet("shop", "pay-old", "pay", "2"), replicaSet("shop", "pay-new", "pay", "3")),
 	}, t0)
 	newPod := func(name string, opts ...podOpt) *corev1.Pod {
 		return pod("shop", name, append([]podOpt{ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9")}, opts...)...)
@@ -274,7 +272,7 @@ func TestRolloutNotDoomedBeforeStatusIsCurrent(t *testing.T) {
 				tc.rs(rs)
 			}
 			m := New(DefaultConfig())
-			m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{d}, ReplicaSets: []*appsv1.ReplicaSet{rs}}, t0)
+			m.Apply(&contract.Batch{Workloads: contract.Workloads(d, rs)}, t0)
 			apply(m, t0, pod("shop", "pay-new-1", ownedBy("ReplicaSet", "pay-new"), image("registry.example/app:v9"), imageNotFound()))
 			if r := rolloutOf(t, m, "pay"); r.Verdict != tc.verdict || r.Reason != tc.reason {
 				t.Errorf("got %s %q, want %s %q", r.Verdict, r.Reason, tc.verdict, tc.reason)
@@ -304,7 +302,7 @@ func TestStatefulSetRollout(t *testing.T) {
 		Status: appsv1.StatefulSetStatus{ObservedGeneration: 2, Replicas: 3, ReadyReplicas: 2, UpdatedReplicas: 1,
 			CurrentRevision: "db-5d4b", UpdateRevision: "db-7c9f"},
 	}
-	m.Apply(&contract.Batch{StatefulSets: []*appsv1.StatefulSet{s}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(s)}, t0)
 	apply(m, t0, pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-5d4b"), crashLoop()))
 	r := rolloutOf(t, m, "db")
 	if r.Kind != "StatefulSet" || r.Verdict != classify.RolloutProgressing || r.Reason != "Waiting for 1 pods to be ready..." ||
@@ -317,13 +315,13 @@ func TestStatefulSetRollout(t *testing.T) {
 	}
 	s2 := s.DeepCopy()
 	s2.Generation = 3 // a new spec the controller has not seen: the old pods say nothing
-	m.Apply(&contract.Batch{StatefulSets: []*appsv1.StatefulSet{s2}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(s2)}, t0)
 	if r = rolloutOf(t, m, "db"); r.Verdict != classify.RolloutProgressing || r.Reason != "Waiting for statefulset spec update to be observed..." {
 		t.Fatalf("unobserved spec: %+v", r)
 	}
 	s3 := s.DeepCopy()
 	s3.Spec.UpdateStrategy.Type = appsv1.OnDeleteStatefulSetStrategyType
-	m.Apply(&contract.Batch{StatefulSets: []*appsv1.StatefulSet{s3}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(s3)}, t0)
 	for _, r := range m.Rollouts() {
 		if r.Name == "db" {
 			t.Errorf("OnDelete StatefulSet has a rollout: %+v", r)
@@ -342,7 +340,7 @@ func TestDaemonSetRollout(t *testing.T) {
 		Status: appsv1.DaemonSetStatus{ObservedGeneration: 4, DesiredNumberScheduled: 3, UpdatedNumberScheduled: 3,
 			NumberReady: 2, NumberAvailable: 2},
 	}
-	m.Apply(&contract.Batch{DaemonSets: []*appsv1.DaemonSet{d}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(d)}, t0)
 	apply(m, t0, pod("kube-system", "agent-a", ownedBy("DaemonSet", "agent"), labelled(templateGenerationLabel, "3"), crashLoop()))
 	r := rolloutOf(t, m, "agent")
 	if r.Verdict != classify.RolloutProgressing || r.Reason != `Waiting for daemon set "agent" rollout to finish: 2 of 3 updated pods are available...` ||
@@ -370,8 +368,7 @@ func TestLargeRolloutDoomedBeforeEveryNewPodFails(t *testing.T) {
 	m := New(DefaultConfig())
 	d := deployment("shop", "web", 40, "3", func(d *appsv1.Deployment) { d.Status.UpdatedReplicas, d.Status.AvailableReplicas = 10, 0 })
 	m.Apply(&contract.Batch{
-		Deployments: []*appsv1.Deployment{d},
-		ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "web-old", "web", "2"), replicaSet("shop", "web-new", "web", "3")},
+		Workloads: contract.Workloads(d, replicaSet("shop", "web-old", "web", "2"), replicaSet("shop", "web-new", "web", "3")),
 	}, t0)
 	newPod := func(i int, opts ...podOpt) *corev1.Pod {
 		return pod("shop", fmt.Sprintf("web-new-%d", i), append([]podOpt{ownedBy("ReplicaSet", "web-new")}, opts...)...)

@@ -171,7 +171,7 @@ func (c clusterPlan) judgeAt(live bool) (*Model, time.Time) {
 	if live {
 		first = now.Add(-90 * time.Second)
 	}
-	m.Apply(&contract.Batch{Nodes: nodes, Deployments: ds, ReplicaSets: rss}, first)
+	m.Apply(&contract.Batch{Nodes: nodes, Workloads: append(contract.WorkloadsOf(ds), contract.WorkloadsOf(rss)...)}, first)
 	if live {
 		apply(m, first, c.objects(now, true)...)
 	}
@@ -535,7 +535,7 @@ func TestFirstFailuresOfARollout(t *testing.T) {
 		ns[i] = withUID(node(n.name, true, false), n.name+"-uid")
 	}
 	ds, rss := first.workloads()
-	m.Apply(&contract.Batch{Nodes: ns, Deployments: ds, ReplicaSets: rss}, now)
+	m.Apply(&contract.Batch{Nodes: ns, Workloads: append(contract.WorkloadsOf(ds), contract.WorkloadsOf(rss)...)}, now)
 	pods := first.objects(now, false)
 	creating := first.objects(now, true)
 	// The three failed pods, and three still creating.
@@ -560,7 +560,7 @@ func TestFirstFailuresOfARollout(t *testing.T) {
 	}
 	m = New(DefaultConfig())
 	ds, rss = bad.workloads()
-	m.Apply(&contract.Batch{Nodes: ns, Deployments: ds, ReplicaSets: rss}, now)
+	m.Apply(&contract.Batch{Nodes: ns, Workloads: append(contract.WorkloadsOf(ds), contract.WorkloadsOf(rss)...)}, now)
 	pods, creating = bad.objects(now, false), bad.objects(now, true)
 	apply(m, now, pods[0], pods[1], pods[2], creating[3])
 	if v := m.Pod("shop/" + pods[0].Name).Verdict; v.Class == classify.Doomed {

@@ -7,7 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/classify"
-	"doomwatch/contract"
 	"doomwatch/sanitize"
 )
 
@@ -64,14 +63,9 @@ func (m *Model) rejudgeNode(name string) {
 	}
 }
 
-// withNodeAndJob applies the pod's node and Job to its verdict v. pod is p rebuilt from its record.
-func (m *Model) withNodeAndJob(p *Pod, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
-	if p.ctrl.kind == string(contract.KindJob) {
-		if j := m.jobs[nsName{p.ctrl.ns, p.ctrl.name}]; j != nil {
-			v = classify.JobAttempt(pod, v, j)
-			sanitizeVerdict(&v)
-		}
-	}
+// withSurroundings applies the pod's controller (kindModel.podVerdict) and node to its verdict v. pod is p rebuilt from its record.
+func (m *Model) withSurroundings(p *Pod, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
+	v = m.withController(p, pod, v)
 	if v.Rule == classify.RulePodNotReady {
 		if nr, ok := m.notReady[p.Node]; ok {
 			// The node lifecycle controller marked the pod not ready because the node stopped
@@ -127,35 +121,4 @@ func roundDuration(d time.Duration) string {
 		return strconv.Itoa(int(d/time.Hour)) + "h"
 	}
 	return strconv.Itoa(int(d/(24*time.Hour))) + "d"
-}
-
-// rejudgeJobs re-judges the pods of Jobs that changed in a batch: a Job's retry count or
-// condition changes its failed attempts' verdicts.
-func (m *Model) rejudgeJobs(jobs []nsName) {
-	for _, k := range jobs {
-		for p := range m.podsByJob[k] {
-			m.rejudge(p)
-		}
-	}
-}
-
-// indexJobPod adds (d > 0) or removes a pod from its Job's pod set.
-func (m *Model) indexJobPod(p *Pod, d int) {
-	if p.ctrl.kind != string(contract.KindJob) {
-		return
-	}
-	k := nsName{p.ctrl.ns, p.ctrl.name}
-	set := m.podsByJob[k]
-	if d > 0 {
-		if set == nil {
-			set = make(map[*Pod]struct{})
-			m.podsByJob[k] = set
-		}
-		set[p] = struct{}{}
-		return
-	}
-	delete(set, p)
-	if len(set) == 0 {
-		delete(m.podsByJob, k)
-	}
 }

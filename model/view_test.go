@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/contract"
@@ -104,11 +103,9 @@ func TestIngestSanitisesEveryField(t *testing.T) {
 // its name would also catch its namesakes: another kind, another namespace, a longer name.
 func TestViewOwnerIsExact(t *testing.T) {
 	m := New(DefaultConfig())
-	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{
-		replicaSet("shop", "checkout-7d9f", "checkout", "1"),
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(replicaSet("shop", "checkout-7d9f", "checkout", "1"),
 		replicaSet("shop", "checkout-db-5c6b", "checkout-db", "1"),
-		replicaSet("staging", "checkout-4a1e", "checkout", "1"),
-	}}, t0)
+		replicaSet("staging", "checkout-4a1e", "checkout", "1"))}, t0)
 	apply(m, t0,
 		pod("shop", "checkout-7d9f-a", ownedBy("ReplicaSet", "checkout-7d9f")),
 		pod("shop", "checkout-7d9f-b", ownedBy("ReplicaSet", "checkout-7d9f"), crashLoop()),
@@ -138,7 +135,7 @@ func TestViewOwnerIsExact(t *testing.T) {
 			t.Errorf("View(%+v) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
-	m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{deployment("shop", "checkout", 2, "1")}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(deployment("shop", "checkout", 2, "1"))}, t0)
 	rs := m.Rollouts()
 	if len(rs) != 1 || rs[0].Workload() != "shop/Deployment/checkout" {
 		t.Fatalf("rollouts %+v: want one whose Workload is shop/Deployment/checkout", rs)
@@ -157,7 +154,7 @@ func TestViewOwnerAfterLateReplicaSet(t *testing.T) {
 	if got := keys(m.View(Query{Sort: ByName, Owner: "shop/ReplicaSet/checkout-7d9f"})); got != "shop/checkout-7d9f-a" {
 		t.Fatalf("before the ReplicaSet: %q", got)
 	}
-	m.Apply(&contract.Batch{ReplicaSets: []*appsv1.ReplicaSet{replicaSet("shop", "checkout-7d9f", "checkout", "1")}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(replicaSet("shop", "checkout-7d9f", "checkout", "1"))}, t0)
 	if got := keys(m.View(Query{Sort: ByName, Owner: "shop/ReplicaSet/checkout-7d9f"})); got != "" {
 		t.Errorf("after the ReplicaSet, still under it: %q", got)
 	}

@@ -160,20 +160,17 @@ func (e *encoder) appendBody(dst []byte, b *contract.Batch) []byte {
 		dst = appendString(dst, d.Namespace)
 		dst = appendString(dst, d.Name)
 	}
-	for k := range numKinds {
-		n := sectionLen(b, k)
-		dst = binary.AppendUvarint(dst, uint64(n))
-		for i := range n {
-			var s slot
-			var key nsName
-			if k == kindPod {
-				s.pod = b.Pods[i]
-				key = nsName{s.pod.GetNamespace(), s.pod.GetName()}
-			} else {
-				s.obj = object(b, k, i)
-				key = nsName{s.obj.GetNamespace(), s.obj.GetName()}
-			}
-			dst = e.spill(e.appendObject(dst, cs, k, key, s))
+	dst = binary.AppendUvarint(dst, uint64(len(b.Pods)))
+	for _, p := range b.Pods {
+		key := nsName{p.GetNamespace(), p.GetName()}
+		dst = e.spill(e.appendObject(dst, cs, kindPod, key, slot{pod: p}))
+	}
+	secs := sections(b)
+	for k := kindPod + 1; k < numKinds; k++ {
+		dst = binary.AppendUvarint(dst, uint64(len(secs[k])))
+		for _, o := range secs[k] {
+			key := nsName{o.GetNamespace(), o.GetName()}
+			dst = e.spill(e.appendObject(dst, cs, k, key, slot{obj: o}))
 		}
 	}
 	if b.Health != nil {

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -101,48 +100,23 @@ func revisionLabel(owners []metav1.OwnerReference) string {
 	return revisionHashLabel
 }
 
-// sectionLen is the number of objects of kind k in b.
-func sectionLen(b *contract.Batch, k kind) int {
-	switch k {
-	case kindPod:
-		return len(b.Pods)
-	case kindNode:
-		return len(b.Nodes)
-	case kindReplicaSet:
-		return len(b.ReplicaSets)
-	case kindDeployment:
-		return len(b.Deployments)
-	case kindStatefulSet:
-		return len(b.StatefulSets)
-	case kindDaemonSet:
-		return len(b.DaemonSets)
-	case kindJob:
-		return len(b.Jobs)
-	case kindEvent:
-		return len(b.Events)
+// sections are b's objects by kind, but for the pods, in the order the records write them. A
+// workload of a kind this version does not number is left out.
+func sections(b *contract.Batch) *[numKinds][]protoObject {
+	var out [numKinds][]protoObject
+	for _, n := range b.Nodes {
+		out[kindNode] = append(out[kindNode], n)
 	}
-	return 0
-}
-
-// object is the i-th object of kind k in b (not for pods).
-func object(b *contract.Batch, k kind, i int) protoObject {
-	switch k {
-	case kindNode:
-		return b.Nodes[i]
-	case kindReplicaSet:
-		return b.ReplicaSets[i]
-	case kindDeployment:
-		return b.Deployments[i]
-	case kindStatefulSet:
-		return b.StatefulSets[i]
-	case kindDaemonSet:
-		return b.DaemonSets[i]
-	case kindJob:
-		return b.Jobs[i]
-	case kindEvent:
-		return b.Events[i]
+	for _, o := range b.Workloads {
+		k := kindOf(o.Kind)
+		if p, ok := o.Obj.(protoObject); ok && k != kindOther {
+			out[k] = append(out[k], p)
+		}
 	}
-	return nil
+	for _, e := range b.Events {
+		out[kindEvent] = append(out[kindEvent], e)
+	}
+	return &out
 }
 
 // appendObject adds the object decoded from its encoding to b's section of kind k, and returns
@@ -162,26 +136,25 @@ func appendObject(b *contract.Batch, k kind, enc []byte, in *podrec.Interner) (n
 	case kindNode:
 		o := new(corev1.Node)
 		err, b.Nodes, obj = o.Unmarshal(enc), append(b.Nodes, o), o
-	case kindReplicaSet:
-		o := new(appsv1.ReplicaSet)
-		err, b.ReplicaSets, obj = o.Unmarshal(enc), append(b.ReplicaSets, o), o
-	case kindDeployment:
-		o := new(appsv1.Deployment)
-		err, b.Deployments, obj = o.Unmarshal(enc), append(b.Deployments, o), o
-	case kindStatefulSet:
-		o := new(appsv1.StatefulSet)
-		err, b.StatefulSets, obj = o.Unmarshal(enc), append(b.StatefulSets, o), o
-	case kindDaemonSet:
-		o := new(appsv1.DaemonSet)
-		err, b.DaemonSets, obj = o.Unmarshal(enc), append(b.DaemonSets, o), o
-	case kindJob:
-		o := new(batchv1.Job)
-		err, b.Jobs, obj = o.Unmarshal(enc), append(b.Jobs, o), o
 	case kindEvent:
 		o := new(corev1.Event)
 		err, b.Events, obj = o.Unmarshal(enc), append(b.Events, o), o
 	default:
-		return nsName{}, errBadRecord
+		// The workload kinds, from their rows of contract.Kinds.
+		if k >= numKinds {
+			return nsName{}, errBadRecord
+		}
+		info := contract.Info(modelKinds[k])
+		if info == nil || info.New == nil {
+			return nsName{}, errBadRecord
+		}
+		o := info.New()
+		u, ok := o.(interface{ Unmarshal([]byte) error })
+		if !ok {
+			return nsName{}, errBadRecord
+		}
+		err = u.Unmarshal(enc)
+		b.Workloads, obj = append(b.Workloads, contract.Object{Kind: info.Kind, Obj: o}), o
 	}
 	if err != nil {
 		return nsName{}, fmt.Errorf("decoding a %s: %w", modelKinds[k], err)

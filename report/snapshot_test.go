@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 
 	"doomwatch/contract"
@@ -19,9 +18,8 @@ import (
 func snapshotModel() *model.Model {
 	m := model.New(model.DefaultConfig())
 	m.Apply(&contract.Batch{
-		Nodes:       []*corev1.Node{podtest.Node("node-3", true, false), podtest.Node("node-1", true, false)},
-		Deployments: []*appsv1.Deployment{podtest.Deployment("shop", "web", 3, "1")},
-		ReplicaSets: []*appsv1.ReplicaSet{podtest.ReplicaSet("shop", "web-7d9f", "web", "1")},
+		Nodes:     []*corev1.Node{podtest.Node("node-3", true, false), podtest.Node("node-1", true, false)},
+		Workloads: contract.Workloads(podtest.Deployment("shop", "web", 3, "1"), podtest.ReplicaSet("shop", "web-7d9f", "web", "1")),
 	}, podtest.T0)
 	web := func(name string, opts ...podtest.PodOpt) *corev1.Pod {
 		return podtest.Pod("shop", name, append([]podtest.PodOpt{podtest.OnNode("node-3"), podtest.OwnedBy("ReplicaSet", "web-7d9f")}, opts...)...)

@@ -156,8 +156,7 @@ func fixtureBatch() contract.Batch {
 		replicas, updated, ready int32
 	}{{"checkout", 12, 12, 8}, {"payments", 3, 3, 0}, {"search", 2, 2, 0}, {"api", 1, 1, 0}} {
 		dep, rs := deployment(d.name, d.replicas, d.updated, d.ready)
-		b.Deployments = append(b.Deployments, dep)
-		b.ReplicaSets = append(b.ReplicaSets, rs)
+		b.Workloads = append(b.Workloads, contract.Workloads(dep, rs)...)
 	}
 	healthyNodes := []string{"node-1", "node-2", "node-4", "node-5"}
 	for i := range 8 {

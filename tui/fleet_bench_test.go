@@ -95,11 +95,11 @@ func fleetList(c, pods int) []contract.Batch {
 	for k, rs := range scaletest.ReplicaSets(pods) {
 		rs.UID = fleetRSUID(c, k*scaletest.PodsPerDeployment)
 		rs.OwnerReferences[0].UID = types.UID(fmt.Sprintf("d-%02d-%s", c, rs.OwnerReferences[0].Name))
-		first.ReplicaSets = append(first.ReplicaSets, rs)
+		first.Workloads = append(first.Workloads, contract.Workload(rs))
 	}
 	for _, d := range scaletest.Deployments(pods) {
 		d.UID = types.UID(fmt.Sprintf("d-%02d-%s", c, d.Name))
-		first.Deployments = append(first.Deployments, d)
+		first.Workloads = append(first.Workloads, contract.Workload(d))
 	}
 	return out
 }

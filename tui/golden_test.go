@@ -176,7 +176,7 @@ func TestEscapeSequences(t *testing.T) {
 			created: time.Minute, status: []corev1.ContainerStatus{running("app", "img", 1,
 				terminated("StartError", evil+runtime128, 128, 20*time.Second))}}))
 	}
-	b.Nodes, b.Deployments, b.ReplicaSets = nil, nil, nil
+	b.Nodes, b.Workloads = nil, nil
 	b.Health = &contract.Health{Synced: true, LastEvent: t0, WatchError: evil}
 	m := model.New(model.DefaultConfig())
 	m.Apply(&b, t0)

@@ -35,8 +35,7 @@ func TestHeaderRolloutsLineFollowsDataAndWidth(t *testing.T) {
 	var b contract.Batch
 	for i := range 40 {
 		dep, rs := deployment(fmt.Sprintf("svc-%02d", i), 1, 1, 1)
-		b.Deployments = append(b.Deployments, dep)
-		b.ReplicaSets = append(b.ReplicaSets, rs)
+		b.Workloads = append(b.Workloads, contract.Workloads(dep, rs)...)
 	}
 	d.Update(batchMsg{batches: []contract.Batch{b}})
 	narrow := rolloutsLine(t, d)
@@ -70,8 +69,7 @@ func TestHeaderAcrossClustersLeadsWithWhatDiffers(t *testing.T) {
 			replicas, ready int32
 		}{{"api", 2, 0}, {"payments", 3, ready}, {"cart", 1, 1}, {"checkout", 4, 4}} {
 			dep, rs := deployment(d.name, d.replicas, d.replicas, d.ready)
-			b.Deployments = append(b.Deployments, dep)
-			b.ReplicaSets = append(b.ReplicaSets, rs)
+			b.Workloads = append(b.Workloads, contract.Workloads(dep, rs)...)
 		}
 		f.Apply(&b, t0)
 	}

@@ -509,7 +509,7 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 	d := newTestDashboard(t, 160, 40)
 	// zeta rolls out and sorts after checkout while it progresses.
 	zeta, zetaRS := deployment("zeta", 2, 2, 0)
-	d.Update(batchMsg{batches: []contract.Batch{{Deployments: []*appsv1.Deployment{zeta}, ReplicaSets: []*appsv1.ReplicaSet{zetaRS}}}})
+	d.Update(batchMsg{batches: []contract.Batch{{Workloads: contract.Workloads(zeta, zetaRS)}}})
 	press(d, "tab", "tab")
 	idx := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" })
 	switch how {
@@ -528,7 +528,7 @@ func testRolloutSelectionFollows(t *testing.T, how string) {
 	dep := zeta.DeepCopy()
 	dep.Status.Conditions = []appsv1.DeploymentCondition{{Type: appsv1.DeploymentProgressing,
 		Status: corev1.ConditionFalse, Reason: "ProgressDeadlineExceeded"}}
-	d.Update(batchMsg{batches: []contract.Batch{{Deployments: []*appsv1.Deployment{dep}}}})
+	d.Update(batchMsg{batches: []contract.Batch{{Workloads: contract.Workloads(dep)}}})
 	if i := slices.IndexFunc(d.rollouts.rollouts, func(r model.Rollout) bool { return r.Name == "checkout" }); i == idx {
 		t.Fatalf("checkout is still at row %d after zeta turned doomed; the test proves nothing:\n%s", idx, screen(d))
 	}

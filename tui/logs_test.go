@@ -222,7 +222,7 @@ func TestLogsOfAContainerThatNeverStarted(t *testing.T) {
 	started := fixtureBatch()
 	started.Pods = appendPods(nil, mkPod(podSpec{ns: "shop", name: pod, node: "node-1", rs: "payments-7d9f8b6c5", created: 4 * time.Minute,
 		status: []corev1.ContainerStatus{running("payments", image, 0, nil)}, conds: readyConds(true)}))
-	started.Nodes, started.Deployments, started.ReplicaSets = nil, nil, nil
+	started.Nodes, started.Workloads = nil, nil
 	d.Update(batchMsg{batches: []contract.Batch{started}})
 	if s := screen(d); !strings.Contains(s, "payments has started since: esc, then l, shows its log.") || len(src.asked) != 0 {
 		t.Errorf("the container started: asked %v, pane:\n%s", src.asked, s)

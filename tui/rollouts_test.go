@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	appsv1 "k8s.io/api/apps/v1"
-
 	"doomwatch/contract"
 )
 
@@ -49,7 +47,7 @@ func TestRolloutsPanelLongNamesAt80(t *testing.T) {
 	m := fixtureModel()
 	dep, rs := deployment("payments-reconciler-canary-eu1", 3, 3, 3)
 	dep.Namespace, rs.Namespace = "team-payments-pr", "team-payments-pr"
-	m.Apply(&contract.Batch{Deployments: []*appsv1.Deployment{dep}, ReplicaSets: []*appsv1.ReplicaSet{rs}}, t0)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(dep, rs)}, t0)
 	frame := RenderFrame(m, FrameOptions{Width: 80, Height: 24, Now: t0, NoColor: true, Focus: FocusRollouts})
 	checkFrame(t, frame, 80, 24)
 	for _, want := range []string{"  NAMESPACE       NAME             VERDICT         UPD READY AVAIL  REASON\n",

@@ -145,20 +145,20 @@ func (d *delivered) apply(b *contract.Batch) {
 	for _, o := range b.Nodes {
 		d.nodes[o.Name] = o
 	}
-	for _, o := range b.ReplicaSets {
-		d.rss[objectKey(o.Namespace, o.Name)] = o
-	}
-	for _, o := range b.Deployments {
-		d.deploys[objectKey(o.Namespace, o.Name)] = o
-	}
-	for _, o := range b.StatefulSets {
-		d.stss[objectKey(o.Namespace, o.Name)] = o
-	}
-	for _, o := range b.DaemonSets {
-		d.dss[objectKey(o.Namespace, o.Name)] = o
-	}
-	for _, o := range b.Jobs {
-		d.jobs[objectKey(o.Namespace, o.Name)] = o
+	for _, o := range b.Workloads {
+		k := objectKey(o.Obj.GetNamespace(), o.Obj.GetName())
+		switch x := o.Obj.(type) {
+		case *appsv1.ReplicaSet:
+			d.rss[k] = x
+		case *appsv1.Deployment:
+			d.deploys[k] = x
+		case *appsv1.StatefulSet:
+			d.stss[k] = x
+		case *appsv1.DaemonSet:
+			d.dss[k] = x
+		case *batchv1.Job:
+			d.jobs[k] = x
+		}
 	}
 	for _, o := range b.Events {
 		d.events[objectKey(o.Namespace, o.Name)] = o

@@ -249,7 +249,7 @@ func Record(i, version int) *podrec.Record { return interner.Pod(Pod(i, version)
 // pods in batches of 10,000, then the Warning events listed with them, one for each pod that is
 // not running.
 func LoadBatches(n int) []contract.Batch {
-	out := []contract.Batch{{Nodes: NodeObjects(), ReplicaSets: ReplicaSets(n), Deployments: Deployments(n),
+	out := []contract.Batch{{Nodes: NodeObjects(), Workloads: append(contract.WorkloadsOf(ReplicaSets(n)), contract.WorkloadsOf(Deployments(n))...),
 		Health: &contract.Health{Synced: true, PodsSeen: n}}}
 	pods := make([]*podrec.Record, n)
 	const size = 10_000

@@ -1,0 +1,59 @@
+package model
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
+)
+
+// A DaemonSet controls its pods itself: they are counted per template generation (their
+// pod-template-generation label), and its rollout and a gate read those of the current one.
+// kubectl rollout status has no status for the OnDelete strategy, so neither has doomwatch.
+func init() {
+	registerKind(&kindModel{
+		kind: contract.KindDaemonSet,
+		changed: func(m *Model, k nsName, _ metav1.Object) {
+			m.markRollout(contract.KindDaemonSet, k)
+		},
+		revision: setRevision,
+		rollout: func(m *Model, k nsName) (Rollout, bool) {
+			if d := m.daemonSet(k); d != nil && d.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
+				return m.daemonSetRollout(d), true
+			}
+			return Rollout{}, false
+		},
+		gate: func(m *Model, k nsName, st *GateStatus) []gateCtrl {
+			d := m.daemonSet(k)
+			if d == nil {
+				return nil
+			}
+			st.Found = true
+			if _, _, err := classify.DaemonSetStatus(d); err != nil {
+				st.Unsupported = sanitize.Text(err.Error())
+				return nil
+			}
+			return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindDaemonSet), k.name},
+				byRevision: true, revision: d.Annotations[appsv1.DeprecatedTemplateGeneration]}}
+		},
+	})
+}
+
+// daemonSet is the DaemonSet stored under k, or nil.
+func (m *Model) daemonSet(k nsName) *appsv1.DaemonSet {
+	return objectAs[*appsv1.DaemonSet](m, contract.KindDaemonSet, k)
+}
+
+// daemonSetRollout is a DaemonSet's rollout (RollingUpdate only). It is doomed as Krane's
+// DaemonSet#deploy_failed? (lib/krane/kubernetes_resource/daemon_set.rb) says: once the controller
+// has observed the latest spec, when a pod of the current template generation (its
+// pod-template-generation label is the DaemonSet's deprecated.daemonset.template.generation
+// annotation, which the API server keeps) is doomed. Otherwise kubectl's DaemonSetStatus decides.
+func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
+	st := &d.Status
+	r := newRollout(contract.KindDaemonSet, d.Namespace, d.Name, &st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable)
+	pods := m.revPods[revKey{contract.KindDaemonSet, d.Namespace, d.Name, d.Annotations[appsv1.DeprecatedTemplateGeneration]}].newPods()
+	return r.judged(classify.DaemonSetVerdict(d, pods))
+}

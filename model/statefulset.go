@@ -1,0 +1,66 @@
+package model
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/sanitize"
+)
+
+// A StatefulSet controls its pods itself: they are counted per revision (their
+// controller-revision-hash label), and its rollout and a gate read those of the update revision.
+// kubectl rollout status has no status for the OnDelete strategy, so neither has doomwatch.
+func init() {
+	registerKind(&kindModel{
+		kind: contract.KindStatefulSet,
+		changed: func(m *Model, k nsName, _ metav1.Object) {
+			m.markRollout(contract.KindStatefulSet, k)
+		},
+		revision: setRevision,
+		rollout: func(m *Model, k nsName) (Rollout, bool) {
+			if s := m.statefulSet(k); s != nil && s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
+				return m.statefulSetRollout(s), true
+			}
+			return Rollout{}, false
+		},
+		gate: func(m *Model, k nsName, st *GateStatus) []gateCtrl {
+			s := m.statefulSet(k)
+			if s == nil {
+				return nil
+			}
+			st.Found = true
+			if _, _, err := classify.StatefulSetStatus(s); err != nil {
+				st.Unsupported = sanitize.Text(err.Error())
+				return nil
+			}
+			return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindStatefulSet), k.name},
+				byRevision: true, revision: s.Status.UpdateRevision}}
+		},
+	})
+}
+
+// statefulSet is the StatefulSet stored under k, or nil.
+func (m *Model) statefulSet(k nsName) *appsv1.StatefulSet {
+	return objectAs[*appsv1.StatefulSet](m, contract.KindStatefulSet, k)
+}
+
+// setRevision counts a StatefulSet's or DaemonSet's pod under its revision, for the set's rollout.
+func setRevision(_ *Model, p *Pod) (revKey, rolloutKey, bool) {
+	kind := contract.Kind(p.ctrl.kind)
+	return revKey{kind: kind, ns: p.ctrl.ns, name: p.ctrl.name, revision: p.rec.Revision()},
+		rolloutKey{kind, nsName{p.ctrl.ns, p.ctrl.name}}, true
+}
+
+// statefulSetRollout is a StatefulSet's rollout (RollingUpdate only). It is doomed as Krane's
+// StatefulSet#deploy_failed? (lib/krane/kubernetes_resource/stateful_set.rb) says: once the
+// controller has observed the latest spec, when a pod of the update revision (its
+// controller-revision-hash label is status.updateRevision) is doomed. Otherwise kubectl's
+// StatefulSetStatus decides.
+func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
+	st := &s.Status
+	r := newRollout(contract.KindStatefulSet, s.Namespace, s.Name, s.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
+	pods := m.revPods[revKey{contract.KindStatefulSet, s.Namespace, s.Name, st.UpdateRevision}].newPods()
+	return r.judged(classify.StatefulSetVerdict(s, pods))
+}
