@@ -147,6 +147,7 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"wait", "-l", "app=web", "deployment/web"}, code: exitUsage, want: usageOf("wait", "not both")},
 		{args: []string{"wait", "deployment/web", "-o", "table"}, code: exitUsage, want: usageOf("wait", "must be text or json")},
 		{args: []string{"wait", "deployment/web", "--timeout", "0s"}, code: exitUsage, want: usageOf("wait", "--timeout must be positive")},
+		{args: []string{"wait", "deployment/web", "--stable", "-5s"}, code: exitUsage, want: usageOf("wait", "--stable must not be negative, got -5s")},
 		{args: []string{"wait", "deployment/web", "--once"}, code: exitUsage, want: usageOf("wait", "unknown flag: --once")},
 		{args: []string{"wait", "deployment/web", "-A"}, code: exitUsage, want: usageOf("wait", "unknown shorthand flag: 'A'")},
 		{args: []string{"wait", "deploy/x", "-A"}, code: exitUsage, want: usageOf("wait", "unknown shorthand flag: 'A'")},

@@ -30,7 +30,7 @@ func TestHelpReadsAsThePlugin(t *testing.T) {
 	}
 	os.Args[0] = "doomwatch"
 	_, stdout, _ := runCLI("wait", "--help")
-	for _, flag := range []string{"--timeout", "-l, --selector", "-o, --output", "-n, --namespace", "Exit codes: 0"} {
+	for _, flag := range []string{"--timeout", "--stable", "-l, --selector", "-o, --output", "-n, --namespace", "Exit codes: 0"} {
 		if !strings.Contains(stdout, flag) {
 			t.Errorf("wait --help does not mention %q", flag)
 		}
@@ -116,6 +116,24 @@ func TestWaitOnTheDemo(t *testing.T) {
 			if !strings.Contains(stdout, want) {
 				t.Errorf("stdout does not say %q:\n%s", want, stdout)
 			}
+		}
+	})
+	t.Run("stable", func(t *testing.T) {
+		// A minute of the demo's clock at --speed 100: cart, complete from the start, must hold for
+		// it before the gate passes, and the progress says it is soaking.
+		code, stdout, stderr := runCLI("wait", "--demo", "--speed", "100", "-n", "shop", "deploy/cart", "--stable", "60s", "-o", "json")
+		if code != exitOK {
+			t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		var rep report.Gate
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatalf("decoding %s: %v", stdout, err)
+		}
+		if rep.Stable != "1m" || len(rep.Workloads) != 1 || !strings.HasSuffix(rep.Workloads[0].Reason, "; stable for 1m") {
+			t.Errorf("stable %q, workloads %+v", rep.Stable, rep.Workloads)
+		}
+		if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d deployment/cart: complete, stable for \d+s of 1m$`).MatchString(stderr) {
+			t.Errorf("stderr does not say cart is soaking:\n%s", stderr)
 		}
 	})
 	t.Run("json", func(t *testing.T) {

@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -33,6 +35,14 @@ type gate struct {
 	// suspects are the suspect nodes the targets' failures hit, by name, last word kept.
 	suspects     map[string]model.Node
 	suspectOrder []string
+	// stable is --stable: how long each target must stay complete before the gate passes; 0
+	// passes as soon as every target is complete.
+	stable time.Duration
+	// completeAt is when each target was last seen become complete, zero while it is not: a
+	// target that falls back to progressing starts its window again when it completes again.
+	// settled is set once a target has been complete: from then on a doomed current pod fails it.
+	completeAt []time.Time
+	settled    []bool
 }
 
 // warnKey identifies a transient failure for the warnings: its container. Its reason may change
@@ -62,25 +72,103 @@ func (g *gate) forbidden(refused []contract.Kind, deployments bool) error {
 	return nil
 }
 
-// decide is the gate's answer: failed as soon as one target is doomed (or was deleted while
-// waited for), ended when all are complete, or not yet.
-func (g *gate) decide(statuses []model.GateStatus) (how report.End, done bool) {
-	complete := 0
+// decide is the gate's answer at now: failed as soon as one target is doomed (or was deleted while
+// waited for), ended when all are complete (with --stable, when each has stayed complete for that
+// long since it last became complete), or not yet.
+//
+// With --stable, a target that has been complete is also failed by a doomed current pod, while its
+// rollout is still called complete or has fallen back to progressing: a Deployment stays complete
+// with one pod of four crash-looping, and a pod that crashes after passing its readiness probe is
+// what the window is for. decide then marks the target doomed in statuses, with its pods' reason,
+// so that the verdict and the progress say why.
+func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.End, done bool) {
+	if g.stable > 0 && len(g.completeAt) != len(statuses) {
+		g.completeAt, g.settled = make([]time.Time, len(statuses)), make([]bool, len(statuses))
+	}
+	held := 0
 	for i := range statuses {
 		st := &statuses[i]
+		if g.stable > 0 && (g.settled[i] || st.Rollout.Verdict == classify.RolloutComplete) &&
+			st.Found && st.Rollout.Verdict != classify.RolloutDoomed && len(st.Doomed) > 0 {
+			g.soured(st)
+		}
 		switch {
 		case !st.Found, st.Unsupported != "":
 			return report.Failed, true
 		case st.Rollout.Verdict == classify.RolloutDoomed:
 			return report.Failed, true
 		case st.Rollout.Verdict == classify.RolloutComplete:
-			complete++
+			if g.held(i, now) {
+				held++
+			}
+		case g.stable > 0:
+			g.completeAt[i] = time.Time{}
 		}
 	}
-	if complete == len(statuses) {
+	if held == len(statuses) {
 		return report.Ended, true
 	}
 	return 0, false
+}
+
+// held notes that target i is complete at now and says whether it has been for --stable.
+func (g *gate) held(i int, now time.Time) bool {
+	if g.stable == 0 {
+		return true
+	}
+	if g.completeAt[i].IsZero() {
+		g.completeAt[i], g.settled[i] = now, true
+	}
+	return now.Sub(g.completeAt[i]) >= g.stable
+}
+
+// soured marks a target that completed, then had a current pod doomed, as doomed: the rollout's
+// verdict counts the new pods, kubectl's rules count ready replicas, and neither fails a rollout
+// that one crash-looping pod of several has not stalled.
+func (g *gate) soured(st *model.GateStatus) {
+	st.Rollout.Verdict = classify.RolloutDoomed
+	st.Rollout.Reason = fmt.Sprintf("%d/%d new pods doomed after the rollout completed (--stable %s): %s",
+		st.Pods.Doomed, st.Pods.Pods, model.ShortDuration(g.stable), st.Doomed[0].Reason)
+}
+
+// shown is statuses as the progress shows them at now: with --stable, a complete target's reason
+// says how long it has stayed complete ("complete, stable for 12s of 1m"). Without, statuses
+// themselves.
+func (g *gate) shown(statuses []model.GateStatus, now time.Time) []model.GateStatus {
+	if g.stable == 0 {
+		return statuses
+	}
+	out := slices.Clone(statuses)
+	for i := range out {
+		if held, ok := g.heldFor(out[i], i, now); ok {
+			out[i].Rollout.Reason = fmt.Sprintf("complete, stable for %s of %s", held, model.ShortDuration(g.stable))
+		}
+	}
+	return out
+}
+
+// heldFor is how long target i has stayed complete at now, to the second, and false unless it is
+// complete under --stable.
+func (g *gate) heldFor(st model.GateStatus, i int, now time.Time) (string, bool) {
+	if st.Rollout.Verdict != classify.RolloutComplete || i >= len(g.completeAt) || g.completeAt[i].IsZero() {
+		return "", false
+	}
+	return model.ShortDuration(now.Sub(g.completeAt[i]).Truncate(time.Second)), true
+}
+
+// timedOut is the timeout's message, naming the targets that were complete but had not yet stayed
+// complete for --stable: their window would have ended after the timeout.
+func (g *gate) timedOut(message string, statuses []model.GateStatus, now time.Time) string {
+	var soaking []string
+	for i, st := range statuses {
+		if held, ok := g.heldFor(st, i, now); ok && now.Sub(g.completeAt[i]) < g.stable {
+			soaking = append(soaking, fmt.Sprintf("%s (stable for %s)", st.Target, held))
+		}
+	}
+	if len(soaking) == 0 {
+		return message
+	}
+	return fmt.Sprintf("%s, before --stable %s had passed for %s", message, model.ShortDuration(g.stable), andList(soaking))
 }
 
 // note remembers the transient failures and suspect nodes seen, for the warnings.
@@ -136,7 +224,10 @@ func (g *gate) document(ctx context.Context, statuses []model.GateStatus, how re
 	for i, name := range g.suspectOrder {
 		suspects[i] = g.suspects[name]
 	}
-	rep := report.NewGate(&report.GateInput{End: how, Message: message, Window: g.m.Config().Window,
+	if how == report.TimedOut {
+		message = g.timedOut(message, statuses, now)
+	}
+	rep := report.NewGate(&report.GateInput{End: how, Message: message, Window: g.m.Config().Window, Stable: g.stable,
 		Statuses: statuses, StartFailures: startFailures, Started: g.started,
 		Warnings: g.warnings, MoreWarnings: g.moreWarnings, Suspects: suspects})
 	if doomed := rep.Doomed(); len(doomed) > 0 {

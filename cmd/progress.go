@@ -21,7 +21,10 @@ type progress interface {
 // happens, a line per transient failure the first time it is seen, and otherwise each workload's
 // line when it changed, at most every plainEvery.
 type plainProgress struct {
-	w        io.Writer
+	w io.Writer
+	// soak is set under --stable: a complete workload's reason is then its soak, "complete,
+	// stable for 12s of 1m" (gate.shown), which its lines show.
+	soak     bool
 	verdicts map[string]classify.RolloutClass
 	lines    map[string]string
 	warned   map[string]bool
@@ -44,8 +47,12 @@ func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
 		v := st.Rollout.Verdict
 		if old, ok := p.verdicts[name]; !ok || old != v {
 			p.verdicts[name] = v
-			fmt.Fprintf(p.w, "%s %s: %s: %s\n", stamp, name, v, st.Rollout.Reason)
-			p.lines[name] = progressLine(st)
+			if p.soaking(st) {
+				fmt.Fprintf(p.w, "%s %s: %s\n", stamp, name, st.Rollout.Reason) // the reason says complete
+			} else {
+				fmt.Fprintf(p.w, "%s %s: %s: %s\n", stamp, name, v, st.Rollout.Reason)
+			}
+			p.lines[name] = p.line(st)
 			printed = true
 		}
 		for _, t := range st.Transient {
@@ -54,7 +61,7 @@ func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
 				fmt.Fprintf(p.w, "%s %s\n", stamp, report.WarningLine(t.Ref(), t.Node, t.Reason))
 			}
 		}
-		if line := progressLine(st); due && line != p.lines[name] {
+		if line := p.line(st); due && line != p.lines[name] {
 			p.lines[name] = line
 			fmt.Fprintf(p.w, "%s %s\n", stamp, line)
 			printed = true
@@ -66,6 +73,19 @@ func (p *plainProgress) Update(statuses []model.GateStatus, now time.Time) {
 }
 
 func (p *plainProgress) Stop() {}
+
+func (p *plainProgress) soaking(st *model.GateStatus) bool {
+	return p.soak && st.Rollout.Verdict == classify.RolloutComplete
+}
+
+// line is progressLine, with a soaking workload's soak after it: the seconds it has held make the
+// line change, so it is printed at plainEvery while the window runs.
+func (p *plainProgress) line(st *model.GateStatus) string {
+	if p.soaking(st) {
+		return progressLine(st) + " · " + st.Rollout.Reason
+	}
+	return progressLine(st)
+}
 
 // progressLine is a workload's one line, its counts as the live view has them: "deployment/web:
 // 3 desired, 2 updated, 1 ready · 1 healthy, 1 progressing, 1 transient".

@@ -92,6 +92,7 @@ type wait struct {
 	*common
 	selector string
 	timeout  time.Duration
+	stable   time.Duration
 	output   string
 	refs     []workloadRef
 }
@@ -104,6 +105,7 @@ func (w *wait) addFlags(fs *pflag.FlagSet) *common {
 	w.common = newCommon()
 	fs.StringVarP(&w.selector, "selector", "l", "", "Wait for every Deployment whose labels match this selector, as kubectl's -l.")
 	fs.DurationVar(&w.timeout, "timeout", defaultWaitTimeout, "Give up (exit 70) when the rollouts have not completed in this long.")
+	fs.DurationVar(&w.stable, "stable", 0, "Once a rollout is complete, keep judging it this long; a doom within it fails the wait (0: exit once complete).")
 	fs.StringVarP(&w.output, "output", "o", "text", "Verdict format: "+report.GatePrinters.List()+" (the document is on stdout; progress goes to stderr).")
 	w.demoFlags(fs, false)
 	w.modelFlags(fs)
@@ -116,7 +118,7 @@ func (w *wait) usage(prog string) string {
 with the reasons, when one is doomed.
 
 Usage:
-  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME pod/NAME ...] [-n NS] [--timeout 10m] [-o text|json]
+  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
   %[1]s wait --context eu,us deploy/web     in every context (a comma list, a glob, --all-contexts)
@@ -128,12 +130,17 @@ doomed when its verdict is doomed or when it is being deleted.
 Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
 on a terminal, otherwise a plain line at most every 5s and one per change of verdict.
 
+--stable D soaks: a complete workload must stay complete for D before the wait passes, and one
+that turns doomed within it (its rollout, or one of its current pods) fails the wait. One that
+falls back to progressing starts its D again when it completes again. --timeout bounds it all.
+
 With several contexts each workload is waited for in each of them: 0 once it is complete in
 every context, 1 as soon as it is doomed or missing in any (with that context's reasons), 70 at
 the timeout with what is missing in each.
 
-Exit codes: 0 all rollouts completed, 1 one is doomed (or not found, or an error), 2 usage error,
-70 timeout (what was still missing is printed), 130 interrupted.
+Exit codes: 0 all rollouts completed (and, with --stable, stayed complete for it), 1 one is doomed
+(or not found, or an error), 2 usage error, 70 timeout (what was still missing is printed), 130
+interrupted.
 
 Flags:
 `, prog)
@@ -163,6 +170,9 @@ func (w *wait) validate(fs *pflag.FlagSet, args []string) error {
 	if w.timeout <= 0 {
 		return fmt.Errorf("--timeout must be positive, got %s", w.timeout)
 	}
+	if w.stable < 0 {
+		return fmt.Errorf("--stable must not be negative, got %s", w.stable)
+	}
 	return w.validateValues()
 }
 
@@ -181,6 +191,12 @@ func (w *wait) source() sourceOptions { return sourceOptions{demoFrom: demo.Depl
 func (w *wait) run(ctx context.Context, e *env) error {
 	start := time.Now()
 	timeoutAt := start.Add(w.timeout)
+	// Allowed, as a watch for a doom after the rollout whose best end is the timeout. The window
+	// is on the cluster's clock, which the demo's --speed runs faster.
+	if w.stable > 0 && time.Duration(float64(w.stable)/w.speed) >= w.timeout {
+		fmt.Fprintf(e.Stderr, "doomwatch: note: --stable %s is not shorter than --timeout %s: the wait cannot pass (exit 0), only fail (1) or time out (70)\n",
+			model.ShortDuration(w.stable), model.ShortDuration(w.timeout))
+	}
 	syncCtx, cancelSync := context.WithDeadline(ctx, earliest(e.deadline, timeoutAt))
 	err := e.settleAll(syncCtx)
 	cancelSync()
@@ -236,7 +252,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		return err
 	}
 
-	var prog progress = &plainProgress{w: e.Stderr}
+	var prog progress = &plainProgress{w: e.Stderr, soak: w.stable > 0}
 	if f, ok := e.Stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		prog = tui.StartProgress(ctx, f, w.noColor)
 	}
@@ -273,9 +289,9 @@ func (w *wait) run(ctx context.Context, e *env) error {
 				statuses[i] = c.Gate(gates[i].targets, e.src.Now())
 				gates[i].note(statuses[i])
 			}
-			switch how, done := gates[i].decide(statuses[i]); {
+			switch how, done := gates[i].decide(statuses[i], e.src.Now()); {
 			case done && how == report.Failed:
-				prog.Update(w.shown(e, statuses), time.Now())
+				prog.Update(w.shown(e, gates, statuses), time.Now())
 				return end(report.Failed, "")
 			case done:
 				ended++
@@ -283,10 +299,10 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		}
 		looked = true
 		if ended == len(clusters) {
-			prog.Update(w.shown(e, statuses), time.Now())
+			prog.Update(w.shown(e, gates, statuses), time.Now())
 			return end(report.Ended, "")
 		}
-		prog.Update(w.shown(e, statuses), time.Now())
+		prog.Update(w.shown(e, gates, statuses), time.Now())
 		select {
 		case <-ctx.Done():
 			prog.Stop()
@@ -315,7 +331,7 @@ func (w *wait) newGate(src *kube.Source, m *model.Model) (*gate, error) {
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
 	}
-	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}}
+	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable}
 	if w.selector != "" {
 		sel, _ := labels.Parse(w.selector) // validated
 		g.targets = m.Resolve(contract.KindDeployment, ns, sel)
@@ -369,7 +385,7 @@ func (w *wait) document(ctx context.Context, e *env, gates []*gate, statuses [][
 		// Each context's document says how its own wait stood: complete in one while another's
 		// doom ended the wait, or still progressing there.
 		own := how
-		if h, done := g.decide(statuses[i]); done {
+		if h, done := g.decide(statuses[i], e.src.Now()); done {
 			own = h
 		} else if how == report.Failed {
 			own = report.Undecided
@@ -380,15 +396,16 @@ func (w *wait) document(ctx context.Context, e *env, gates []*gate, statuses [][
 	return report.FleetGate(contexts, docs)
 }
 
-// shown are the statuses the progress shows: one context's, or every context's with its
-// workloads named "deployment/web@eu".
-func (w *wait) shown(e *env, statuses [][]model.GateStatus) []model.GateStatus {
+// shown are the statuses the progress shows (gate.shown): one context's, or every context's with
+// its workloads named "deployment/web@eu".
+func (w *wait) shown(e *env, gates []*gate, statuses [][]model.GateStatus) []model.GateStatus {
+	now := e.src.Now()
 	if len(statuses) == 1 {
-		return statuses[0]
+		return gates[0].shown(statuses[0], now)
 	}
 	var out []model.GateStatus
 	for i, sts := range statuses {
-		for _, st := range sts {
+		for _, st := range gates[i].shown(sts, now) {
 			st.Target.Name += "@" + e.m.Clusters()[i].Context
 			st.Name += "@" + e.m.Clusters()[i].Context
 			out = append(out, st)

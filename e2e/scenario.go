@@ -43,7 +43,10 @@ type Scenario struct {
 	Actions []Action `json:"actions"`
 	// Timeout is the --timeout given to `doomwatch wait` and kubectl (default 5m).
 	Timeout Duration `json:"timeout"`
-	Expect  Expect   `json:"expect"`
+	// WaitFlags are more flags for `doomwatch wait`, each --flag=value: --stable=60s for a rollout
+	// that completes, then fails. The report lists every run's flags.
+	WaitFlags []string `json:"waitFlags"`
+	Expect    Expect   `json:"expect"`
 }
 
 // NodeGroup is one named node, or Count nodes named Prefix01, Prefix02, ...
@@ -179,6 +182,15 @@ func (s *Scenario) check() error {
 	if _, _, err := s.target(); err != nil {
 		return err
 	}
+	for _, f := range s.WaitFlags {
+		name, _, _ := strings.Cut(f, "=")
+		switch {
+		case !strings.HasPrefix(f, "--"):
+			return fmt.Errorf("waitFlags: %q is not --flag=value", f)
+		case slices.Contains([]string{"--timeout", "--namespace", "--kubeconfig", "--output"}, name):
+			return fmt.Errorf("waitFlags: the runner sets %s (--timeout is the scenario's timeout)", name)
+		}
+	}
 	nodes := s.nodeNames()
 	known := func(n string) bool { return slices.Contains(nodes, n) }
 	for _, b := range s.Behaviours {
@@ -218,6 +230,11 @@ func (s *Scenario) target() (kind, name string, err error) {
 		return kind, name, nil
 	}
 	return "", "", fmt.Errorf("expect.target's kind is deployment, statefulset, daemonset or job, not %q", kind)
+}
+
+// waitFlags are the flags `doomwatch wait` runs with, beside -n and --kubeconfig.
+func (s *Scenario) waitFlags() []string {
+	return append([]string{"--timeout=" + s.Timeout.Duration.String()}, s.WaitFlags...)
 }
 
 // Namespace is where the scenario's workloads run.

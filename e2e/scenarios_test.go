@@ -49,6 +49,42 @@ func TestScenarioCorpus(t *testing.T) {
 	}
 }
 
+// TestWaitFlags: a scenario's waitFlags reach `doomwatch wait` after the timeout, flags the
+// runner sets are refused, and the report says which flags each wait ran with.
+func TestWaitFlags(t *testing.T) {
+	base := "title: t\nthread: https://example.com/t\nnodes: [{name: n}]\nrollout: [{kind: Deployment}]\n" +
+		"expect: {target: deployment/web, verdict: complete}\n"
+	s, err := ParseScenario("soak", []byte(base+"waitFlags: [--stable=60s]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.waitFlags(), " "); got != "--timeout=5m0s --stable=60s" {
+		t.Errorf("wait's flags %q", got)
+	}
+	for _, bad := range []string{"[--timeout=1m]", "[-n=x]", "[--output=json]", "[stable=60s]"} {
+		if _, err := ParseScenario("bad", []byte(base+"waitFlags: "+bad+"\n")); err == nil {
+			t.Errorf("waitFlags %s parsed", bad)
+		}
+	}
+	plain, err := ParseScenario("plain", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := &Scenario{Name: "job"}
+	results := []*Result{
+		{Scenario: plain, Wait: ToolResult{Ran: true}},
+		{Scenario: s, Wait: ToolResult{Ran: true}},
+		{Scenario: plain, Wait: ToolResult{Ran: true}},
+		{Scenario: job},
+	}
+	var b strings.Builder
+	writeWaitFlags(&b, results)
+	want := "`doomwatch wait` ran with `--timeout=5m0s` (2 scenarios); `--timeout=5m0s --stable=60s` (soak), beside -n and --kubeconfig.\n\n"
+	if b.String() != want {
+		t.Errorf("report:\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
 // TestStageWeight: a behaviour's rate is the share of starts that fail against pod-ready's 100.
 func TestStageWeight(t *testing.T) {
 	for _, c := range []struct {

@@ -137,6 +137,7 @@ func WriteReport(w io.Writer, results []*Result) {
 			r.Stream.Flips, r.Stream.PodFlips, orNone(r.Stream.Suspects), orNone(s.Expect.Suspects), s.Thread)
 	}
 	fmt.Fprintln(w)
+	writeWaitFlags(w, results)
 	writeSummary(w, results)
 	fmt.Fprintln(w)
 	writeTargets(w, results)
@@ -169,6 +170,35 @@ func cell(s string) string {
 		s = s[:197] + "..."
 	}
 	return s
+}
+
+// writeWaitFlags says which flags each `doomwatch wait` ran with: the most common set for the
+// number of scenarios that had it, each other set with its scenarios' names.
+func writeWaitFlags(w io.Writer, results []*Result) {
+	var sets []string
+	of := map[string][]string{}
+	for _, r := range results {
+		if r.Err != nil || !r.Wait.Ran {
+			continue
+		}
+		set := "`" + strings.Join(r.Scenario.waitFlags(), " ") + "`"
+		if of[set] == nil {
+			sets = append(sets, set)
+		}
+		of[set] = append(of[set], r.Scenario.Name)
+	}
+	if len(sets) == 0 {
+		return
+	}
+	sort.SliceStable(sets, func(i, j int) bool { return len(of[sets[i]]) > len(of[sets[j]]) })
+	parts := []string{fmt.Sprintf("%s (%d scenarios)", sets[0], len(of[sets[0]]))}
+	if len(sets) == 1 {
+		parts[0] = fmt.Sprintf("%s (every scenario it ran on)", sets[0])
+	}
+	for _, set := range sets[1:] {
+		parts = append(parts, fmt.Sprintf("%s (%s)", set, strings.Join(of[set], ", ")))
+	}
+	fmt.Fprintf(w, "`doomwatch wait` ran with %s, beside -n and --kubeconfig.\n\n", strings.Join(parts, "; "))
 }
 
 // writeSummary counts each tool's grades and its times to a correct verdict.

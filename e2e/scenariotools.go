@@ -57,7 +57,8 @@ func (ru *run) startTools(ctx context.Context) [2]*tool {
 	if kind == "job" {
 		out[0] = notRun("doomwatch wait takes Deployments, StatefulSets, DaemonSets and pods")
 	} else {
-		out[0] = ru.startTool(ctx, ru.cfg.Doomwatch, waitOutcome, append([]string{"wait", s.Expect.Target, timeout}, common...)...)
+		args := append(append([]string{"wait", s.Expect.Target}, s.waitFlags()...), common...)
+		out[0] = ru.startTool(ctx, ru.cfg.Doomwatch, waitOutcome, args...)
 	}
 	switch {
 	case ru.cfg.NoKubectl:

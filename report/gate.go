@@ -32,10 +32,14 @@ type Gate struct {
 	// Verdict is complete (exit 0), doomed, missing or unsupported (1), or timeout (70).
 	Verdict  Verdict `json:"verdict"`
 	ExitCode int     `json:"exitCode"`
-	// Message is the timeout's "timed out after 10m", "" otherwise.
+	// Message is the timeout's "timed out after 10m" (with the workloads whose --stable window
+	// it cut short), "" otherwise.
 	Message string `json:"message"`
 	// Window is how far back start failures count as evidence (--window), e.g. "15m".
-	Window    string     `json:"window"`
+	Window string `json:"window"`
+	// Stable is how long each workload had to stay complete (--stable), e.g. "1m"; "0s" passes
+	// as soon as every rollout is complete.
+	Stable    string     `json:"stable"`
 	Workloads []Workload `json:"workloads"`
 	// Warnings are the transient failures seen while waiting, one per container with its latest
 	// reason, in the order seen, at most 20; MoreWarnings counts the others.
@@ -129,6 +133,8 @@ type GateInput struct {
 	End     End
 	Message string
 	Window  time.Duration
+	// Stable is --stable: how long each workload had to stay complete.
+	Stable time.Duration
 	// Statuses are the targets' statuses at the end; StartFailures their start failures in the
 	// window, per target (model.Model.StartFailures).
 	Statuses      []model.GateStatus
@@ -145,7 +151,7 @@ type GateInput struct {
 // NewGate is the verdict document of a wait that ended as in says. Its ExitCode is the caller's;
 // the doomed containers' logs are fetched by the caller too (Gate.Doomed).
 func NewGate(in *GateInput) Gate {
-	rep := Gate{Message: in.Message, Window: model.ShortDuration(in.Window),
+	rep := Gate{Message: in.Message, Window: model.ShortDuration(in.Window), Stable: model.ShortDuration(in.Stable),
 		Workloads: []Workload{}, Warnings: []Container{}, SuspectNodes: []SuspectNode{}}
 	switch in.End {
 	case Ended:
@@ -180,6 +186,9 @@ func NewGate(in *GateInput) Gate {
 			w.Verdict, w.Reason = Unsupported, st.Unsupported
 		}
 		worse(w.Verdict)
+		if in.End == Ended && in.Stable > 0 && w.Verdict == Complete {
+			w.Reason += "; stable for " + rep.Stable
+		}
 		if r.Verdict == classify.RolloutDoomed {
 			for j := range st.Doomed {
 				w.Doomed = append(w.Doomed, containerOf(&st.Doomed[j]))
@@ -254,7 +263,7 @@ func FleetGate(contexts []string, gates []Gate) Gate {
 		if rank[g.Verdict] > rank[rep.Verdict] {
 			rep.Verdict, rep.Message = g.Verdict, g.Message
 		}
-		rep.Window = g.Window
+		rep.Window, rep.Stable = g.Window, g.Stable
 		rep.Clusters = append(rep.Clusters, GateCluster{Context: ctx, Verdict: g.Verdict, Message: g.Message})
 		for _, w := range g.Workloads {
 			w.Context = ctx

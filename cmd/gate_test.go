@@ -1,0 +1,214 @@
+package cmd
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/model"
+	"doomwatch/report"
+)
+
+// soakT0 is when the soak tests' workloads first complete.
+var soakT0 = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+
+// soakStatus is deployment/NAME with the rollout verdict v and doomed current pods, as the model
+// gives it to the gate.
+func soakStatus(name string, v classify.RolloutClass, doomed ...model.GateProblem) model.GateStatus {
+	st := model.GateStatus{
+		Target:    model.Target{Kind: contract.KindDeployment, Namespace: "shop", Name: name},
+		Namespace: "shop",
+		Name:      name,
+		Found:     true,
+		Rollout:   model.Rollout{Verdict: v, Desired: 4, Updated: 4, Ready: 4, Reason: "deployment \"" + name + "\" successfully rolled out"},
+		Pods:      model.Counts{Pods: 4, Healthy: 4 - len(doomed), Doomed: len(doomed)},
+		Doomed:    doomed,
+	}
+	if v != classify.RolloutComplete {
+		st.Rollout.Reason = "Waiting for deployment \"" + name + "\" rollout to finish: 3 of 4 updated replicas are available..."
+	}
+	return st
+}
+
+var crashing = model.GateProblem{Namespace: "shop", Pod: "web-58997bcc96-nnd26", Container: "app",
+	Reason: "Crashing repeatedly (exit 1, 1 restart), restarting after the kubelet's back-off"}
+
+// look is one look of the gate at the statuses at soakT0+at, as wait's loop takes it.
+type look struct {
+	at       time.Duration
+	statuses []model.GateStatus
+	want     string // "", "failed" or "ended"
+}
+
+func decided(how report.End, done bool) string {
+	switch {
+	case !done:
+		return ""
+	case how == report.Failed:
+		return "failed"
+	case how == report.Ended:
+		return "ended"
+	}
+	return "?"
+}
+
+// TestStableWindow: with --stable, a complete workload passes the gate only once it has stayed
+// complete for the window, counted from when it last became complete; a doom within the window
+// (its rollout's, or a current pod's) fails the gate. Without --stable the gate is as it was.
+func TestStableWindow(t *testing.T) {
+	complete := func(doomed ...model.GateProblem) []model.GateStatus {
+		return []model.GateStatus{soakStatus("web", classify.RolloutComplete, doomed...)}
+	}
+	progressing := func(doomed ...model.GateProblem) []model.GateStatus {
+		return []model.GateStatus{soakStatus("web", classify.RolloutProgressing, doomed...)}
+	}
+	doomed := []model.GateStatus{soakStatus("web", classify.RolloutDoomed, crashing)}
+	for _, tc := range []struct {
+		name   string
+		stable time.Duration
+		looks  []look
+	}{
+		{"holds: passes only after the window", time.Minute, []look{
+			{-5 * time.Second, progressing(), ""},
+			{0, complete(), ""},
+			{59 * time.Second, complete(), ""},
+			{time.Minute, complete(), "ended"},
+		}},
+		{"the rollout turns doomed within the window", time.Minute, []look{
+			{0, complete(), ""},
+			{17 * time.Second, doomed, "failed"},
+		}},
+		{"a current pod is doomed while the rollout is still complete", time.Minute, []look{
+			{0, complete(), ""},
+			{7 * time.Second, complete(crashing), "failed"},
+		}},
+		{"complete with a doomed pod at the first look", time.Minute, []look{
+			{0, complete(crashing), "failed"},
+		}},
+		{"a current pod is doomed after a fall back to progressing", time.Minute, []look{
+			{0, complete(), ""},
+			{2 * time.Second, progressing(), ""},
+			{7 * time.Second, progressing(crashing), "failed"},
+		}},
+		{"a doomed pod before completing is the rollout's to judge", time.Minute, []look{
+			{0, progressing(crashing), ""},
+		}},
+		{"complete, progressing, complete: the window starts again", time.Minute, []look{
+			{0, complete(), ""},
+			{30 * time.Second, progressing(), ""},
+			{40 * time.Second, complete(), ""},
+			{90 * time.Second, complete(), ""}, // a minute after the first completion, 50 s into this one
+			{99 * time.Second, complete(), ""},
+			{100 * time.Second, complete(), "ended"},
+		}},
+		{"without --stable: complete passes at once", 0, []look{
+			{-5 * time.Second, progressing(), ""},
+			{0, complete(), "ended"},
+		}},
+		{"without --stable: a doomed pod of a complete rollout does not fail it", 0, []look{
+			{0, complete(crashing), "ended"},
+		}},
+		{"without --stable: a doomed rollout fails", 0, []look{
+			{0, doomed, "failed"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gate{stable: tc.stable}
+			for _, l := range tc.looks {
+				if got := decided(g.decide(l.statuses, soakT0.Add(l.at))); got != l.want {
+					t.Fatalf("at +%s (%s): %q, want %q", l.at, l.statuses[0].Rollout.Verdict, got, l.want)
+				}
+			}
+		})
+	}
+}
+
+// TestStableDoomedPodSaysWhy: a workload failed by a doomed pod while its rollout is called
+// complete reads as doomed, with the pod's reason, in the verdict (report.NewGate) and the
+// progress.
+func TestStableDoomedPodSaysWhy(t *testing.T) {
+	g := &gate{stable: time.Minute}
+	statuses := []model.GateStatus{soakStatus("web", classify.RolloutComplete)}
+	g.decide(statuses, soakT0)
+	statuses = []model.GateStatus{soakStatus("web", classify.RolloutComplete, crashing)}
+	if how, done := g.decide(statuses, soakT0.Add(7*time.Second)); !done || how != report.Failed {
+		t.Fatalf("decide: %v %v, want failed", how, done)
+	}
+	rep := report.NewGate(&report.GateInput{End: report.Failed, Statuses: statuses, Stable: g.stable, Started: true})
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := "deployment/web is doomed: 1/4 new pods doomed after the rollout completed (--stable 1m): Crashing repeatedly (exit 1, 1 restart), restarting after the kubelet's back-off\n" +
+		"web-58997bcc96-nnd26/app: Crashing repeatedly (exit 1, 1 restart), restarting after the kubelet's back-off\n"
+	if rep.Verdict != report.Doomed || out.String() != want {
+		t.Errorf("verdict %s, text:\n%s\nwant:\n%s", rep.Verdict, out.String(), want)
+	}
+}
+
+// TestStableProgress: while the window runs, the progress says how long each complete workload
+// has held ("complete, stable for 12s of 1m"), live and plain; without --stable it shows the
+// rollout's own reason.
+func TestStableProgress(t *testing.T) {
+	g := &gate{stable: time.Minute}
+	statuses := []model.GateStatus{soakStatus("web", classify.RolloutComplete), soakStatus("api", classify.RolloutProgressing)}
+	g.decide(statuses, soakT0)
+	shown := g.shown(statuses, soakT0.Add(12500*time.Millisecond))
+	if got, want := shown[0].Rollout.Reason, "complete, stable for 12s of 1m"; got != want {
+		t.Errorf("web's reason %q, want %q", got, want)
+	}
+	if got := shown[1].Rollout.Reason; !strings.HasPrefix(got, "Waiting for deployment") {
+		t.Errorf("api's reason %q, want its rollout's", got)
+	}
+	if !strings.Contains(statuses[0].Rollout.Reason, "successfully rolled out") {
+		t.Errorf("shown changed the gate's own statuses: %q", statuses[0].Rollout.Reason)
+	}
+	if got := (&gate{}).shown(statuses, soakT0); &got[0] != &statuses[0] {
+		t.Errorf("without --stable, shown copies the statuses")
+	}
+
+	var buf bytes.Buffer
+	p := &plainProgress{w: &buf, soak: true}
+	g = &gate{stable: time.Minute}
+	web := statuses[:1]
+	for _, at := range []time.Duration{0, 3 * time.Second, 6 * time.Second, 12 * time.Second} {
+		now := soakT0.Add(at)
+		g.decide(web, now)
+		p.Update(g.shown(web, now), now)
+	}
+	want := "10:00:00 deployment/web: complete, stable for 0s of 1m\n" +
+		"10:00:06 deployment/web: 4 desired, 4 updated, 4 ready · 4 healthy · complete, stable for 6s of 1m\n" +
+		"10:00:12 deployment/web: 4 desired, 4 updated, 4 ready · 4 healthy · complete, stable for 12s of 1m\n"
+	if got := buf.String(); got != want {
+		t.Errorf("plain progress:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestStableEnds: a wait that passes says each workload stayed complete for the window, and the
+// document records it; a timeout names the workloads whose window it cut short.
+func TestStableEnds(t *testing.T) {
+	g := &gate{stable: time.Minute}
+	statuses := []model.GateStatus{soakStatus("web", classify.RolloutComplete), soakStatus("api", classify.RolloutComplete)}
+	g.decide([]model.GateStatus{statuses[0], soakStatus("api", classify.RolloutProgressing)}, soakT0)
+	g.decide(statuses, soakT0.Add(20*time.Second)) // api completes 20 s later
+	now := soakT0.Add(70 * time.Second)
+	got := g.timedOut("timed out after 70s", statuses, now)
+	if want := "timed out after 70s, before --stable 1m had passed for deployment/api (stable for 50s)"; got != want {
+		t.Errorf("timeout message %q, want %q", got, want)
+	}
+	if got := (&gate{}).timedOut("timed out after 70s", statuses, now); got != "timed out after 70s" {
+		t.Errorf("without --stable: %q", got)
+	}
+
+	rep := report.NewGate(&report.GateInput{End: report.Ended, Statuses: statuses, Stable: time.Minute})
+	if rep.Stable != "1m" || rep.Workloads[0].Reason != `deployment "web" successfully rolled out; stable for 1m` {
+		t.Errorf("stable %q, reason %q", rep.Stable, rep.Workloads[0].Reason)
+	}
+	rep = report.NewGate(&report.GateInput{End: report.Ended, Statuses: statuses})
+	if rep.Stable != "0s" || rep.Workloads[0].Reason != `deployment "web" successfully rolled out` {
+		t.Errorf("without --stable: stable %q, reason %q", rep.Stable, rep.Workloads[0].Reason)
+	}
+}
