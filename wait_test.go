@@ -104,6 +104,14 @@ func TestWaitOnTheDemo(t *testing.T) {
 			t.Errorf("stderr = %q, want %q", stderr, want)
 		}
 	})
+	t.Run("job", func(t *testing.T) {
+		// The demo's schema migration runs at 1s and completes about 10s later: the Job
+		// controller's Complete condition passes the gate.
+		code, stdout, stderr := runCLI("wait", "--demo", "--speed", "100", "-n", "shop", "jobs.batch/db-migrate-v2", "--timeout", "60s")
+		if code != exitOK || stdout != "job/db-migrate-v2: job \"db-migrate-v2\" completed: 1 succeeded\n" {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
 	t.Run("timeout", func(t *testing.T) {
 		start := time.Now()
 		code, stdout, _ := runCLI("wait", "--demo", "-n", "shop", "deployment/checkout", "--timeout", "2s")

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -221,4 +222,47 @@ func jobCondition(job *batchv1.Job, types ...batchv1.JobConditionType) *batchv1.
 		}
 	}
 	return nil
+}
+
+// JobVerdict judges a Job as a deploy gate waits for it, from its conditions and its pods'
+// verdicts (JobAttempt has already made each failed attempt what the Job's retries make of it):
+//   - the Job controller's Failed condition, or FailureTarget while it terminates the rest
+//     (kubernetes pkg/controller/job): doomed, with the condition's reason and message, as
+//     `kubectl wait --for=condition=Failed` and Krane's Job#deploy_failed? see it;
+//   - Complete, or SuccessCriteriaMet before it: complete;
+//   - a doomed pod: doomed at once, with the pods' reasons. A failed attempt with retries left is
+//     transient, not doomed, so what dooms here is what a retry cannot fix: an image that does not
+//     exist, a missing Secret, the last retry spent;
+//   - otherwise progressing (suspended, or running).
+//
+// pods are the Job's pods (Total, Doomed, Reasons). The name in the messages is the API's,
+// unsanitised.
+func JobVerdict(job *batchv1.Job, pods NewPods) RolloutVerdict {
+	if c := jobCondition(job, batchv1.JobFailed, batchv1.JobFailureTarget); c != nil {
+		head := "Job failed"
+		if c.Reason != "" {
+			head += " (" + oneLine(c.Reason) + ")"
+		}
+		return RolloutVerdict{RolloutDoomed, withDetail(head, c.Message)}
+	}
+	st := &job.Status
+	if jobCondition(job, batchv1.JobComplete, batchv1.JobSuccessCriteriaMet) != nil {
+		return RolloutVerdict{RolloutComplete, fmt.Sprintf("job %q completed: %d succeeded", job.Name, st.Succeeded)}
+	}
+	if pods.Doomed > 0 {
+		list := pods.Reasons
+		if len(list) > maxDoomReasons {
+			list = append(list[:maxDoomReasons:maxDoomReasons], fmt.Sprintf("and %d more", len(list)-maxDoomReasons))
+		}
+		return RolloutVerdict{RolloutDoomed, fmt.Sprintf("%d/%d pods doomed: %s", pods.Doomed, pods.Total, strings.Join(list, "; "))}
+	}
+	if job.Spec.Suspend != nil && *job.Spec.Suspend {
+		return RolloutVerdict{RolloutProgressing, fmt.Sprintf("job %q is suspended", job.Name)}
+	}
+	want := "1"
+	if job.Spec.Completions != nil {
+		want = strconv.Itoa(int(*job.Spec.Completions))
+	}
+	return RolloutVerdict{RolloutProgressing, fmt.Sprintf("Waiting for job %q to complete: %d of %s succeeded, %d active, %d failed",
+		job.Name, st.Succeeded, want, st.Active, st.Failed)}
 }

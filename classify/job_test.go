@@ -177,3 +177,64 @@ func TestInIndexList(t *testing.T) {
 		}
 	}
 }
+
+// TestJobVerdict: the Job controller's conditions decide first, in the order it writes them
+// (FailureTarget before Failed, SuccessCriteriaMet before Complete); a doomed pod dooms before any
+// condition; otherwise the Job is progressing.
+func TestJobVerdict(t *testing.T) {
+	// kubernetes pkg/controller/job/job_controller.go: reason BackoffLimitExceeded, "Job has reached
+	// the specified backoff limit"; CompletionsReached, "Reached expected number of succeeded pods".
+	cond := func(typ batchv1.JobConditionType, reason, msg string) batchv1.JobCondition {
+		return batchv1.JobCondition{Type: typ, Status: corev1.ConditionTrue, Reason: reason, Message: msg}
+	}
+	failed := cond(batchv1.JobFailed, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+	target := cond(batchv1.JobFailureTarget, "BackoffLimitExceeded", "Job has reached the specified backoff limit")
+	complete := cond(batchv1.JobComplete, "CompletionsReached", "Reached expected number of succeeded pods")
+	met := cond(batchv1.JobSuccessCriteriaMet, "CompletionsReached", "Reached expected number of succeeded pods")
+	notTrue := complete
+	notTrue.Status = corev1.ConditionFalse
+	three, yes := int32(3), true
+	job := func(st batchv1.JobStatus, spec ...func(*batchv1.JobSpec)) *batchv1.Job {
+		j := &batchv1.Job{Status: st}
+		j.Name = "migrate"
+		for _, f := range spec {
+			f(&j.Spec)
+		}
+		return j
+	}
+	doomedPods := NewPods{Total: 2, Doomed: 1, Reasons: []string{"Image not found: registry.example.com/migrate:v9"}}
+	tests := []struct {
+		name   string
+		job    *batchv1.Job
+		pods   NewPods
+		class  RolloutClass
+		reason string
+	}{
+		{"failed", job(batchv1.JobStatus{Failed: 7, Conditions: []batchv1.JobCondition{failed}}), NewPods{}, RolloutDoomed,
+			"Job failed (BackoffLimitExceeded): Job has reached the specified backoff limit"},
+		{"failure target first", job(batchv1.JobStatus{Conditions: []batchv1.JobCondition{target}}), NewPods{}, RolloutDoomed,
+			"Job failed (BackoffLimitExceeded): Job has reached the specified backoff limit"},
+		{"failed over doomed pods", job(batchv1.JobStatus{Conditions: []batchv1.JobCondition{failed}}), doomedPods, RolloutDoomed,
+			"Job failed (BackoffLimitExceeded): Job has reached the specified backoff limit"},
+		{"complete", job(batchv1.JobStatus{Succeeded: 1, Conditions: []batchv1.JobCondition{complete}}), NewPods{}, RolloutComplete,
+			`job "migrate" completed: 1 succeeded`},
+		{"success criteria met first", job(batchv1.JobStatus{Succeeded: 3, Conditions: []batchv1.JobCondition{met}}), NewPods{}, RolloutComplete,
+			`job "migrate" completed: 3 succeeded`},
+		{"a condition that is not true", job(batchv1.JobStatus{Active: 1, Conditions: []batchv1.JobCondition{notTrue}}), NewPods{}, RolloutProgressing,
+			`Waiting for job "migrate" to complete: 0 of 1 succeeded, 1 active, 0 failed`},
+		{"doomed pod before any condition", job(batchv1.JobStatus{Active: 2}), doomedPods, RolloutDoomed,
+			"1/2 pods doomed: Image not found: registry.example.com/migrate:v9"},
+		{"running", job(batchv1.JobStatus{Active: 1, Succeeded: 1, Failed: 2}, func(s *batchv1.JobSpec) { s.Completions = &three }),
+			NewPods{Total: 2}, RolloutProgressing, `Waiting for job "migrate" to complete: 1 of 3 succeeded, 1 active, 2 failed`},
+		{"suspended", job(batchv1.JobStatus{}, func(s *batchv1.JobSpec) { s.Suspend = &yes }), NewPods{}, RolloutProgressing,
+			`job "migrate" is suspended`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := JobVerdict(tc.job, tc.pods)
+			if got.Class != tc.class || got.Reason != tc.reason {
+				t.Errorf("JobVerdict = %s %q, want %s %q", got.Class, got.Reason, tc.class, tc.reason)
+			}
+		})
+	}
+}

@@ -42,7 +42,7 @@ var Kinds = []KindInfo{
 		New: func() metav1.Object { return &appsv1.StatefulSet{} }},
 	{Kind: KindDaemonSet, Group: "apps", Version: "v1", Resource: "daemonsets", Short: "ds", Prefix: "ds", Waitable: true,
 		New: func() metav1.Object { return &appsv1.DaemonSet{} }},
-	{Kind: KindJob, Group: "batch", Version: "v1", Resource: "jobs",
+	{Kind: KindJob, Group: "batch", Version: "v1", Resource: "jobs", Waitable: true,
 		New: func() metav1.Object { return &batchv1.Job{} }},
 	{Kind: KindEvent, Version: "v1", Resource: "events", Short: "ev"},
 }
@@ -77,8 +77,7 @@ func ParseWaitable(typ string) (Kind, bool) {
 			continue
 		}
 		singular := strings.ToLower(string(k.Kind))
-		switch typ {
-		case singular, k.Resource, k.Short:
+		if typ == singular || typ == k.Resource || (k.Short != "" && typ == k.Short) {
 			return k.Kind, true
 		}
 		if k.Group != "" && (typ == singular+"."+k.Group || typ == k.Resource+"."+k.Group) {

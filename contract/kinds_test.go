@@ -15,6 +15,7 @@ func TestParseWaitable(t *testing.T) {
 		"statefulset.apps": KindStatefulSet, "statefulsets.apps": KindStatefulSet,
 		"daemonset": KindDaemonSet, "daemonsets": KindDaemonSet, "ds": KindDaemonSet,
 		"daemonset.apps": KindDaemonSet, "daemonsets.apps": KindDaemonSet,
+		"job": KindJob, "jobs": KindJob, "job.batch": KindJob, "jobs.batch": KindJob,
 		"pod": KindPod, "pods": KindPod, "po": KindPod,
 	}
 	for typ, k := range want {
@@ -24,7 +25,7 @@ func TestParseWaitable(t *testing.T) {
 			}
 		}
 	}
-	for _, typ := range []string{"", "job", "jobs", "job.batch", "rs", "replicaset", "replicasets.apps", "node", "no",
+	for _, typ := range []string{"", "cronjob", "job.apps", "rs", "replicaset", "replicasets.apps", "node", "no",
 		"event", "ev", "pod.apps", "deployment.batch", "deploy.apps", "svc"} {
 		if got, ok := ParseWaitable(typ); ok {
 			t.Errorf("ParseWaitable(%q) = %q, want none", typ, got)
@@ -33,7 +34,7 @@ func TestParseWaitable(t *testing.T) {
 }
 
 func TestKindTable(t *testing.T) {
-	if got := Waitable(); !slices.Equal(got, []string{"deployments", "statefulsets", "daemonsets", "pods"}) {
+	if got := Waitable(); !slices.Equal(got, []string{"deployments", "statefulsets", "daemonsets", "jobs", "pods"}) {
 		t.Errorf("Waitable() = %v", got)
 	}
 	for k, res := range map[Kind]string{KindPod: "pods", KindNode: "nodes", KindReplicaSet: "replicasets", KindEvent: "events",

@@ -54,12 +54,8 @@ func (ru *run) startTools(ctx context.Context) [2]*tool {
 	timeout := "--timeout=" + s.Timeout.Duration.String()
 	common := []string{"-n", ru.ns, "--kubeconfig", ru.cp.AdminKubeconfig}
 	var out [2]*tool
-	if kind == "job" {
-		out[0] = notRun("doomwatch wait takes Deployments, StatefulSets, DaemonSets and pods")
-	} else {
-		args := append(append([]string{"wait", s.Expect.Target}, s.waitFlags()...), common...)
-		out[0] = ru.startTool(ctx, ru.cfg.Doomwatch, waitOutcome, args...)
-	}
+	args := append(append([]string{"wait", s.Expect.Target}, s.waitFlags()...), common...)
+	out[0] = ru.startTool(ctx, ru.cfg.Doomwatch, waitOutcome, args...)
 	switch {
 	case ru.cfg.NoKubectl:
 		out[1] = notRun("kubectl skipped")

@@ -125,6 +125,8 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 	ctrls := make(map[ownerKey]member)
 	pending := make([]map[string]*GatePending, len(targets))
 	failingNodes := make([]map[string]struct{}, len(targets))
+	// doomReasons are the current doomed pods' reasons, for kinds judged by the gate (gateRollout).
+	doomReasons := make([]map[string]struct{}, len(targets))
 	m.Rollouts() // brings the rollouts up to date
 	for i, t := range targets {
 		st := &out[i]
@@ -147,7 +149,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		for _, c := range km.gate(m, k, st) {
 			ctrls[c.ctrl] = member{i, c}
 		}
-		if st.Found && st.Unsupported == "" {
+		if st.Found && st.Unsupported == "" && km.rollout != nil {
 			st.Rollout = m.rollouts.byKey[rolloutKey{t.Kind, k}]
 		}
 	}
@@ -181,6 +183,10 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 			problems := gateProblems(p)
 			if p.Verdict.Class == classify.Doomed {
 				st.Doomed = append(st.Doomed, problems...)
+				if doomReasons[mb.target] == nil {
+					doomReasons[mb.target] = make(map[string]struct{})
+				}
+				doomReasons[mb.target][p.Verdict.Reason] = struct{}{}
 			} else {
 				st.Transient = append(st.Transient, problems...)
 			}
@@ -202,6 +208,14 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		st := &out[i]
 		if st.Target.Kind == contract.KindPod {
 			pending[i] = nil // gatePod set its Pending
+		}
+		if km := kinds[st.Target.Kind]; st.Found && km != nil && km.gateRollout != nil {
+			pods := classify.NewPods{Total: st.Pods.Pods, Doomed: st.Pods.Doomed, Healthy: st.Pods.Healthy}
+			for r := range doomReasons[i] {
+				pods.Reasons = append(pods.Reasons, r)
+			}
+			sort.Strings(pods.Reasons)
+			st.Rollout, _ = km.gateRollout(m, nsName{st.Target.Namespace, st.Target.Name}, pods)
 		}
 		for _, pd := range pending[i] {
 			st.Pending = append(st.Pending, *pd)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -210,5 +211,43 @@ func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 	apply(m, t0, pod("shop", "web-2-a", ownedBy("ReplicaSet", "web-2")), pod("shop", "web-2-b", ownedBy("ReplicaSet", "web-2")))
 	if st := m.Gate(targets, t0)[0]; st.Pods.Pods != 2 || st.Old != 0 {
 		t.Errorf("new revision: %d current, %d old; want 2 and 0", st.Pods.Pods, st.Old)
+	}
+}
+
+// TestGateJob: a Job is found by its name, its pods are its current ones, and its verdict is
+// classify.JobVerdict's: a failed attempt with retries left is transient and keeps it
+// progressing, a pod whose image does not exist dooms it before the Job controller gives up, and
+// the controller's conditions decide once written.
+func TestGateJob(t *testing.T) {
+	m := New(DefaultConfig())
+	targets := []Target{{contract.KindJob, "batch", "migrate"}, {contract.KindJob, "batch", "nothing"}}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(job("batch", "migrate", 6, 1)), Pods: records(failedJobPod("migrate-a"))}, t0)
+	sts := m.Gate(targets, t0)
+	st := sts[0]
+	if !st.Found || st.Rollout.Verdict != classify.RolloutProgressing || st.Pods.Transient != 1 || len(st.Transient) != 1 {
+		t.Fatalf("a Job retrying: %+v", st)
+	}
+	if sts[1].Found {
+		t.Error("a Job that does not exist is found")
+	}
+	apply(m, t0, pod("batch", "migrate-b", onNode("node-1"), ownedBy("Job", "migrate"), imageNotFound()))
+	st = m.Gate(targets, t0)[0]
+	if st.Rollout.Verdict != classify.RolloutDoomed || !strings.HasPrefix(st.Rollout.Reason, "1/2 pods doomed: Image not found") ||
+		len(st.Doomed) != 1 || st.Doomed[0].Pod != "migrate-b" {
+		t.Fatalf("a Job with a pod whose image does not exist: %s %q, doomed %+v", st.Rollout.Verdict, st.Rollout.Reason, st.Doomed)
+	}
+	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+		Message: "Job has reached the specified backoff limit"}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(job("batch", "migrate", 6, 7, failed))}, t0)
+	st = m.Gate(targets, t0)[0]
+	if st.Rollout.Verdict != classify.RolloutDoomed || st.Rollout.Reason != "Job failed (BackoffLimitExceeded): Job has reached the specified backoff limit" {
+		t.Fatalf("a failed Job: %s %q", st.Rollout.Verdict, st.Rollout.Reason)
+	}
+	if len(m.Rollouts()) != 0 {
+		t.Errorf("a Job shows as a rollout: %+v", m.Rollouts())
+	}
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindJob, Namespace: "batch", Name: "migrate"}}}, t0)
+	if st = m.Gate(targets, t0)[0]; st.Found {
+		t.Error("a deleted Job is still found")
 	}
 }

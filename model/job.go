@@ -11,7 +11,8 @@ import (
 
 // A Job judges its pods: a failed attempt is what its retries make of it (classify.JobAttempt),
 // so its pods are judged again whenever the Job changes. Its pods belong to its CronJob, when it
-// has one.
+// has one. A Job has no rollout to show; a deploy gate judges it from its conditions and its pods
+// (classify.JobVerdict).
 func init() {
 	registerKind(&kindModel{
 		kind: contract.KindJob,
@@ -22,6 +23,26 @@ func init() {
 				}
 			}
 			return ""
+		},
+		gate: func(m *Model, k nsName, st *GateStatus) []gateCtrl {
+			if m.job(k) == nil {
+				return nil
+			}
+			st.Found = true
+			return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindJob), k.name}, current: true}}
+		},
+		gateRollout: func(m *Model, k nsName, pods classify.NewPods) (Rollout, bool) {
+			j := m.job(k)
+			if j == nil {
+				return Rollout{}, false
+			}
+			desired := int32(1)
+			if j.Spec.Completions != nil {
+				desired = *j.Spec.Completions
+			}
+			// A Job's "updated" and "ready" are its succeeded pods: what it has done of what it must.
+			r := newRollout(contract.KindJob, j.Namespace, j.Name, &desired, j.Status.Succeeded, j.Status.Succeeded, j.Status.Succeeded)
+			return r.judged(classify.JobVerdict(j, pods)), true
 		},
 		judgesPods: true,
 		podVerdict: func(m *Model, k nsName, pod *corev1.Pod, v classify.Verdict) classify.Verdict {
