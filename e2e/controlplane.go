@@ -48,6 +48,8 @@ type ControlPlane struct {
 
 	mu                   sync.Mutex
 	kcm, scheduler, kwok *process
+	// argo is the Argo Rollouts controller, when StartArgoRollouts has started it (argo.go).
+	argo *process
 }
 
 // ControlPlaneOptions tunes the control plane for tests. The zero value is what the scenarios use.
@@ -458,7 +460,7 @@ func or(s, def string) string {
 // than once.
 func (cp *ControlPlane) Stop() {
 	cp.mu.Lock()
-	ps := []*process{cp.kwok, cp.scheduler, cp.kcm}
+	ps := []*process{cp.argo, cp.kwok, cp.scheduler, cp.kcm}
 	cp.mu.Unlock()
 	for _, p := range ps {
 		p.kill()
@@ -470,7 +472,10 @@ func (cp *ControlPlane) Stop() {
 func (cp *ControlPlane) Logs(lines int) string {
 	var b strings.Builder
 	b.WriteString(cp.Cluster.Logs(lines))
-	for _, name := range []string{"kube-controller-manager.log", "kube-scheduler.log", "kwok.log"} {
+	for _, name := range []string{"kube-controller-manager.log", "kube-scheduler.log", "kwok.log", "rollouts-controller.log"} {
+		if _, err := os.Stat(cp.path(name)); err != nil {
+			continue // rollouts-controller runs only under StartArgoRollouts
+		}
 		fmt.Fprintf(&b, "----- %s (last %d lines of %s)\n%s\n", name, lines, cp.path(name), logTail(cp.path(name), lines))
 	}
 	return b.String()
@@ -482,7 +487,7 @@ func (cp *ControlPlane) Exited() error {
 	ps := []*process{cp.etcd, cp.api}
 	cp.Cluster.mu.Unlock()
 	cp.mu.Lock()
-	ps = append(ps, cp.kcm, cp.scheduler, cp.kwok)
+	ps = append(ps, cp.kcm, cp.scheduler, cp.kwok, cp.argo)
 	cp.mu.Unlock()
 	return exitedOf(ps...)
 }
