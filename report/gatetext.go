@@ -137,11 +137,15 @@ func (rep *Gate) moreWarningsLine() string {
 
 // WarningLine is a transient failure as a warning that names the node.
 func WarningLine(ref, node, reason string) string {
-	where := "on an unscheduled pod"
-	if node != "" {
-		where = "on node " + node
+	return fmt.Sprintf("warning: %s (transient, %s): %s", ref, onNode(node), reason)
+}
+
+// onNode is where a failing container is: "on node node-3", or "on an unscheduled pod".
+func onNode(node string) string {
+	if node == "" {
+		return "on an unscheduled pod"
 	}
-	return fmt.Sprintf("warning: %s (transient, %s): %s", ref, where, reason)
+	return "on node " + node
 }
 
 func plural(n int, noun string) string {

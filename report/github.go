@@ -56,11 +56,7 @@ func (rep *Gate) WriteGitHubAnnotations(out io.Writer) error {
 	}
 	for i := range rep.Warnings {
 		c := &rep.Warnings[i]
-		where := "on an unscheduled pod"
-		if c.Node != "" {
-			where = "on node " + c.Node
-		}
-		command("warning", c.Ref()+" transient", c.Reason+" ("+where+")")
+		command("warning", c.Ref()+" transient", c.Reason+" ("+onNode(c.Node)+")")
 	}
 	_, err := io.WriteString(out, b.String())
 	return err
