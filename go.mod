@@ -14,6 +14,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/dustin/go-humanize v1.0.1
 	github.com/google/go-containerregistry v0.22.1
+	github.com/jstemmer/go-junit-report/v2 v2.1.0
 	github.com/klauspost/compress v1.19.2
 	github.com/spf13/pflag v1.0.10
 	golang.org/x/sys v0.47.0
