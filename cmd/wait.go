@@ -61,7 +61,7 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 				continue
 			}
 			if kind == "" {
-				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset, job or pod, e.g. deployment/%s", a, a)
+				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset, job, rollout or pod, e.g. deployment/%s", a, a)
 			}
 			typ, name = "", a
 		} else if typ == "" {
@@ -118,7 +118,7 @@ func (w *wait) usage(prog string) string {
 with the reasons, when one is doomed.
 
 Usage:
-  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json|junit]
+  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME rollout/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json|junit]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
   %[1]s wait --context eu,us deploy/web     in every context (a comma list, a glob, --all-contexts)
@@ -126,7 +126,9 @@ Usage:
 Names take kubectl's forms: deployment/web, deploy/web, deployments.apps/web; sts/ and ds/ too.
 StatefulSets and DaemonSets follow kubectl rollout status's rules for them (RollingUpdate only).
 A Job is complete on its Complete condition and doomed on its Failed one, or earlier when a pod
-of it is doomed for a reason its retries cannot fix (an image that does not exist).
+of it is doomed for a reason its retries cannot fix (an image that does not exist). An Argo
+Rollout (rollout/, ro/) is complete when Healthy, doomed when Degraded or aborted, or earlier when
+its canary's pods are doomed; paused at a step, it waits.
 A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once it has Succeeded,
 doomed when its verdict is doomed or when it is being deleted.
 Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view

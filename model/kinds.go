@@ -19,6 +19,9 @@ type kindModel struct {
 	// changed runs after an object of the kind was stored (obj) or deleted (obj nil) under k: it
 	// keeps the kind's links to other objects and marks the rollouts the change touches dirty.
 	changed func(m *Model, k nsName, obj metav1.Object)
+	// ownsReplicaSets says the kind rolls out through ReplicaSets it controls (a Deployment, an Argo
+	// Rollout): replicaset.go links them to it, and their pods count for its rollout.
+	ownsReplicaSets bool
 	// owner is the workload pods controlled by object k belong to, "Deployment/checkout" (a
 	// ReplicaSet's Deployment, a Job's CronJob); "" when k is its own (topOwner).
 	owner func(m *Model, k nsName) string
