@@ -88,6 +88,14 @@ func TestRead(t *testing.T) {
 			want: []string{"ConfigMap a @ stdin, document 1", "ConfigMap b @ stdin, document 2"},
 		},
 		{
+			// Windows PowerShell's `kubectl get -o yaml > file` writes UTF-16 with a byte order
+			// mark, and CRLF line ends.
+			name:  "UTF-16 with a byte order mark, CRLF",
+			paths: []string{"-"},
+			stdin: strings.NewReader(utf16LE("apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: settings\r\n")),
+			want:  []string{"ConfigMap settings @ stdin, document 1"},
+		},
+		{
 			name:     "- without stdin",
 			paths:    []string{"-"},
 			wantErrs: []string{"-: there is no standard input to read"},
@@ -158,6 +166,15 @@ func TestRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// utf16LE is s in UTF-16LE with its byte order mark; s is ASCII.
+func utf16LE(s string) string {
+	b := []byte{0xff, 0xfe}
+	for _, c := range []byte(s) {
+		b = append(b, c, 0)
+	}
+	return string(b)
 }
 
 func describe(objs []Object) []string {
