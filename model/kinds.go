@@ -76,9 +76,6 @@ type gateCtrl struct {
 	revision   string
 }
 
-// object is the stored object of kind under k, nil when there is none.
-func (m *Model) object(kind contract.Kind, k nsName) metav1.Object { return m.objects[kind][k] }
-
 // objectAs is the stored object of kind under k as the type its informer makes, or the zero value.
 func objectAs[T metav1.Object](m *Model, kind contract.Kind, k nsName) T {
 	o, _ := m.objects[kind][k].(T)
