@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"doomwatch/classify"
@@ -18,10 +17,7 @@ import (
 // (classify.ArgoRolloutVerdict). Objects come from the dynamic client, unstructured.
 func init() {
 	registerKind(&kindModel{
-		kind: contract.KindRollout,
-		changed: func(m *Model, k nsName, _ metav1.Object) {
-			m.markRollout(contract.KindRollout, k)
-		},
+		kind:            contract.KindRollout,
 		ownsReplicaSets: true,
 		rollout:         (*Model).argoRollout,
 		gate: func(m *Model, k nsName, st *GateStatus) []gateCtrl {

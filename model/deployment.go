@@ -6,7 +6,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -17,10 +16,7 @@ import (
 // rollout is kubectl's, read with the pods of its new ReplicaSet, and a gate waits for those pods.
 func init() {
 	registerKind(&kindModel{
-		kind: contract.KindDeployment,
-		changed: func(m *Model, k nsName, _ metav1.Object) {
-			m.markRollout(contract.KindDeployment, k)
-		},
+		kind:            contract.KindDeployment,
 		ownsReplicaSets: true,
 		rollout:         (*Model).deploymentRollout,
 		gate:            (*Model).deploymentGate,
