@@ -35,6 +35,9 @@ type Options struct {
 	// restConfig, set by Connect, is the real cluster's connection: the pod informer then decodes
 	// pods straight into records with a client of its own (podcodec.go).
 	restConfig *rest.Config
+	// requestTimeout, set by Connect, bounds each discovery request (--request-timeout, as
+	// kubectl's discovery): restConfig has none, for its watches' sake.
+	requestTimeout time.Duration
 	// dynamic, when set, is the client custom resources are watched with (tests); otherwise one
 	// is made from restConfig, and without either none are.
 	dynamic dynamic.Interface

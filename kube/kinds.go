@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -29,6 +30,9 @@ type (
 type clients struct {
 	typed   kubernetes.Interface
 	dynamic dynamic.Interface
+	// discovery answers which custom resources are served; its requests are bounded, so an API
+	// server that never answers cannot hold a request (and its connection) open for ever.
+	discovery discovery.DiscoveryInterface
 }
 
 // workloadRow is one workload kind as kube watches it: how it is listed and watched, and what its
@@ -116,7 +120,7 @@ func (r *workloadRow) served(c clients) (bool, error) {
 	if c.dynamic == nil {
 		return false, nil
 	}
-	list, err := c.typed.Discovery().ServerResourcesForGroupVersion(info.APIVersion())
+	list, err := c.discovery.ServerResourcesForGroupVersion(info.APIVersion())
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil

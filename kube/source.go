@@ -11,10 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
@@ -102,13 +104,22 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 			core.Nodes().Watch},
 	}
 	// The workload kinds, one row each (kinds.go); a custom resource's only where it is served.
-	cs := clients{typed: client, dynamic: opts.dynamic}
-	if cs.dynamic == nil && opts.restConfig != nil {
-		dyn, err := dynamic.NewForConfig(opts.restConfig)
-		if err != nil {
-			return nil, fmt.Errorf("making the dynamic client: %w", err)
+	cs := clients{typed: client, dynamic: opts.dynamic, discovery: client.Discovery()}
+	if opts.restConfig != nil {
+		if cs.dynamic == nil {
+			dyn, err := dynamic.NewForConfig(opts.restConfig)
+			if err != nil {
+				return nil, fmt.Errorf("making the dynamic client: %w", err)
+			}
+			cs.dynamic = dyn
 		}
-		cs.dynamic = dyn
+		dcfg := rest.CopyConfig(opts.restConfig)
+		dcfg.Timeout = opts.requestTimeout
+		dc, err := discovery.NewDiscoveryClientForConfig(dcfg)
+		if err != nil {
+			return nil, fmt.Errorf("making the discovery client: %w", err)
+		}
+		cs.discovery = dc
 	}
 	var optional []*workloadRow
 	for i := range workloadRows {
