@@ -61,11 +61,15 @@ bench-scale: e2e-bins
 		--k9s "$$(hack/build-k9s.sh | tail -n 1)" $(BENCHFLAGS)
 
 # The fuzz tests, one after the other (go test fuzzes one target at a time): classify's verdicts,
-# and the pod record's protobuf decoder against the generated one. A new input is minimized for at
-# most 5s: the decoder's inputs are whole pods, and the default minute stalls the run.
+# the pod record's protobuf decoder against the generated one, the recording of unstructured
+# objects (any JSON written and read back, any bytes read) and wait -f's manifest reader on
+# arbitrary stdin. A new input is minimized for at most 5s: the decoders' inputs are whole
+# objects, and the default minute stalls the run.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClassify -fuzztime 30s ./classify
 	$(GO) test -run '^$$' -fuzz FuzzPodFromProto -fuzztime 30s -fuzzminimizetime 5s ./podrec
+	$(GO) test -run '^$$' -fuzz FuzzUnstructured -fuzztime 30s -fuzzminimizetime 5s ./recording
+	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime 30s -fuzzminimizetime 5s ./manifest
 
 # Every scenario of e2e/scenarios on the full control plane (kube-controller-manager,
 # kube-scheduler, kwok's nodes), doomwatch's verdict stream and `doomwatch wait` beside

@@ -14,6 +14,13 @@ import (
 	"time"
 )
 
+// TestMain runs the tests without GITHUB_ACTIONS, which a GitHub runner sets: wait would add its
+// annotations to the stderr the tests read exactly. The test of the annotations sets it itself.
+func TestMain(m *testing.M) {
+	os.Unsetenv("GITHUB_ACTIONS")
+	os.Exit(m.Run())
+}
+
 func runCLI(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	code = run(args, &out, &errOut)
@@ -145,7 +152,7 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"wait", "deployment"}, code: exitUsage, want: usageOf("wait", "name the deployment to wait for")},
 		{args: []string{"wait", "deployment", "deploy/web"}, code: exitUsage, want: usageOf("wait", "no need to specify a resource type")},
 		{args: []string{"wait", "-l", "app=web", "deployment/web"}, code: exitUsage, want: usageOf("wait", "not both")},
-		{args: []string{"wait", "deployment/web", "-o", "table"}, code: exitUsage, want: usageOf("wait", "must be text or json")},
+		{args: []string{"wait", "deployment/web", "-o", "table"}, code: exitUsage, want: usageOf("wait", "must be text, json or junit, not \"table\"")},
 		{args: []string{"wait", "deployment/web", "--timeout", "0s"}, code: exitUsage, want: usageOf("wait", "--timeout must be positive")},
 		{args: []string{"wait", "deployment/web", "--stable", "-5s"}, code: exitUsage, want: usageOf("wait", "--stable must not be negative, got -5s")},
 		{args: []string{"wait", "deployment/web", "--once"}, code: exitUsage, want: usageOf("wait", "unknown flag: --once")},

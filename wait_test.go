@@ -2,11 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/xml"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jstemmer/go-junit-report/v2/junit"
 
 	"doomwatch/report"
 )
@@ -30,7 +33,8 @@ func TestHelpReadsAsThePlugin(t *testing.T) {
 	}
 	os.Args[0] = "doomwatch"
 	_, stdout, _ := runCLI("wait", "--help")
-	for _, flag := range []string{"--timeout", "--stable", "-l, --selector", "-o, --output", "-n, --namespace", "Exit codes: 0"} {
+	for _, flag := range []string{"--timeout", "--stable", "-l, --selector", "-o, --output", "-n, --namespace", "Exit codes: 0",
+		"[-o text|json|junit]", "Verdict format: text, json or junit", "GITHUB_ACTIONS=true"} {
 		if !strings.Contains(stdout, flag) {
 			t.Errorf("wait --help does not mention %q", flag)
 		}
@@ -168,6 +172,55 @@ func TestWaitOnTheDemo(t *testing.T) {
 			if !strings.Contains(stdout, key) {
 				t.Errorf("the document has no %s", key)
 			}
+		}
+	})
+}
+
+// TestWaitJUnit: -o junit is the verdict as a JUnit report a CI reads, the doomed workload a
+// failure with its reason; under GitHub Actions the failure is an annotation on stderr too. A
+// workload not found still gets its report, beside the error line.
+func TestWaitJUnit(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Run("doomed", func(t *testing.T) {
+		code, stdout, stderr := runCLI("wait", "--demo", "--speed", "100", "-n", "shop", "deployment/payments", "-o", "junit", "--timeout", "60s")
+		if code != exitError {
+			t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		var suites junit.Testsuites
+		if err := xml.Unmarshal([]byte(stdout), &suites); err != nil {
+			t.Fatalf("parsing %s: %v", stdout, err)
+		}
+		const reason = "2/2 new pods doomed: Image not found: registry.example.com/payments:v2.4.1-typo"
+		if len(suites.Suites) != 1 || len(suites.Suites[0].Testcases) != 1 || suites.Failures != 1 {
+			t.Fatalf("want one suite with one failed test:\n%s", stdout)
+		}
+		s := suites.Suites[0]
+		tc := s.Testcases[0]
+		if s.Name != "doomwatch wait" || s.Timestamp == "" || s.Time == "" || s.Time == "0.000" ||
+			tc.Name != "deployment/payments" || tc.Classname != "shop" || tc.Failure == nil ||
+			tc.Failure.Message != reason || !strings.Contains(tc.Failure.Data, "/payments: Image not found: registry.example.com/payments:v2.4.1-typo\n  node node-") {
+			t.Errorf("suite %q at %q for %q, testcase %+v:\n%s", s.Name, s.Timestamp, s.Time, tc, stdout)
+		}
+		if want := "\n::error title=doomwatch%3A deployment/payments doomed::" + reason + "%0A"; !strings.Contains(stderr, want) {
+			t.Errorf("stderr has no %q:\n%s", want, stderr)
+		}
+	})
+	t.Run("not found", func(t *testing.T) {
+		code, stdout, stderr := runCLI("wait", "--demo", "-n", "shop", "deployment/paymnets", "-o", "junit")
+		if code != exitError {
+			t.Fatalf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		var suites junit.Testsuites
+		if err := xml.Unmarshal([]byte(stdout), &suites); err != nil {
+			t.Fatalf("parsing %s: %v", stdout, err)
+		}
+		if suites.Failures != 1 || suites.Suites[0].Testcases[0].Failure.Type != "missing" {
+			t.Errorf("want a failure: missing\n%s", stdout)
+		}
+		want := "doomwatch: deployment/paymnets not found in namespace shop\n"
+		if !strings.HasPrefix(stderr, "::error title=doomwatch%3A deployment/paymnets missing::deployment/paymnets not found in namespace shop\n") ||
+			!strings.HasSuffix(stderr, want) {
+			t.Errorf("stderr %q, want the annotation and then %q", stderr, want)
 		}
 	})
 }

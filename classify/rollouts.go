@@ -81,16 +81,8 @@ func DeploymentVerdict(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, pods NewP
 	if !current {
 		pods = NewPods{}
 	}
-	switch {
-	case pods.Total > 0 && pods.Doomed == pods.Total:
-		return RolloutVerdict{RolloutDoomed, pods.String()}
-	case pods.Doomed >= ProportionalDoomPods && pods.Healthy == 0:
-		return RolloutVerdict{RolloutDoomed, pods.String() + ", none healthy"}
-	case pods.WasDoomed && pods.Doomed > 0 && pods.Healthy == 0:
-		// Hysteresis: the surge creates the next new pod while the first ones crash; until one
-		// of them is healthy, or none is doomed any more, the doom stands (no flap back to
-		// progressing, as argo-rollouts#3765 shows for readiness).
-		return RolloutVerdict{RolloutDoomed, pods.String() + ", none healthy"}
+	if v, doomed := newPodsDoom(pods); doomed {
+		return v
 	}
 	msg, done, err := DeploymentStatus(d)
 	switch {
@@ -131,6 +123,23 @@ func DaemonSetVerdict(d *appsv1.DaemonSet, pods NewPods) RolloutVerdict {
 	}
 	msg, done, err := DaemonSetStatus(d)
 	return setVerdict(pods, msg, done, err)
+}
+
+// newPodsDoom is the new pods' part of DeploymentVerdict: Krane's rule, the proportional rule and
+// the hysteresis that keeps a doom while no new pod is healthy.
+func newPodsDoom(pods NewPods) (RolloutVerdict, bool) {
+	switch {
+	case pods.Total > 0 && pods.Doomed == pods.Total:
+		return RolloutVerdict{RolloutDoomed, pods.String()}, true
+	case pods.Doomed >= ProportionalDoomPods && pods.Healthy == 0:
+		return RolloutVerdict{RolloutDoomed, pods.String() + ", none healthy"}, true
+	case pods.WasDoomed && pods.Doomed > 0 && pods.Healthy == 0:
+		// Hysteresis: the surge creates the next new pod while the first ones crash; until one
+		// of them is healthy, or none is doomed any more, the doom stands (no flap back to
+		// progressing, as argo-rollouts#3765 shows for readiness).
+		return RolloutVerdict{RolloutDoomed, pods.String() + ", none healthy"}, true
+	}
+	return RolloutVerdict{}, false
 }
 
 // setVerdict is a StatefulSet's or DaemonSet's verdict: doomed when one of its current pods is

@@ -60,8 +60,8 @@ func (g *gate) forbidden(refused []contract.Kind, deployments bool) error {
 	for _, t := range g.targets {
 		need[t.Kind] = true
 	}
-	if need[contract.KindDeployment] {
-		need[contract.KindReplicaSet] = true
+	if need[contract.KindDeployment] || need[contract.KindRollout] {
+		need[contract.KindReplicaSet] = true // both roll out through their ReplicaSets
 	}
 	for _, k := range refused {
 		if need[k] {

@@ -61,7 +61,7 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 				continue
 			}
 			if kind == "" {
-				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset, job or pod, e.g. deployment/%s", a, a)
+				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset, job, rollout or pod, e.g. deployment/%s", a, a)
 			}
 			typ, name = "", a
 		} else if typ == "" {
@@ -118,7 +118,7 @@ func (w *wait) usage(prog string) string {
 with the reasons, when one is doomed.
 
 Usage:
-  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json]
+  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME rollout/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json|junit]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
   %[1]s wait --context eu,us deploy/web     in every context (a comma list, a glob, --all-contexts)
@@ -126,7 +126,9 @@ Usage:
 Names take kubectl's forms: deployment/web, deploy/web, deployments.apps/web; sts/ and ds/ too.
 StatefulSets and DaemonSets follow kubectl rollout status's rules for them (RollingUpdate only).
 A Job is complete on its Complete condition and doomed on its Failed one, or earlier when a pod
-of it is doomed for a reason its retries cannot fix (an image that does not exist).
+of it is doomed for a reason its retries cannot fix (an image that does not exist). An Argo
+Rollout (rollout/, ro/) is complete when Healthy, doomed when Degraded or aborted, or earlier when
+its canary's pods are doomed; paused at a step, it waits.
 A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once it has Succeeded,
 doomed when its verdict is doomed or when it is being deleted.
 Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
@@ -139,6 +141,11 @@ falls back to progressing starts its D again when it completes again. --timeout 
 With several contexts each workload is waited for in each of them: 0 once it is complete in
 every context, 1 as soon as it is doomed or missing in any (with that context's reasons), 70 at
 the timeout with what is missing in each.
+
+The verdict goes to stdout: text, a JSON document (-o json), or JUnit XML (-o junit: a testsuite
+per context, a testcase per workload) for a CI's test report. Under GitHub Actions
+(GITHUB_ACTIONS=true) each failed workload is also an ::error annotation on stderr, and each
+suspect node and transient failure a ::warning.
 
 Exit codes: 0 all rollouts completed (and, with --stable, stayed complete for it), 1 one is doomed
 (or not found, or an error), 2 usage error, 70 timeout (what was still missing is printed), 130
@@ -192,6 +199,7 @@ func (w *wait) source() sourceOptions { return sourceOptions{demoFrom: demo.Depl
 // complete, or at the timeout.
 func (w *wait) run(ctx context.Context, e *env) error {
 	start := time.Now()
+	github := os.Getenv("GITHUB_ACTIONS") == "true"
 	timeoutAt := start.Add(w.timeout)
 	// Allowed, as a watch for a doom after the rollout whose best end is the timeout. The window
 	// is on the cluster's clock, which the demo's --speed runs faster.
@@ -243,12 +251,19 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			// One line, and the first error's kind for main's hint.
 			err = fmt.Errorf("%w; %s", failed[0], strings.Join(rest, "; "))
 		}
-		// The error is the line on stderr; -o json still gets its document, when every context
-		// got as far as its workloads' statuses.
-		if w.output == "json" && !slices.ContainsFunc(statuses, func(s []model.GateStatus) bool { return s == nil }) {
+		// The error is the line on stderr; -o json and junit still get their document, and GitHub
+		// its annotations, when every context got as far as its workloads' statuses.
+		if (w.output != "text" || github) && !slices.ContainsFunc(statuses, func(s []model.GateStatus) bool { return s == nil }) {
 			rep := w.document(ctx, e, gates, statuses, report.Failed, "")
-			if perr := w.print(e, &rep, err); perr != nil {
-				return perr
+			if w.output != "text" {
+				if perr := w.print(e, &rep, err, start); perr != nil {
+					return perr
+				}
+			}
+			if github {
+				if perr := annotate(e, &rep); perr != nil {
+					return perr
+				}
 			}
 		}
 		return err
@@ -269,8 +284,13 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		if rep.Verdict != report.Complete {
 			result = &GateError{Verdict: rep.Verdict}
 		}
-		if err := w.print(e, &rep, result); err != nil {
+		if err := w.print(e, &rep, result, start); err != nil {
 			return err
+		}
+		if github {
+			if err := annotate(e, &rep); err != nil {
+				return err
+			}
 		}
 		return result
 	}
@@ -421,11 +441,23 @@ func contextError(context string, err error) error {
 	return fmt.Errorf("context %s: %w", context, err)
 }
 
-// print prints the verdict rep of a wait that returns result, with result's exit code.
-func (w *wait) print(e *env, rep *report.Gate, result error) error {
+// print prints the verdict rep of a wait that started at start and returns result, with result's
+// exit code and how long it took.
+func (w *wait) print(e *env, rep *report.Gate, result error, start time.Time) error {
 	rep.ExitCode = e.ExitCode(result)
+	rep.StartedAt = start.UTC().Truncate(time.Millisecond)
+	rep.Seconds = time.Since(start).Round(time.Millisecond).Seconds()
 	if err := report.GatePrinters.Print(e.Stdout, w.output, rep); err != nil {
 		return fmt.Errorf("writing the verdict: %w", err)
+	}
+	return nil
+}
+
+// annotate writes the verdict rep as GitHub Actions annotations on stderr, beside the progress:
+// stdout holds the document, and the runner reads workflow commands from both.
+func annotate(e *env, rep *report.Gate) error {
+	if err := rep.WriteGitHubAnnotations(e.Stderr); err != nil {
+		return fmt.Errorf("writing the GitHub annotations: %w", err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // KindInfo is what every package needs to know of a kind by name alone: its API resource, the
@@ -28,6 +29,9 @@ type KindInfo struct {
 	// New returns an empty object of a workload kind, which Batch.Workloads carries: the recording
 	// decodes into it. Nil for the kinds with a batch section of their own (pods, nodes, events).
 	New func() metav1.Object
+	// Optional says the kind is a custom resource: kube watches it only where the API server's
+	// discovery serves its group and version, and its objects are *unstructured.Unstructured.
+	Optional bool
 }
 
 // Kinds are the kinds kube watches, in the order kube lists them.
@@ -45,6 +49,28 @@ var Kinds = []KindInfo{
 	{Kind: KindJob, Group: "batch", Version: "v1", Resource: "jobs", Waitable: true,
 		New: func() metav1.Object { return &batchv1.Job{} }},
 	{Kind: KindEvent, Version: "v1", Resource: "events", Short: "ev"},
+	// kubectl-argo-rollouts names it rollout, rollouts and ro (pkg/kubectl-argo-rollouts/cmd/get
+	// get_rollout.go Aliases; the CRD's shortNames: ro).
+	{Kind: KindRollout, Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts", Short: "ro", Prefix: "ro",
+		Waitable: true, Optional: true, New: newUnstructured("argoproj.io/v1alpha1", KindRollout)},
+}
+
+// newUnstructured makes the New of a kind read as unstructured objects.
+func newUnstructured(apiVersion string, kind Kind) func() metav1.Object {
+	return func() metav1.Object {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(apiVersion)
+		u.SetKind(string(kind))
+		return u
+	}
+}
+
+// APIVersion is the kind's group/version as an object's apiVersion says it: "apps/v1", "v1".
+func (k *KindInfo) APIVersion() string {
+	if k.Group == "" {
+		return k.Version
+	}
+	return k.Group + "/" + k.Version
 }
 
 // Info is the table's row for k, or nil for a kind it does not hold.
@@ -102,6 +128,9 @@ func Waitable() []string {
 // Workload is obj with its kind, the row of Kinds whose New makes objects of obj's Go type: for
 // batches built by hand (tests, fixtures). It panics on a type no row makes, a programming error.
 func Workload(obj metav1.Object) Object {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return Object{Kind: Kind(u.GetKind()), Obj: obj}
+	}
 	t := reflect.TypeOf(obj)
 	for i := range Kinds {
 		if k := &Kinds[i]; k.New != nil && reflect.TypeOf(k.New()) == t {

@@ -16,6 +16,7 @@ func TestParseWaitable(t *testing.T) {
 		"daemonset": KindDaemonSet, "daemonsets": KindDaemonSet, "ds": KindDaemonSet,
 		"daemonset.apps": KindDaemonSet, "daemonsets.apps": KindDaemonSet,
 		"job": KindJob, "jobs": KindJob, "job.batch": KindJob, "jobs.batch": KindJob,
+		"rollout": KindRollout, "rollouts": KindRollout, "ro": KindRollout, "rollouts.argoproj.io": KindRollout,
 		"pod": KindPod, "pods": KindPod, "po": KindPod,
 	}
 	for typ, k := range want {
@@ -34,7 +35,7 @@ func TestParseWaitable(t *testing.T) {
 }
 
 func TestKindTable(t *testing.T) {
-	if got := Waitable(); !slices.Equal(got, []string{"deployments", "statefulsets", "daemonsets", "jobs", "pods"}) {
+	if got := Waitable(); !slices.Equal(got, []string{"deployments", "statefulsets", "daemonsets", "jobs", "rollouts", "pods"}) {
 		t.Errorf("Waitable() = %v", got)
 	}
 	for k, res := range map[Kind]string{KindPod: "pods", KindNode: "nodes", KindReplicaSet: "replicasets", KindEvent: "events",

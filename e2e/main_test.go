@@ -132,7 +132,7 @@ func runDoomwatch(t *testing.T, limit time.Duration, env []string, args ...strin
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
+	cmd.Env = doomwatchEnv(env...)
 	return runCommand(t, ctx, cmd)
 }
 

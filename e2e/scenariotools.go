@@ -76,7 +76,7 @@ func notRun(why string) *tool {
 func (ru *run) startTool(ctx context.Context, bin string, outcome func(int, string) string, args ...string) *tool {
 	t := &tool{how: strings.Join(append([]string{baseName(bin)}, redact(args)...), " "), outcome: outcome, ran: true, done: make(chan struct{})}
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = doomwatchEnv()
 	cmd.Stdout, cmd.Stderr = t, t
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -99,6 +99,13 @@ func (ru *run) startTool(ctx context.Context, bin string, outcome func(int, stri
 		close(t.done)
 	}()
 	return t
+}
+
+// doomwatchEnv is the environment doomwatch runs in, then extra: no colours, and not GitHub
+// Actions' even on its runner, where wait would add annotations to the stderr the tests read (and
+// to the CI run's own); the test of the annotations sets GITHUB_ACTIONS itself.
+func doomwatchEnv(extra ...string) []string {
+	return append(append(os.Environ(), "NO_COLOR=1", "GITHUB_ACTIONS="), extra...)
 }
 
 // startJobWait runs `kubectl wait --for=condition=Complete` and `--for=condition=Failed` on the

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jstemmer/go-junit-report/v2/junit"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -83,7 +84,7 @@ func startWait(t *testing.T, args ...string) *waitRun {
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	args = append([]string{"wait"}, args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = doomwatchEnv()
 	w := &waitRun{t: t, args: args, stdout: newStream(), stderr: newStream(), exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = w.stdout, w.stderr
 	w.start = time.Now()
@@ -1004,6 +1005,51 @@ func TestWaitJSON(t *testing.T) {
 			t.Errorf("workload = %+v", wl)
 		}
 	})
+}
+
+// TestWaitJUnit: -o junit puts a JUnit report on stdout for a doomed rollout, the workload a
+// failure whose message is its reason and whose body has each doomed container with its node,
+// its exit code and its previous log, sanitised; under GitHub Actions stderr has the failure as
+// an annotation too.
+func TestWaitJUnit(t *testing.T) {
+	e := newEnv(t)
+	kubelet := newFakeKubelet(t)
+	node := e.nodeName("n1")
+	e.kubeletNode(node, kubelet)
+	kubelet.setLog(e.ns, "web-a", "app", appLog...)
+	_, rs := e.deployment("web", 2, 0)
+	e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: crashLooping("web-a", e.ns, 2)})
+	e.pod(podSpec{name: "web-b", node: node, owner: &rs, status: imageNotFound()})
+
+	r := runDoomwatch(t, waitLimit, []string{"GITHUB_ACTIONS=true"}, append([]string{"wait", "-o", "junit"}, waitArgs(t, e, "deployment/web")...)...)
+	if r.code != 1 {
+		t.Fatalf("want exit 1: %s", r)
+	}
+	var suites junit.Testsuites
+	if err := xml.Unmarshal([]byte(r.stdout), &suites); err != nil {
+		t.Fatalf("parsing wait -o junit: %v\n%s", err, r)
+	}
+	if len(suites.Suites) != 1 || len(suites.Suites[0].Testcases) != 1 || suites.Tests != 1 || suites.Failures != 1 {
+		t.Fatalf("want one suite with one failed testcase: %s", r)
+	}
+	tc := suites.Suites[0].Testcases[0]
+	if tc.Name != "deployment/web" || tc.Classname != e.ns || tc.Failure == nil || tc.Failure.Type != "doomed" ||
+		!strings.HasPrefix(tc.Failure.Message, "2/2 new pods doomed: ") {
+		t.Fatalf("testcase %+v, want deployment/web failed: doomed", tc)
+	}
+	for _, want := range []string{
+		"web-a/app: Crashing repeatedly (exit 2)\n  node " + node + ", exit code 2\n" +
+			fmt.Sprintf("  last %d lines of web-a/app's previous log:\n", len(appLog)),
+		"    2026/03/01 11:57:59 FATAL config: missing required key database.url\n",
+		"web-b/app: Image not found: " + missingImage + "\n  node " + node + "\n",
+	} {
+		if !strings.Contains(tc.Failure.Data, want) {
+			t.Errorf("the failure's body has no %q:\n%s", want, tc.Failure.Data)
+		}
+	}
+	if want := "::error title=doomwatch%3A deployment/web doomed::" + tc.Failure.Message + "%0Aweb-a/app: Crashing repeatedly (exit 2) (node " + node + ")"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr has no %q: %s", want, r)
+	}
 }
 
 // progressStamp is the plain progress's line start: the time, UTC, to the second.

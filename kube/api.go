@@ -8,6 +8,7 @@ import (
 	"errors"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -34,6 +35,12 @@ type Options struct {
 	// restConfig, set by Connect, is the real cluster's connection: the pod informer then decodes
 	// pods straight into records with a client of its own (podcodec.go).
 	restConfig *rest.Config
+	// requestTimeout, set by Connect, bounds each discovery request (--request-timeout, as
+	// kubectl's discovery): restConfig has none, for its watches' sake.
+	requestTimeout time.Duration
+	// dynamic, when set, is the client custom resources are watched with (tests); otherwise one
+	// is made from restConfig, and without either none are.
+	dynamic dynamic.Interface
 	// trim, when set, is the trimmer shared by a fleet's sources, so strings are interned across
 	// clusters (ConnectFleet).
 	trim *trimmer

@@ -79,7 +79,7 @@ func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*
 	if err != nil {
 		return nil, lineErrorf(err, "creating client: %v", err)
 	}
-	opts.restConfig = cfg
+	opts.restConfig, opts.requestTimeout = cfg, timeout
 	s, err := Start(ctx, client, opts)
 	if err != nil {
 		return nil, err

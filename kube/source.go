@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,9 +11,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/watchlist"
 
@@ -99,10 +103,32 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 			},
 			core.Nodes().Watch},
 	}
-	// The workload kinds, one row each (kinds.go).
+	// The workload kinds, one row each (kinds.go); a custom resource's only where it is served.
+	cs := clients{typed: client, dynamic: opts.dynamic, discovery: client.Discovery()}
+	if opts.restConfig != nil {
+		if cs.dynamic == nil {
+			dyn, err := dynamic.NewForConfig(opts.restConfig)
+			if err != nil {
+				return nil, fmt.Errorf("making the dynamic client: %w", err)
+			}
+			cs.dynamic = dyn
+		}
+		dcfg := rest.CopyConfig(opts.restConfig)
+		dcfg.Timeout = opts.requestTimeout
+		dc, err := discovery.NewDiscoveryClientForConfig(dcfg)
+		if err != nil {
+			return nil, fmt.Errorf("making the discovery client: %w", err)
+		}
+		cs.discovery = dc
+	}
+	var optional []*workloadRow
 	for i := range workloadRows {
 		r := &workloadRows[i]
-		list, watch := r.client(client, ns)
+		if contract.Info(r.kind).Optional {
+			optional = append(optional, r)
+			continue
+		}
+		list, watch := r.client(cs, ns)
 		wire = append(wire, wired{kind: r.kind, obj: r.newObject(), list: list, watch: watch})
 	}
 	wire = append(wire, wired{contract.KindEvent, &corev1.Event{}, warnings,
@@ -110,8 +136,8 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 			return core.Events(ns).List(ctx, o)
 		},
 		core.Events(ns).Watch})
-	for _, w := range wire {
-		ks := health.add(w.kind)
+	// wireOne makes w's informer, reporting to ks; synced receives what says it has synced.
+	wireOne := func(w wired, ks *kindState, synced func(func() bool)) error {
 		var inf cache.SharedIndexInformer
 		transform := func(obj any) (any, error) {
 			out, err := trim.transform(obj)
@@ -162,10 +188,10 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 				cache.SharedIndexInformerOptions{ResyncPeriod: resync, Indexers: cache.Indexers{}})
 		})
 		if err := inf.SetTransform(transform); err != nil {
-			return nil, fmt.Errorf("setting %s transform: %w", w.kind.Resource(), err)
+			return fmt.Errorf("setting %s transform: %w", w.kind.Resource(), err)
 		}
 		if err := inf.SetWatchErrorHandlerWithContext(health.watchErrorHandler(ks)); err != nil {
-			return nil, fmt.Errorf("setting %s watch error handler: %w", w.kind.Resource(), err)
+			return fmt.Errorf("setting %s watch error handler: %w", w.kind.Resource(), err)
 		}
 		if w.kind == contract.KindPod {
 			pods.informer = inf
@@ -177,15 +203,61 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 		}
 		reg, err := inf.AddEventHandler(co.podHandler(w.kind, delivered, gone))
 		if err != nil {
-			return nil, fmt.Errorf("adding %s handler: %w", w.kind.Resource(), err)
+			return fmt.Errorf("adding %s handler: %w", w.kind.Resource(), err)
 		}
 		// Synced once the handler, not only the informer, has had the whole list: the batch that
 		// says synced then carries all of it.
-		ks.hasSynced = reg.HasSynced
+		synced(reg.HasSynced)
 		if w.kind == contract.KindPod {
 			pods.reg = reg
-			ks.hasSynced = pods.hasSynced
+			synced(pods.hasSynced)
 		}
+		return nil
+	}
+	for _, w := range wire {
+		ks := health.add(w.kind)
+		if err := wireOne(w, ks, func(f func() bool) { ks.hasSynced = f }); err != nil {
+			return nil, err
+		}
+	}
+	// A custom resource is watched where the API server serves it, which discovery says. It is
+	// asked in the background, so that a slow answer does not hold up the other kinds' lists, but
+	// the source is not synced until it has answered: a gate started at once must not call a
+	// Rollout missing because it asked before discovery did.
+	for _, r := range optional {
+		ks := health.add(r.kind)
+		var late atomic.Pointer[func() bool]
+		ks.hasSynced = func() bool {
+			f := late.Load()
+			return f != nil && (*f)()
+		}
+		done := func(f func() bool) { late.Store(&f) }
+		go func() {
+			for {
+				served, err := r.served(cs)
+				if err == nil {
+					health.ok(ks)
+					if !served {
+						done(func() bool { return true })
+						return
+					}
+					list, watch := r.client(cs, ns)
+					if err := wireOne(wired{kind: r.kind, obj: r.newObject(), list: list, watch: watch}, ks, done); err != nil {
+						health.fail(ks, err)
+						done(func() bool { return true })
+						return
+					}
+					factory.Start(ctx.Done())
+					return
+				}
+				health.fail(ks, fmt.Errorf("discovery: %w", err))
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(discoveryRetry):
+				}
+			}
+		}()
 	}
 	if opts.probe && opts.restConfig != nil {
 		go probe(ctx, opts.restConfig, health)
@@ -224,6 +296,9 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}()
 	return src, nil
 }
+
+// discoveryRetry is how long the source waits before asking discovery again after an error.
+const discoveryRetry = 2 * time.Second
 
 // streamsLists reports whether the pod informer will ask for a streamed list (WatchList), which
 // carries no count of what is to come, rather than call list.

@@ -18,10 +18,12 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
@@ -37,14 +39,16 @@ type mirror struct {
 	nodes   map[string]*corev1.Node
 	deploys map[string]*appsv1.Deployment
 	events  map[string]*corev1.Event
-	health  contract.Health
-	batches int
-	changes int
+	// rollouts are the Argo Rollouts, as the dynamic client's objects.
+	rollouts map[string]*unstructured.Unstructured
+	health   contract.Health
+	batches  int
+	changes  int
 }
 
 func newMirror() *mirror {
 	return &mirror{pods: map[string]*corev1.Pod{}, nodes: map[string]*corev1.Node{}, deploys: map[string]*appsv1.Deployment{},
-		events: map[string]*corev1.Event{}}
+		events: map[string]*corev1.Event{}, rollouts: map[string]*unstructured.Unstructured{}}
 }
 
 func (m *mirror) apply(b contract.Batch) {
@@ -58,8 +62,13 @@ func (m *mirror) apply(b contract.Batch) {
 		m.nodes[n.Name] = n
 	}
 	for _, o := range b.Workloads {
-		if d, ok := o.Obj.(*appsv1.Deployment); ok {
-			m.deploys[d.Namespace+"/"+d.Name] = d
+		switch x := o.Obj.(type) {
+		case *appsv1.Deployment:
+			m.deploys[x.Namespace+"/"+x.Name] = x
+		case *unstructured.Unstructured:
+			if o.Kind == contract.KindRollout {
+				m.rollouts[x.GetNamespace()+"/"+x.GetName()] = x
+			}
 		}
 	}
 	for _, e := range b.Events {
@@ -534,4 +543,50 @@ func TestRefusedWatchShownWhileServerIsDown(t *testing.T) {
 	waitFor(t, src, m, "refused watch", func(m *mirror) bool { return strings.Contains(m.health.WatchError, "connection refused") })
 	up.Store(true)
 	waitFor(t, src, m, "re-established watch", func(m *mirror) bool { return m.health.WatchError == "" })
+}
+
+// TestArgoRolloutsWhereServed: a custom resource kind is watched through the dynamic client where
+// discovery serves it, its objects trimmed and handed over with their kind; where it is not served
+// the source syncs without it. The fake clientset stands in for the API server's discovery and
+// the dynamic fake for its list and watch: e2e proves the same against a real kube-apiserver.
+func TestArgoRolloutsWhereServed(t *testing.T) {
+	ro := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+		"metadata": map[string]any{"namespace": "default", "name": "web", "uid": "ro-1", "generation": int64(2),
+			"managedFields": []any{map[string]any{"manager": "kubectl"}}},
+		"spec":   map[string]any{"replicas": int64(3), "template": map[string]any{"spec": map[string]any{"containers": []any{}}}},
+		"status": map[string]any{"phase": "Healthy", "observedGeneration": "2"},
+	}}
+	gvr := schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "rollouts"}
+	newDynamic := func() *dynamicfake.FakeDynamicClient {
+		return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "RolloutList"}, ro.DeepCopy())
+	}
+
+	t.Run("served", func(t *testing.T) {
+		client := fake.NewClientset(pod("default", "web-1", "node-1"))
+		client.Resources = []*metav1.APIResourceList{{GroupVersion: "argoproj.io/v1alpha1",
+			APIResources: []metav1.APIResource{{Name: "rollouts", Namespaced: true, Kind: "Rollout"}}}}
+		src := startFake(t, client, Options{Namespace: "default", dynamic: newDynamic()})
+		m := newMirror()
+		waitFor(t, src, m, "the Rollout", func(m *mirror) bool { return synced(m) && m.rollouts["default/web"] != nil })
+		got := m.rollouts["default/web"]
+		if _, ok := got.Object["spec"].(map[string]any)["template"]; ok || got.GetManagedFields() != nil {
+			t.Errorf("the Rollout was not trimmed: %v", got.Object)
+		}
+		if phase, _, _ := unstructured.NestedString(got.Object, "status", "phase"); phase != "Healthy" {
+			t.Errorf("status.phase = %q", phase)
+		}
+		if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 3 {
+			t.Errorf("spec.replicas = %d", r)
+		}
+	})
+	t.Run("not served", func(t *testing.T) {
+		client := fake.NewClientset(pod("default", "web-1", "node-1"))
+		src := startFake(t, client, Options{Namespace: "default", dynamic: newDynamic()})
+		m := newMirror()
+		waitFor(t, src, m, "initial sync", func(m *mirror) bool { return synced(m) && len(m.pods) == 1 })
+		if len(m.rollouts) != 0 || m.health.WatchError != "" {
+			t.Errorf("rollouts %v, watch error %q: a cluster without the CRD is not watched for it", m.rollouts, m.health.WatchError)
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"doomwatch/contract"
 	"doomwatch/podrec"
@@ -51,6 +52,11 @@ func (t *trimmer) transform(obj any) (any, error) {
 		// The workload kinds, each by its row (kinds.go).
 		if r := rowsByType[reflect.TypeOf(obj)]; r != nil {
 			return r.trim(t, obj), nil
+		}
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			if r := rowOf(contract.Kind(u.GetKind())); r != nil {
+				return r.trim(t, obj), nil
+			}
 		}
 		// A *podrec.Record, or a cache.DeletedFinalStateUnknown holding an object that already
 		// went through here.
@@ -244,5 +250,50 @@ func (t *trimmer) event(e *corev1.Event) *corev1.Event {
 	}
 	out.Source = corev1.EventSource{Component: t.str(e.Source.Component), Host: t.str(e.Source.Host)}
 	out.ReportingController, out.ReportingInstance = t.str(e.ReportingController), t.str(e.ReportingInstance)
+	return out
+}
+
+// argoRollout keeps what the model reads of an Argo Rollout (model/argorollout.go): identity,
+// generation, labels (wait -l), owners; spec.replicas, spec.paused and which strategy it has; the
+// whole status, which the controller keeps small (phase, message, counts, pause conditions,
+// conditions, the current pod hash and the stable ReplicaSet). The pod template, the largest part,
+// goes: the ReplicaSets carry their own.
+func (t *trimmer) argoRollout(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := &unstructured.Unstructured{Object: map[string]any{}}
+	out.SetAPIVersion(u.GetAPIVersion())
+	out.SetKind(u.GetKind())
+	out.SetNamespace(t.str(u.GetNamespace()))
+	out.SetName(u.GetName())
+	out.SetUID(u.GetUID())
+	out.SetResourceVersion(u.GetResourceVersion())
+	out.SetGeneration(u.GetGeneration())
+	out.SetCreationTimestamp(u.GetCreationTimestamp())
+	if ts := u.GetDeletionTimestamp(); ts != nil {
+		out.SetDeletionTimestamp(ts)
+	}
+	if l := u.GetLabels(); len(l) > 0 {
+		out.SetLabels(l)
+	}
+	if o := u.GetOwnerReferences(); len(o) > 0 {
+		out.SetOwnerReferences(o)
+	}
+	in, _ := u.Object["spec"].(map[string]any) // an object from the API is untrusted: any shape
+	spec := map[string]any{}
+	for _, f := range []string{"replicas", "paused", "progressDeadlineSeconds", "progressDeadlineAbort"} {
+		if v, ok := in[f]; ok {
+			spec[f] = v
+		}
+	}
+	if st, ok := in["strategy"].(map[string]any); ok {
+		strategy := map[string]any{}
+		for name := range st {
+			strategy[name] = map[string]any{} // canary or blueGreen: which, not its steps
+		}
+		spec["strategy"] = strategy
+	}
+	out.Object["spec"] = spec
+	if st, ok := u.Object["status"]; ok {
+		out.Object["status"] = st
+	}
 	return out
 }

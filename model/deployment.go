@@ -1,14 +1,11 @@
 package model
 
 import (
-	"slices"
 	"sort"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -19,12 +16,10 @@ import (
 // rollout is kubectl's, read with the pods of its new ReplicaSet, and a gate waits for those pods.
 func init() {
 	registerKind(&kindModel{
-		kind: contract.KindDeployment,
-		changed: func(m *Model, k nsName, _ metav1.Object) {
-			m.markRollout(contract.KindDeployment, k)
-		},
-		rollout: (*Model).deploymentRollout,
-		gate:    (*Model).deploymentGate,
+		kind:            contract.KindDeployment,
+		ownsReplicaSets: true,
+		rollout:         (*Model).deploymentRollout,
+		gate:            (*Model).deploymentGate,
 	})
 }
 
@@ -41,23 +36,6 @@ func (m *Model) deployment(k nsName) *appsv1.Deployment {
 	return objectAs[*appsv1.Deployment](m, contract.KindDeployment, k)
 }
 
-// ownedReplicaSets are the known ReplicaSets Deployment d controls, by name.
-func (m *Model) ownedReplicaSets(d *appsv1.Deployment) []*appsv1.ReplicaSet {
-	var owned []*appsv1.ReplicaSet
-	for rk := range m.deployRS[nsName{d.Namespace, d.Name}] {
-		rs := m.replicaSet(rk)
-		if rs == nil {
-			continue
-		}
-		if c := controllerOf(rs.OwnerReferences); c != nil && (c.UID == "" || d.UID == "" || c.UID == d.UID) {
-			owned = append(owned, rs)
-		}
-	}
-	// By name, so that the answer does not depend on map order.
-	slices.SortFunc(owned, func(a, b *appsv1.ReplicaSet) int { return strings.Compare(a.Name, b.Name) })
-	return owned
-}
-
 // deploymentRollout makes Deployment k's rollout from the ReplicaSets it controls; false when the
 // Deployment is not known.
 func (m *Model) deploymentRollout(k nsName) (Rollout, bool) {
@@ -65,7 +43,7 @@ func (m *Model) deploymentRollout(k nsName) (Rollout, bool) {
 	if d == nil {
 		return Rollout{}, false
 	}
-	rss := m.ownedReplicaSets(d)
+	rss := m.ownedReplicaSets(contract.KindDeployment, k, d.UID)
 	st := &d.Status
 	r := newRollout(contract.KindDeployment, d.Namespace, d.Name, d.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
 	newRS := findNewReplicaSet(d, rss)
@@ -96,7 +74,7 @@ func (m *Model) deploymentGate(k nsName, st *GateStatus) []gateCtrl {
 		return nil
 	}
 	st.Found = true
-	owned := m.ownedReplicaSets(d)
+	owned := m.ownedReplicaSets(contract.KindDeployment, k, d.UID)
 	newRS := findNewReplicaSet(d, owned)
 	out := make([]gateCtrl, len(owned))
 	for i, rs := range owned {

@@ -17,8 +17,12 @@ import (
 type kindModel struct {
 	kind contract.Kind
 	// changed runs after an object of the kind was stored (obj) or deleted (obj nil) under k: it
-	// keeps the kind's links to other objects and marks the rollouts the change touches dirty.
+	// keeps the kind's links to other objects and marks the rollouts the change touches dirty
+	// (touched, after it, marks the object's own rollout).
 	changed func(m *Model, k nsName, obj metav1.Object)
+	// ownsReplicaSets says the kind rolls out through ReplicaSets it controls (a Deployment, an Argo
+	// Rollout): replicaset.go links them to it, and their pods count for its rollout.
+	ownsReplicaSets bool
 	// owner is the workload pods controlled by object k belong to, "Deployment/checkout" (a
 	// ReplicaSet's Deployment, a Job's CronJob); "" when k is its own (topOwner).
 	owner func(m *Model, k nsName) string
@@ -73,9 +77,6 @@ type gateCtrl struct {
 	revision   string
 }
 
-// object is the stored object of kind under k, nil when there is none.
-func (m *Model) object(kind contract.Kind, k nsName) metav1.Object { return m.objects[kind][k] }
-
 // objectAs is the stored object of kind under k as the type its informer makes, or the zero value.
 func objectAs[T metav1.Object](m *Model, kind contract.Kind, k nsName) T {
 	o, _ := m.objects[kind][k].(T)
@@ -95,12 +96,7 @@ func (m *Model) storeWorkload(o contract.Object) {
 		m.objects[o.Kind] = store
 	}
 	store[k] = o.Obj
-	if km.changed != nil {
-		km.changed(m, k, o.Obj)
-	}
-	if km.judgesPods {
-		m.rejudgeCtrl(ownerKey{k.ns, string(o.Kind), k.name})
-	}
+	km.touched(m, k, o.Obj)
 }
 
 // deleteWorkload forgets object k of kind; false when kind is not a workload kind.
@@ -112,13 +108,22 @@ func (m *Model) deleteWorkload(kind contract.Kind, k nsName) bool {
 	if store := m.objects[kind]; store != nil {
 		delete(store, k)
 	}
+	km.touched(m, k, nil)
+	return true
+}
+
+// touched spreads a store (obj) or delete (obj nil) of object k of the kind: the kind's own links,
+// the object's rollout when the kind has rollouts, and its pods' verdicts when they read it.
+func (km *kindModel) touched(m *Model, k nsName, obj metav1.Object) {
 	if km.changed != nil {
-		km.changed(m, k, nil)
+		km.changed(m, k, obj)
+	}
+	if km.rollout != nil {
+		m.markRollout(km.kind, k)
 	}
 	if km.judgesPods {
-		m.rejudgeCtrl(ownerKey{k.ns, string(kind), k.name})
+		m.rejudgeCtrl(ownerKey{k.ns, string(km.kind), k.name})
 	}
-	return true
 }
 
 // markRollout marks workload k's rollout to be made again.

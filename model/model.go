@@ -86,10 +86,10 @@ type Model struct {
 	// revPods counts the pods of each revision (a ReplicaSet, a set's revision) and how many are
 	// doomed, for the rollouts; countRS and its uncount keep it.
 	revPods map[revKey]*podCounts
-	// rsDeploy and deployRS link ReplicaSets and the Deployments that control them (by name),
-	// so a change to a pod or a ReplicaSet marks only its Deployment's rollout dirty.
-	rsDeploy map[nsName]nsName
-	deployRS map[nsName]map[nsName]struct{}
+	// rsOwner and ownerRS link ReplicaSets and the workloads that control them (by name), so a
+	// change to a pod or a ReplicaSet marks only its workload's rollout dirty (replicaset.go).
+	rsOwner map[nsName]rolloutKey
+	ownerRS map[rolloutKey]map[nsName]struct{}
 	// owners caches each controller's top owner and workload strings, shared by all its pods, for as
 	// long as a pod counted by the model has that controller (owner.go).
 	owners    map[ownerKey]*ownerEntry
@@ -128,8 +128,8 @@ func New(cfg Config) *Model {
 		pods:             make(map[nsName]*Pod),
 		nodes:            make(map[string]*nodeState),
 		revPods:          make(map[revKey]*podCounts),
-		rsDeploy:         make(map[nsName]nsName),
-		deployRS:         make(map[nsName]map[nsName]struct{}),
+		rsOwner:          make(map[nsName]rolloutKey),
+		ownerRS:          make(map[rolloutKey]map[nsName]struct{}),
 		podsByCtrl:       make(map[ownerKey]map[*Pod]struct{}),
 		notReady:         make(map[string]nodeReadiness),
 		nodeNotReadyPods: make(map[*Pod]struct{}),

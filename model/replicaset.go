@@ -1,15 +1,20 @@
 package model
 
 import (
+	"slices"
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"doomwatch/contract"
 	"doomwatch/sanitize"
 )
 
-// A ReplicaSet is a Deployment's revision: its pods are counted under it, for the Deployment's
-// rollout (deployment.go) and for escalation, and they belong to the Deployment that controls it.
+// A ReplicaSet is a revision of the workload that controls it, a Deployment or an Argo Rollout
+// (the kinds with ownsReplicaSets): its pods are counted under it, for that workload's rollout and
+// for escalation, and they belong to that workload.
 func init() {
 	registerKind(&kindModel{
 		kind: contract.KindReplicaSet,
@@ -28,8 +33,8 @@ func init() {
 		},
 		revision: func(m *Model, p *Pod) (revKey, rolloutKey, bool) {
 			k := nsName{p.ctrl.ns, p.ctrl.name}
-			dk, ok := m.rsDeploy[k]
-			return replicaSetRev(k), deployKey(dk), ok
+			owner, ok := m.rsOwner[k]
+			return replicaSetRev(k), owner, ok
 		},
 	})
 }
@@ -44,37 +49,57 @@ func replicaSetRev(k nsName) revKey {
 	return revKey{kind: contract.KindReplicaSet, ns: k.ns, name: k.name}
 }
 
-// linkReplicaSet records which Deployment controls ReplicaSet k (rs nil: it was deleted) and marks
+// linkReplicaSet records which workload controls ReplicaSet k (rs nil: it was deleted) and marks
 // the rollouts it leaves and joins dirty.
 func (m *Model) linkReplicaSet(k nsName, rs *appsv1.ReplicaSet) {
-	old, had := m.rsDeploy[k]
-	var now nsName
+	old, had := m.rsOwner[k]
+	var now rolloutKey
 	has := false
 	if rs != nil {
-		if c := controllerOf(rs.OwnerReferences); c != nil && c.Kind == string(contract.KindDeployment) {
-			now, has = nsName{rs.Namespace, c.Name}, true
+		if c := controllerOf(rs.OwnerReferences); c != nil {
+			if km := kindOf(c.Kind); km != nil && km.ownsReplicaSets {
+				now, has = rolloutKey{km.kind, nsName{rs.Namespace, c.Name}}, true
+			}
 		}
 	}
 	if had {
-		m.rollouts.dirty[deployKey(old)] = struct{}{}
+		m.rollouts.dirty[old] = struct{}{}
 		if !has || old != now {
-			if set := m.deployRS[old]; set != nil {
+			if set := m.ownerRS[old]; set != nil {
 				delete(set, k)
 				if len(set) == 0 {
-					delete(m.deployRS, old)
+					delete(m.ownerRS, old)
 				}
 			}
-			delete(m.rsDeploy, k)
+			delete(m.rsOwner, k)
 		}
 	}
 	if has {
-		m.rsDeploy[k] = now
-		set := m.deployRS[now]
+		m.rsOwner[k] = now
+		set := m.ownerRS[now]
 		if set == nil {
 			set = make(map[nsName]struct{})
-			m.deployRS[now] = set
+			m.ownerRS[now] = set
 		}
 		set[k] = struct{}{}
-		m.rollouts.dirty[deployKey(now)] = struct{}{}
+		m.rollouts.dirty[now] = struct{}{}
 	}
+}
+
+// ownedReplicaSets are the known ReplicaSets workload k of kind controls (uid, when known, is its
+// UID: a ReplicaSet of an earlier workload of the same name is not its own), by name.
+func (m *Model) ownedReplicaSets(kind contract.Kind, k nsName, uid types.UID) []*appsv1.ReplicaSet {
+	var owned []*appsv1.ReplicaSet
+	for rk := range m.ownerRS[rolloutKey{kind, k}] {
+		rs := m.replicaSet(rk)
+		if rs == nil {
+			continue
+		}
+		if c := controllerOf(rs.OwnerReferences); c != nil && (c.UID == "" || uid == "" || c.UID == uid) {
+			owned = append(owned, rs)
+		}
+	}
+	// By name, so that the answer does not depend on map order.
+	slices.SortFunc(owned, func(a, b *appsv1.ReplicaSet) int { return strings.Compare(a.Name, b.Name) })
+	return owned
 }

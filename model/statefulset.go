@@ -2,7 +2,6 @@ package model
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -14,10 +13,7 @@ import (
 // kubectl rollout status has no status for the OnDelete strategy, so neither has doomwatch.
 func init() {
 	registerKind(&kindModel{
-		kind: contract.KindStatefulSet,
-		changed: func(m *Model, k nsName, _ metav1.Object) {
-			m.markRollout(contract.KindStatefulSet, k)
-		},
+		kind:     contract.KindStatefulSet,
 		revision: setRevision,
 		rollout: func(m *Model, k nsName) (Rollout, bool) {
 			if s := m.statefulSet(k); s != nil && s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {

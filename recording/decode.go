@@ -20,14 +20,20 @@ type known struct {
 // segmentDecoder turns a segment's records back into batches. Its state is per segment: the
 // objects by id, as the writer numbered them.
 type segmentDecoder struct {
+	// version is the segment's format version: a version-1 body ends at its health.
+	version  uint16
 	clusters [][numKinds][]known
-	in       *podrec.Interner
-	patch    patcher
-	last     time.Time
+	// others are each cluster's objects read as unstructured, by kind name (unstructured.go);
+	// made on a cluster's first.
+	others []map[contract.Kind][]known
+	in     *podrec.Interner
+	patch  patcher
+	last   time.Time
 }
 
-func newSegmentDecoder(clusters int, start time.Time, in *podrec.Interner) *segmentDecoder {
-	return &segmentDecoder{clusters: make([][numKinds][]known, clusters), in: in, last: start}
+func newSegmentDecoder(version uint16, clusters int, start time.Time, in *podrec.Interner) *segmentDecoder {
+	return &segmentDecoder{version: version, clusters: make([][numKinds][]known, clusters),
+		others: make([]map[contract.Kind][]known, clusters), in: in, last: start}
 }
 
 // record decodes one record: a batch, or a snapshot's batches (one per cluster).
@@ -66,6 +72,18 @@ func (s *segmentDecoder) body(d *decoder, b *contract.Batch) error {
 	for range d.count() {
 		k := kind(d.byte())
 		id := d.uvarint()
+		if id > 0 && k == kindOther && s.version >= 2 {
+			// An object read as unstructured, by its id among its kind name's.
+			name := d.string()
+			ids := s.others[c][contract.Kind(name)]
+			if d.err != nil || id-1 >= uint64(len(ids)) || !ids[id-1].ok {
+				return errBadRecord
+			}
+			o := &ids[id-1]
+			b.Deletes = append(b.Deletes, contract.Ref{Kind: contract.Kind(name), Namespace: o.key.ns, Name: o.key.name})
+			*o = known{}
+			continue
+		}
 		if id > 0 {
 			if k >= numKinds || id-1 >= uint64(len(objs[k])) || !objs[k][id-1].ok {
 				return errBadRecord
@@ -78,7 +96,9 @@ func (s *segmentDecoder) body(d *decoder, b *contract.Batch) error {
 		var mk contract.Kind
 		switch {
 		case k == kindOther:
-			mk = contract.Kind(d.string())
+			if mk = contract.Kind(d.string()); !validKind(string(mk)) {
+				return errBadRecord
+			}
 		case k < numKinds:
 			mk = modelKinds[k]
 		default:
@@ -126,6 +146,9 @@ func (s *segmentDecoder) body(d *decoder, b *contract.Batch) error {
 	}
 	if d.byte() == 1 {
 		b.Health = readHealth(d)
+	}
+	if d.err == nil && s.version >= 2 {
+		return s.readOthers(d, b, int(c))
 	}
 	return d.err
 }

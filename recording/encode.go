@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -37,6 +38,10 @@ type clusterState struct {
 	objs   [numKinds]map[nsName]*slot
 	next   [numKinds]uint64 // the next id of each kind in the segment
 	health *contract.Health
+	// others are the objects read as unstructured, by kind name (unstructured.go), and
+	// otherKinds those kinds in the order first seen, which orders a snapshot.
+	others     map[contract.Kind]*otherState
+	otherKinds []contract.Kind
 }
 
 func newClusterState() *clusterState {
@@ -100,15 +105,17 @@ func (e *encoder) marshal(dst []byte, s *slot) []byte {
 	return appendProto(dst, s.obj)
 }
 
-// appendBatch appends b's record, at, to dst and applies b to the cluster's state.
-func (e *encoder) appendBatch(dst []byte, at time.Time, b *contract.Batch) []byte {
+// appendBatch appends b's record, at, to dst and applies b to the cluster's state. An object the
+// recording cannot hold (groupOthers) is left out of both, and the error names it; the rest of the
+// batch is recorded all the same.
+func (e *encoder) appendBatch(dst []byte, at time.Time, b *contract.Batch) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, recBatch) // the length, written at the end
 	dst = binary.AppendVarint(dst, at.Sub(e.last).Nanoseconds())
 	e.last = at
-	dst = e.appendBody(dst, b)
+	dst, err := e.appendBody(dst, b)
 	if len(e.parts) == 0 {
-		return finishRecord(dst, start)
+		return finishRecord(dst, start), err
 	}
 	// The length goes into the first part, the record's start.
 	first := e.parts[0]
@@ -117,7 +124,7 @@ func (e *encoder) appendBatch(dst []byte, at time.Time, b *contract.Batch) []byt
 		body += len(p)
 	}
 	e.parts[0] = finishRecordLen(first, start, body)
-	return dst
+	return dst, err
 }
 
 // finishRecord writes the length of the record that starts at start, whose five bytes are kept
@@ -133,12 +140,21 @@ func finishRecordLen(dst []byte, start, body int) []byte {
 	return append(dst[:start], dst[start+5-n:]...)
 }
 
-func (e *encoder) appendBody(dst []byte, b *contract.Batch) []byte {
+func (e *encoder) appendBody(dst []byte, b *contract.Batch) ([]byte, error) {
 	cs := e.clusters[b.Cluster]
+	groups, err := groupOthers(b)
 	dst = binary.AppendUvarint(dst, uint64(b.Cluster))
 	// Deletes first, as the model applies them before the pods: an object deleted and made again
 	// within one batch gets a new id.
-	dst = binary.AppendUvarint(dst, uint64(len(b.Deletes)))
+	deletes := len(b.Deletes)
+	for _, d := range b.Deletes {
+		// A kind name a reader would refuse, and with it the rest of the segment.
+		if kindOf(d.Kind) == kindOther && !validKind(string(d.Kind)) {
+			err = errors.Join(err, fmt.Errorf("leaving out the delete of %s/%s: kind %q is not a kind name", d.Namespace, d.Name, d.Kind))
+			deletes--
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(deletes))
 	for _, d := range b.Deletes {
 		dst = e.spill(dst)
 		k := kindOf(d.Kind)
@@ -150,6 +166,16 @@ func (e *encoder) appendBody(dst []byte, b *contract.Batch) []byte {
 				dst = binary.AppendUvarint(dst, s.id+1)
 				continue
 			}
+		}
+		// An object read as unstructured, of any kind: by its id among its kind name's.
+		if id, ok := cs.deleteOther(d.Kind, key); ok {
+			dst = append(dst, byte(kindOther))
+			dst = binary.AppendUvarint(dst, id+1)
+			dst = appendString(dst, string(d.Kind))
+			continue
+		}
+		if k == kindOther && !validKind(string(d.Kind)) {
+			continue // left out, above
 		}
 		// An object the recording never held: by its name.
 		dst = append(dst, byte(k))
@@ -180,7 +206,7 @@ func (e *encoder) appendBody(dst []byte, b *contract.Batch) []byte {
 	} else {
 		dst = append(dst, 0)
 	}
-	return dst
+	return e.appendOthers(dst, cs, groups), err
 }
 
 // appendObject writes one object's entry: uvarint id<<1|diff, then the diff against the
@@ -225,7 +251,9 @@ func (e *encoder) writeSnapshot(at time.Time, buf []byte, out func([]byte) error
 	// In the order the objects were first seen, so that a model fed the snapshot numbers its pods
 	// (the views' last tie-break) as the live one did.
 	order := make([][numKinds][]*slot, len(e.clusters))
+	others := make([][]sgroup, len(e.clusters))
 	for c, cs := range e.clusters {
+		others[c] = cs.snapshotOthers()
 		for k := range numKinds {
 			slots := make([]*slot, 0, len(cs.objs[k]))
 			for _, s := range cs.objs[k] {
@@ -262,6 +290,22 @@ func (e *encoder) writeSnapshot(at time.Time, buf []byte, out func([]byte) error
 				dst = appendHealth(append(dst, 1), cs.health)
 			} else {
 				dst = append(dst, 0)
+			}
+			dst = binary.AppendUvarint(dst, uint64(len(others[c])))
+			for _, g := range others[c] {
+				dst = appendString(dst, string(g.kind))
+				dst = appendString(dst, g.apiVersion)
+				dst = binary.AppendUvarint(dst, uint64(len(g.slots)))
+				for _, s := range g.slots {
+					dst = binary.AppendUvarint(dst, s.id<<1)
+					dst = appendBytes(dst, s.enc)
+					if len(dst) >= snapshotChunk {
+						if err := emit(dst); err != nil {
+							return dst, err
+						}
+						dst = dst[:0]
+					}
+				}
 			}
 		}
 		return dst, emit(dst)

@@ -16,8 +16,13 @@ import (
 // magic opens every segment file.
 const magic = "DOOMREC\n"
 
-// version is the format's version; a reader refuses a segment of another.
-const version = 1
+// version is the format's version, which the writer writes. A reader reads it and every version
+// before it back to minVersion, and refuses any other. Version 2 added the objects read as
+// unstructured (FORMAT.md, "Version 2"): a version-1 batch body is a version-2 one without them.
+const (
+	version    = 2
+	minVersion = 1
+)
 
 // maxFrame bounds a frame's payload: a length above it is garbage, not a frame.
 const maxFrame = 64 << 20
@@ -39,7 +44,9 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // header is a segment's header.
 type header struct {
-	seq uint64
+	// version is the segment's format version, which says how its records are read.
+	version uint16
+	seq     uint64
 	// start is the time of the segment's snapshot: the state after every batch recorded before
 	// the segment.
 	start time.Time
@@ -74,7 +81,7 @@ func (h *header) marshal() []byte {
 	}
 	body = appendString(body, h.scope)
 	out := append([]byte(magic), 0, 0)
-	binary.LittleEndian.PutUint16(out[len(magic):], version)
+	binary.LittleEndian.PutUint16(out[len(magic):], h.version)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(body)))
 	out = binary.LittleEndian.AppendUint32(out, crc32.Checksum(body, crcTable))
 	return append(out, body...)
@@ -91,8 +98,9 @@ func readHeader(r io.Reader) (*header, error) {
 	if string(fixed[:len(magic)]) != magic {
 		return nil, errNotSegment
 	}
-	if v := binary.LittleEndian.Uint16(fixed[len(magic):]); v != version {
-		return nil, fmt.Errorf("recording format version %d, this doomwatch reads version %d", v, version)
+	v := binary.LittleEndian.Uint16(fixed[len(magic):])
+	if v < minVersion || v > version {
+		return nil, fmt.Errorf("recording format version %d, this doomwatch reads versions %d to %d", v, minVersion, version)
 	}
 	n := binary.LittleEndian.Uint32(fixed[len(magic)+2:])
 	sum := binary.LittleEndian.Uint32(fixed[len(magic)+6:])
@@ -104,7 +112,7 @@ func readHeader(r io.Reader) (*header, error) {
 		return nil, errNotSegment
 	}
 	d := decoder{b: body}
-	h := &header{seq: d.uvarint(), start: time.Unix(0, d.varint()).UTC()}
+	h := &header{version: v, seq: d.uvarint(), start: time.Unix(0, d.varint()).UTC()}
 	flags := d.uvarint()
 	h.gap = flags&headerGap != 0
 	for range d.count() {

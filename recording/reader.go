@@ -327,7 +327,7 @@ func (r *Reader) segment(i int) iter.Seq2[Frame, error] {
 		if err := r.z.Reset(&frameReader{r: br}); err != nil {
 			return
 		}
-		dec := newSegmentDecoder(len(r.contexts), h.start, r.in)
+		dec := newSegmentDecoder(h.version, len(r.contexts), h.start, r.in)
 		zr := bufio.NewReaderSize(r.z, 64<<10)
 		var body []byte
 		for {

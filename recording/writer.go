@@ -211,7 +211,9 @@ func (w *Writer) Span() (first, last time.Time) {
 //
 // An error says the batch could not be written (the disk is full, say); the writer keeps the
 // state regardless, and the next Append starts a new segment from a snapshot once it can write
-// again, marked as following a gap.
+// again, marked as following a gap. An error also names an object the recording cannot hold (an
+// unstructured object with no JSON encoding, a kind name no API server would accept), which is
+// left out of the recording while the rest of the batch is recorded.
 func (w *Writer) Append(at time.Time, b *contract.Batch) error {
 	if b == nil {
 		return errors.New("recording: no batch")
@@ -245,7 +247,11 @@ func (w *Writer) Append(at time.Time, b *contract.Batch) error {
 			return err
 		}
 	}
-	w.rec = w.enc.appendBatch(w.rec, at, b)
+	var lerr error
+	w.rec, lerr = w.enc.appendBatch(w.rec, at, b)
+	if lerr != nil && err == nil {
+		err = fmt.Errorf("recording: %w", lerr)
+	}
 	w.last = at
 	w.seg.dirty = true
 	// A large record comes in parts: all but the last go to the compressor now, the last waits as
@@ -409,7 +415,7 @@ func (w *Writer) startSegment() error {
 		return fmt.Errorf("writing recording: %w", err)
 	}
 	s := &segment{segmentInfo: segmentInfo{path: path, seq: w.seq, start: w.last}, f: f}
-	h := header{seq: w.seq, start: w.last, gap: w.gap && w.seq > 1, contexts: w.opts.Contexts, servers: w.opts.Servers, scope: w.opts.Scope}
+	h := header{version: version, seq: w.seq, start: w.last, gap: w.gap && w.seq > 1, contexts: w.opts.Contexts, servers: w.opts.Servers, scope: w.opts.Scope}
 	hb := h.marshal()
 	if _, err := f.Write(hb); err != nil {
 		_ = f.Close()

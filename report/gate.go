@@ -49,6 +49,10 @@ type Gate struct {
 	SuspectNodes []SuspectNode `json:"suspectNodes"`
 	// Clusters are the verdicts per context of a wait across several (FleetGate); absent with one.
 	Clusters []GateCluster `json:"clusters,omitempty"`
+	// StartedAt is when the wait started, and Seconds how long it took to the verdict, the first
+	// sync included: a JUnit suite's timestamp and time. The caller's, as ExitCode.
+	StartedAt time.Time `json:"startedAt"`
+	Seconds   float64   `json:"seconds"`
 }
 
 // GateCluster is one context's verdict in a wait across several.

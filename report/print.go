@@ -22,7 +22,7 @@ type Printers[D any] []Printer[D]
 // line in each list; a document's human format is its own printer.
 var (
 	SnapshotPrinters = Printers[*Snapshot]{{"table", (*Snapshot).WriteTable}, {"json", writeJSON[*Snapshot]}}
-	GatePrinters     = Printers[*Gate]{{"text", (*Gate).WriteText}, {"json", writeJSON[*Gate]}}
+	GatePrinters     = Printers[*Gate]{{"text", (*Gate).WriteText}, {"json", writeJSON[*Gate]}, {"junit", (*Gate).WriteJUnit}}
 	// WatchPrinters print --watch's lines: one tab-separated line each, or JSON lines.
 	WatchPrinters = Printers[[]WatchLine]{{"table", writeWatchTable}, {"json", writeWatchJSON}}
 )

@@ -1,0 +1,98 @@
+package model
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
+	"doomwatch/model/podtest"
+)
+
+// argoRolloutFixture is an Argo Rollout as the dynamic client hands it over (integers as int64),
+// in the middle of an update to pod hash "new" from stable "old", with status fields as the
+// controller names them (pkg/apis/rollouts/v1alpha1 RolloutStatus).
+func argoRolloutFixture(phase, message string, status map[string]any) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+		"metadata": map[string]any{"namespace": "shop", "name": "web", "uid": "Rollout-web", "generation": int64(2)},
+		"spec":     map[string]any{"replicas": int64(4), "strategy": map[string]any{"canary": map[string]any{}}},
+		"status": map[string]any{"observedGeneration": "2", "phase": phase, "message": message,
+			"currentPodHash": "new", "stableRS": "old", "replicas": int64(5), "updatedReplicas": int64(1),
+			"readyReplicas": int64(4), "availableReplicas": int64(4)},
+	}}
+	for k, v := range status {
+		u.Object["status"].(map[string]any)[k] = v
+	}
+	return u
+}
+
+// argoReplicaSet is a ReplicaSet the Rollout controls, its template labelled with its pod hash.
+func argoReplicaSet(name, hash string) *appsv1.ReplicaSet {
+	rs := replicaSet("shop", name, "", "")
+	rs.OwnerReferences = []metav1.OwnerReference{podtest.ControllerRef("Rollout", "web")}
+	rs.Spec.Template.Labels = map[string]string{argoPodHashLabel: hash}
+	return rs
+}
+
+// TestArgoRollout: a Rollout's pods are grouped under it through its ReplicaSets, its new
+// ReplicaSet is status.currentPodHash's, a crash-looping canary dooms it while Argo still says
+// Progressing, a pause at a canary step does not, and the gate finds it with its current pods.
+func TestArgoRollout(t *testing.T) {
+	m := New(DefaultConfig())
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(argoRolloutFixture("Progressing", "more replicas need to be updated", nil),
+		argoReplicaSet("web-old", "old"), argoReplicaSet("web-new", "new"))}, t0)
+	apply(m, t0, pod("shop", "web-old-a", ownedBy("ReplicaSet", "web-old")),
+		pod("shop", "web-new-a", ownedBy("ReplicaSet", "web-new"), crashLoop()))
+	if o := m.Pod("shop/web-new-a").Owner; o != "Rollout/web" {
+		t.Errorf("the canary pod's owner = %q, want Rollout/web", o)
+	}
+	r := rolloutOf(t, m, "web")
+	if r.Kind != "Rollout" || r.Verdict != classify.RolloutDoomed || r.NewReplicaSet != "web-new" ||
+		strings.Join(r.OldReplicaSets, ",") != "web-old" || !strings.HasPrefix(r.Reason, "1/1 new pods doomed: ") || r.Desired != 4 {
+		t.Fatalf("crash-looping canary: %+v", r)
+	}
+	st := m.Gate([]Target{{contract.KindRollout, "shop", "web"}}, t0)[0]
+	if !st.Found || st.Rollout.Verdict != classify.RolloutDoomed || st.Pods.Pods != 1 || st.Old != 1 || len(st.Doomed) != 1 {
+		t.Fatalf("gate: %+v", st)
+	}
+
+	// The canary pod recovers and Argo pauses at its step: waiting, not doomed.
+	apply(m, t0, pod("shop", "web-new-a", ownedBy("ReplicaSet", "web-new")))
+	paused := argoRolloutFixture("Paused", "CanaryPauseStep", map[string]any{"controllerPause": true,
+		"pauseConditions": []any{map[string]any{"reason": "CanaryPauseStep", "startTime": "2026-12-04T10:00:00Z"}}})
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(paused)}, t0)
+	if r = rolloutOf(t, m, "web"); r.Verdict != classify.RolloutProgressing || r.Reason != "Paused: CanaryPauseStep" {
+		t.Fatalf("paused at a step: %s %q", r.Verdict, r.Reason)
+	}
+
+	// A ReplicaSet that leaves the Rollout leaves its rollout; a deleted Rollout has none.
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindReplicaSet, Namespace: "shop", Name: "web-old"}}}, t0)
+	if r = rolloutOf(t, m, "web"); len(r.OldReplicaSets) != 0 {
+		t.Errorf("old ReplicaSets after its delete: %v", r.OldReplicaSets)
+	}
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindRollout, Namespace: "shop", Name: "web"}}}, t0)
+	if len(m.Rollouts()) != 0 {
+		t.Errorf("rollouts after the Rollout's delete: %+v", m.Rollouts())
+	}
+}
+
+// TestArgoRolloutOfAnyShape: the object is the API server's and may be of any shape; fields of
+// the wrong type read as absent, and nothing panics.
+func TestArgoRolloutOfAnyShape(t *testing.T) {
+	m := New(DefaultConfig())
+	odd := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+		"metadata": map[string]any{"namespace": "shop", "name": "web"},
+		"spec":     "not a map",
+		"status":   map[string]any{"phase": int64(3), "pauseConditions": "no", "replicas": "many", "abort": "yes"},
+	}}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(odd)}, t0)
+	if r := rolloutOf(t, m, "web"); r.Verdict != classify.RolloutProgressing {
+		t.Errorf("an odd Rollout: %+v", r)
+	}
+}
