@@ -302,7 +302,7 @@ func TestWaitManifestErrors(t *testing.T) {
 		}},
 		{"no such path", []string{"wait", "-f", dir + "/nope.yaml"}, exitError, nil},
 		{"-f and a name", []string{"wait", "-f", good, "deploy/web"}, exitUsage, []string{
-			"doomwatch: name workloads, pass -l or pass -f, only one of them (see doomwatch wait --help)",
+			"doomwatch: -f's manifests name the workloads: not with names or -l too (see doomwatch wait --help)",
 		}},
 		{"-R alone", []string{"wait", "-R", "deploy/web"}, exitUsage, []string{
 			"doomwatch: -R reads the directories of -f: pass -f too (see doomwatch wait --help)",

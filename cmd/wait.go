@@ -183,8 +183,11 @@ func (w *wait) validate(fs *pflag.FlagSet, args []string) error {
 			ways++
 		}
 	}
-	if ways > 1 {
-		return errors.New("name workloads, pass -l or pass -f, only one of them")
+	switch {
+	case ways > 1 && len(w.files) > 0:
+		return errors.New("-f's manifests name the workloads: not with names or -l too")
+	case ways > 1:
+		return errors.New("name workloads or pass -l, not both (as kubectl rollout status)")
 	}
 	if ways == 0 {
 		return errors.New("wait needs workloads to wait for: deployment/NAME ..., -l SELECTOR, or -f MANIFESTS")
