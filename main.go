@@ -50,7 +50,7 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	profileOnSignal()
 	err := cmd.Execute(&cmd.Program{Name: progName(), Version: buildVersion(), Stdout: stdout, Stderr: stderr,
-		ExitCode: exitCode}, args)
+		Stdin: os.Stdin, ExitCode: exitCode}, args)
 	if msg := message(err); msg != "" {
 		fmt.Fprintln(stderr, "doomwatch: "+msg)
 	}
@@ -81,9 +81,16 @@ func exitCode(err error) int {
 func message(err error) string {
 	var usage *cmd.UsageError
 	var gate *cmd.GateError
+	var lines *cmd.LinesError
 	switch {
 	case err == nil, errors.As(err, &gate):
 		return ""
+	case errors.As(err, &lines):
+		out := make([]string, len(lines.Lines))
+		for i, l := range lines.Lines {
+			out[i] = sanitize.Text(l)
+		}
+		return strings.Join(out, "\n"+"doomwatch: ")
 	case errors.As(err, &usage):
 		// The help of the command that was run: the root's does not document a subcommand's flags.
 		help := progName() + " --help"

@@ -269,3 +269,58 @@ func TestWaitAcrossTheDemoFleet(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitManifestErrors: wait -f reads its manifests before it connects, so a set that cannot
+// be read fails at once, a line for each problem and exit 1; the flags that cannot go with -f are
+// usage errors (exit 2). No cluster is reached: the kubeconfig names none.
+func TestWaitManifestErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		t.Helper()
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("a.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n")
+	noVersion := write("b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\nkind: Deployment\nmetadata:\n  name: x\n")
+	broken := write("c.json", `{"apiVersion": "v1", "kind": `)
+	t.Setenv("KUBECONFIG", dir+"/no-such-kubeconfig")
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		lines []string
+	}{
+		{"two bad files", []string{"wait", "-f", noVersion, "-f", broken}, exitError, []string{
+			"doomwatch: " + noVersion + ": document 2: Deployment x: apiVersion is not set",
+			"doomwatch: " + broken + ": document 1: unexpected EOF",
+		}},
+		{"namespace against -n", []string{"wait", "-f", good, "-n", "other"}, exitError, []string{
+			"doomwatch: " + good + ": document 1: the namespace from the provided object \"shop\" does not match the namespace \"other\". You must pass '--namespace=shop' to perform this operation.",
+		}},
+		{"no such path", []string{"wait", "-f", dir + "/nope.yaml"}, exitError, nil},
+		{"-f and a name", []string{"wait", "-f", good, "deploy/web"}, exitUsage, []string{
+			"doomwatch: -f's manifests name the workloads: not with names or -l too (see doomwatch wait --help)",
+		}},
+		{"-R alone", []string{"wait", "-R", "deploy/web"}, exitUsage, []string{
+			"doomwatch: -R reads the directories of -f: pass -f too (see doomwatch wait --help)",
+		}},
+		{"-f on the demo", []string{"wait", "--demo", "-f", good}, exitUsage, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(tc.args...)
+			if code != tc.code || stdout != "" {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, tc.code, stdout, stderr)
+			}
+			if tc.lines == nil {
+				oneErrorLine(t, stderr)
+				return
+			}
+			if want := strings.Join(tc.lines, "\n") + "\n"; stderr != want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", stderr, want)
+			}
+		})
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -57,6 +58,8 @@ type sourceOptions struct {
 	// selector selects pods (wait's -l selects Deployments, not pods).
 	selector      string
 	allNamespaces bool
+	// namespace, when set, is the one namespace watched in place of -n or the kubeconfig's.
+	namespace string
 	// demoFrom is the simulated time the demo's story starts at (demo.Options.From).
 	demoFrom time.Duration
 }
@@ -89,6 +92,8 @@ type Program struct {
 	Name           string
 	Version        string
 	Stdout, Stderr io.Writer
+	// Stdin is read by wait -f - (the manifests on standard input); nil when there is none.
+	Stdin io.Reader
 	// ExitCode is the exit code main gives an error Execute returns (nil: success), for the
 	// documents that print it (wait -o json).
 	ExitCode func(error) int
@@ -136,6 +141,12 @@ func Execute(p *Program, args []string) error {
 	}
 	if err := c.validate(fs, rest); err != nil {
 		return usageErr(err)
+	}
+	// What the command reads before it connects (wait -f's manifests): a bad file fails at once.
+	if pr, ok := c.(preparer); ok {
+		if err := pr.prepare(p); err != nil {
+			return err
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -232,6 +243,17 @@ func flagSet(c command) (*pflag.FlagSet, *common) {
 	fs.SortFlags = false
 	return fs, c.addFlags(fs)
 }
+
+// preparer is a command with input of its own to read before it connects.
+type preparer interface {
+	prepare(p *Program) error
+}
+
+// LinesError is several problems, one line each (wait -f's manifests that do not parse, the
+// objects not found): main prints each on a line of its own, sanitised.
+type LinesError struct{ Lines []string }
+
+func (e *LinesError) Error() string { return strings.Join(e.Lines, "; ") }
 
 // UsageError is a bad flag, value or argument.
 type UsageError struct {

@@ -183,6 +183,7 @@ func (o *common) start(ctx context.Context, src sourceOptions, contexts []string
 	}
 	return kube.ConnectFleet(ctx, o.kube, contexts, deadline, kube.Options{
 		AllNamespaces: allNamespaces,
+		Namespace:     src.namespace,
 		Selector:      selector,
 		Interval:      o.interval,
 	})

@@ -10,6 +10,7 @@ import (
 	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/kube"
+	"doomwatch/manifest"
 	"doomwatch/model"
 	"doomwatch/report"
 	"doomwatch/sanitize"
@@ -43,6 +44,12 @@ type gate struct {
 	// settled is set once a target has been complete: from then on a doomed current pod fails it.
 	completeAt []time.Time
 	settled    []bool
+	// from is, for wait -f, the manifest each target was read from; present are the manifests'
+	// objects without a rollout of their own that exist, and notFound a line for each that does
+	// not (or whose kind the cluster does not serve).
+	from     map[model.Target]manifest.Source
+	present  []report.Workload
+	notFound []string
 }
 
 // warnKey identifies a transient failure for the warnings: its container. Its reason may change
@@ -229,7 +236,7 @@ func (g *gate) document(ctx context.Context, statuses []model.GateStatus, how re
 	}
 	rep := report.NewGate(&report.GateInput{End: how, Message: message, Window: g.m.Config().Window, Stable: g.stable,
 		Statuses: statuses, StartFailures: startFailures, Started: g.started,
-		Warnings: g.warnings, MoreWarnings: g.moreWarnings, Suspects: suspects})
+		Warnings: g.warnings, MoreWarnings: g.moreWarnings, Suspects: suspects, Present: g.present})
 	if doomed := rep.Doomed(); len(doomed) > 0 {
 		g.fetchLogs(ctx, doomed)
 	}

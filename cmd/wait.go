@@ -17,6 +17,7 @@ import (
 	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/kube/demo"
+	"doomwatch/manifest"
 	"doomwatch/model"
 	"doomwatch/report"
 	"doomwatch/sanitize"
@@ -95,6 +96,13 @@ type wait struct {
 	stable   time.Duration
 	output   string
 	refs     []workloadRef
+	// files and recursive are -f and -R; objs are the objects read from them (prepare).
+	files     []string
+	recursive bool
+	objs      []manifest.Object
+	// watch is the namespaces the manifests' objects need watched: one named namespace, or every
+	// namespace when they span several (or name some and leave others to -n's).
+	watch sourceOptions
 }
 
 func newWait() command { return &wait{} }
@@ -104,6 +112,8 @@ func (w *wait) name() string { return "wait" }
 func (w *wait) addFlags(fs *pflag.FlagSet) *common {
 	w.common = newCommon()
 	fs.StringVarP(&w.selector, "selector", "l", "", "Wait for every Deployment whose labels match this selector, as kubectl's -l.")
+	fs.StringSliceVarP(&w.files, "filename", "f", nil, "Wait for every object of these manifests (files, directories, - for stdin), as kubectl apply -f reads them; doomwatch never applies.")
+	fs.BoolVarP(&w.recursive, "recursive", "R", false, "Read the directories of -f recursively.")
 	fs.DurationVar(&w.timeout, "timeout", defaultWaitTimeout, "Give up (exit 70) when the rollouts have not completed in this long.")
 	fs.DurationVar(&w.stable, "stable", 0, "Once a rollout is complete, keep judging it this long; a doom within it fails the wait (0: exit once complete).")
 	fs.StringVarP(&w.output, "output", "o", "text", "Verdict format: "+report.GatePrinters.List()+" (the document is on stdout; progress goes to stderr).")
@@ -121,6 +131,7 @@ Usage:
   %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME rollout/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json|junit]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
+  %[1]s wait -f DIR|FILE|- [-R]             every object of the manifests (after kubectl apply -f)
   %[1]s wait --context eu,us deploy/web     in every context (a comma list, a glob, --all-contexts)
 
 Names take kubectl's forms: deployment/web, deploy/web, deployments.apps/web; sts/ and ds/ too.
@@ -133,6 +144,12 @@ A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once i
 doomed when its verdict is doomed or when it is being deleted.
 Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
 on a terminal, otherwise a plain line at most every 5s and one per change of verdict.
+
+-f reads manifests as kubectl apply -f does (files, directories, - for stdin, -R to recurse; no
+URLs, no kustomize) and never applies them. Each object is found in the cluster, in its
+manifest's namespace or -n's: the kinds above are waited for; any other (a ConfigMap, a Service,
+a custom resource) must exist and is reported present. A file that does not parse, an object not
+found and a kind the cluster does not serve are a line each, and exit 1.
 
 --stable D soaks: a complete workload must stay complete for D before the wait passes, and one
 that turns doomed within it (its rollout, or one of its current pods) fails the wait. One that
@@ -160,11 +177,26 @@ func (w *wait) validate(fs *pflag.FlagSet, args []string) error {
 	if err := w.common.validate(fs); err != nil {
 		return err
 	}
-	if len(args) > 0 && w.selector != "" {
+	ways := 0
+	for _, given := range []bool{len(args) > 0, w.selector != "", len(w.files) > 0} {
+		if given {
+			ways++
+		}
+	}
+	switch {
+	case ways > 1 && len(w.files) > 0:
+		return errors.New("-f's manifests name the workloads: not with names or -l too")
+	case ways > 1:
 		return errors.New("name workloads or pass -l, not both (as kubectl rollout status)")
 	}
-	if len(args) == 0 && w.selector == "" {
-		return errors.New("wait needs workloads to wait for: deployment/NAME ..., or -l SELECTOR")
+	if ways == 0 {
+		return errors.New("wait needs workloads to wait for: deployment/NAME ..., -l SELECTOR, or -f MANIFESTS")
+	}
+	if w.recursive && len(w.files) == 0 {
+		return errors.New("-R reads the directories of -f: pass -f too")
+	}
+	if len(w.files) > 0 && w.demo {
+		return errors.New("-f looks for the manifests' objects in a cluster; the demo has none of yours")
 	}
 	var err error
 	if w.refs, err = parseWorkloads(args); err != nil {
@@ -185,12 +217,86 @@ func (w *wait) validate(fs *pflag.FlagSet, args []string) error {
 	return w.validateValues()
 }
 
+// prepare reads -f's manifests before wait connects: each file, document or object that cannot be
+// read is a line of its own, and none is waited for (exit 1).
+func (w *wait) prepare(p *Program) error {
+	if len(w.files) == 0 {
+		return nil
+	}
+	objs, err := manifest.Read(w.files, w.recursive, p.Stdin)
+	if err != nil {
+		var lines []string
+		for _, e := range flatten(err) {
+			lines = append(lines, e.Error())
+		}
+		return &LinesError{Lines: lines}
+	}
+	if len(objs) == 0 {
+		return fmt.Errorf("no objects in %s", strings.Join(w.files, ", "))
+	}
+	// A namespace named in a manifest and another by -n is kubectl's error (cli-runtime
+	// pkg/resource/visitor.go RequireNamespace, verbatim), since apply -f would have refused them too.
+	var lines []string
+	named := map[string]bool{}
+	unnamed := false
+	for _, o := range objs {
+		ns := o.GetNamespace()
+		switch {
+		case clusterScoped[o.GroupVersionKind().GroupKind().String()]:
+		case ns != "" && w.kube.Namespace() != "" && ns != w.kube.Namespace():
+			lines = append(lines, o.Source.Line(fmt.Sprintf("the namespace from the provided object %q does not match the namespace %q. You must pass '--namespace=%s' to perform this operation.",
+				ns, w.kube.Namespace(), ns)))
+		case ns != "":
+			named[ns] = true
+		default:
+			unnamed = true
+		}
+	}
+	if len(lines) > 0 {
+		return &LinesError{Lines: lines}
+	}
+	w.watch = sourceOptions{demoFrom: demo.Deployed}
+	switch {
+	case len(named) > 1 || len(named) == 1 && unnamed:
+		w.watch.allNamespaces = true
+	case len(named) == 1:
+		for ns := range named {
+			w.watch.namespace = ns
+		}
+	}
+	w.objs = objs
+	return nil
+}
+
+// clusterScoped are the built-in kinds without a namespace that manifests often hold beside their
+// workloads (as GroupKind strings): they do not make the wait watch -n's namespace. Any other
+// kind's scope is discovery's, once connected.
+var clusterScoped = map[string]bool{
+	"Namespace": true, "PersistentVolume": true, "ClusterRole.rbac.authorization.k8s.io": true,
+	"ClusterRoleBinding.rbac.authorization.k8s.io": true, "StorageClass.storage.k8s.io": true,
+	"CustomResourceDefinition.apiextensions.k8s.io": true, "PriorityClass.scheduling.k8s.io": true,
+	"IngressClass.networking.k8s.io": true,
+}
+
+// flatten is the errors an errors.Join holds, or err alone.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
 // validateFleet: wait judges each context's rollouts with a gate of its own.
 func (w *wait) validateFleet() error { return nil }
 
 // source: wait's -l selects Deployments, not pods, so every pod of the namespace is watched; on
 // the demo, the story starts once its rollouts have begun, as a gate runs after the deploy.
-func (w *wait) source() sourceOptions { return sourceOptions{demoFrom: demo.Deployed} }
+func (w *wait) source() sourceOptions {
+	if len(w.objs) > 0 {
+		return w.watch
+	}
+	return sourceOptions{demoFrom: demo.Deployed}
+}
 
 // run syncs (within the request timeout and --timeout), resolves the workloads, then applies
 // batches until every rollout is complete, one is doomed or --timeout passes. Progress goes to
@@ -225,8 +331,13 @@ func (w *wait) run(ctx context.Context, e *env) error {
 	// Every context is looked at before the wait starts, so that one missing workload does not
 	// hide another context's: the error names each context that cannot wait.
 	var failed []error
+	// The manifests' objects wait has no informer for are looked up once, each request bounded as
+	// --request-timeout bounds kubectl's.
+	rt, _ := w.kube.RequestTimeout() // validated
+	lookupCtx, cancelLookup := context.WithTimeout(ctx, rt)
+	defer cancelLookup()
 	for i, c := range clusters {
-		g, err := w.newGate(e.src.Sources()[i], c.Model)
+		g, err := w.newGate(lookupCtx, e.src.Sources()[i], c.Model)
 		if err == nil {
 			statuses[i] = c.Gate(g.targets, e.src.Now())
 			err = g.check(statuses[i])
@@ -348,13 +459,15 @@ func (w *wait) run(ctx context.Context, e *env) error {
 
 // newGate resolves the workloads in one cluster: in its namespace (-n, else its context's), the
 // named ones or the Deployments -l selects.
-func (w *wait) newGate(src *kube.Source, m *model.Model) (*gate, error) {
+func (w *wait) newGate(ctx context.Context, src *kube.Source, m *model.Model) (*gate, error) {
 	ns := src.Namespace()
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
 	}
 	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable}
-	if w.selector != "" {
+	if len(w.objs) > 0 {
+		g.fromManifests(ctx, w.objs)
+	} else if w.selector != "" {
 		sel, _ := labels.Parse(w.selector) // validated
 		g.targets = m.Resolve(contract.KindDeployment, ns, sel)
 	} else {
@@ -371,15 +484,70 @@ func (w *wait) newGate(src *kube.Source, m *model.Model) (*gate, error) {
 	if err := g.forbidden(m.Health().Forbidden, w.selector != ""); err != nil {
 		return g, w.cluster(err)
 	}
-	if len(g.targets) == 0 {
+	if len(g.targets) == 0 && w.selector != "" {
 		return g, fmt.Errorf("no deployments in namespace %s match -l %s", sanitize.Text(ns), sanitize.Text(w.selector))
 	}
 	return g, nil
 }
 
+// fromManifests makes wait -f's objects the gate's: the kinds it judges are targets, in the
+// manifest's namespace or -n's; any other object is looked up once, and is present, missing, or of
+// a kind the cluster does not serve.
+func (g *gate) fromManifests(ctx context.Context, objs []manifest.Object) {
+	ns := g.src.DefaultNamespace()
+	if ns == "" {
+		ns = "default"
+	}
+	g.ns = ns
+	g.from = map[model.Target]manifest.Source{}
+	seen := map[model.Target]bool{}
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		ons := o.GetNamespace()
+		if ons == "" {
+			ons = ns
+		}
+		if k, ok := contract.WaitableKind(gvk.Group, gvk.Kind); ok {
+			t := model.Target{Kind: k, Namespace: ons, Name: o.GetName()}
+			if !seen[t] {
+				seen[t] = true
+				g.targets = append(g.targets, t)
+				g.from[t] = o.Source
+			}
+			continue
+		}
+		f, err := g.src.Lookup(ctx, o.GetAPIVersion(), gvk.Kind, ons, o.GetName())
+		if err != nil {
+			g.notFound = append(g.notFound, o.Source.Line(err.Error()))
+			continue
+		}
+		if !f.Namespaced {
+			ons = ""
+		}
+		if !f.Exists {
+			ref := sanitize.Text(strings.ToLower(gvk.Kind) + "/" + o.GetName())
+			g.notFound = append(g.notFound, o.Source.Line(ref+" not found"+inNamespace(ons)))
+			continue
+		}
+		g.present = append(g.present, report.Workload{Kind: sanitize.Text(gvk.Kind), Namespace: sanitize.Text(ons),
+			Name: sanitize.Text(o.GetName()), Verdict: report.Complete, Reason: "present"})
+	}
+}
+
+// inNamespace is " in namespace NS", or "" for a cluster-scoped object.
+func inNamespace(ns string) string {
+	if ns == "" {
+		return ""
+	}
+	return " in namespace " + sanitize.Text(ns)
+}
+
 // check is the error of statuses the gate cannot wait on: workloads not found, or without a
 // rollout status.
 func (g *gate) check(statuses []model.GateStatus) error {
+	if g.from != nil {
+		return g.checkManifests(statuses)
+	}
 	var missing []string
 	var err error
 	for _, st := range statuses {
@@ -394,6 +562,24 @@ func (g *gate) check(statuses []model.GateStatus) error {
 		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), sanitize.Text(g.ns))
 	}
 	return err
+}
+
+// checkManifests is check for wait -f: a line for each object not found, of a kind the cluster
+// does not serve, or without a rollout status, naming the manifest it was read from.
+func (g *gate) checkManifests(statuses []model.GateStatus) error {
+	lines := slices.Clone(g.notFound)
+	for _, st := range statuses {
+		switch {
+		case !st.Found:
+			lines = append(lines, g.from[st.Target].Line(st.Target.String()+" not found"+inNamespace(st.Target.Namespace)))
+		case st.Unsupported != "":
+			lines = append(lines, g.from[st.Target].Line("cannot wait for "+st.Target.String()+": "+st.Unsupported))
+		}
+	}
+	if len(lines) > 0 {
+		return &LinesError{Lines: lines}
+	}
+	return nil
 }
 
 // document is the verdict of the gates (one per context) of a wait that ended as how says.

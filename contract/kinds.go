@@ -113,6 +113,17 @@ func ParseWaitable(typ string) (Kind, bool) {
 	return "", false
 }
 
+// WaitableKind is the kind wait waits for that a manifest's object of group and kind is ("apps",
+// "Deployment"); the version plays no part, as it is only a representation.
+func WaitableKind(group, kind string) (Kind, bool) {
+	for i := range Kinds {
+		if k := &Kinds[i]; k.Waitable && k.Group == group && string(k.Kind) == kind {
+			return k.Kind, true
+		}
+	}
+	return "", false
+}
+
 // Waitable are the resource names of the kinds wait can wait for, the workloads first and pods
 // last: for messages ("deployments, statefulsets, daemonsets and pods").
 func Waitable() []string {

@@ -17,7 +17,8 @@ import (
 
 // Options scope and pace a Source.
 type Options struct {
-	// Namespace scopes the informers ("" with AllNamespaces for every namespace).
+	// Namespace scopes the informers ("" with AllNamespaces for every namespace). Connect fills it
+	// in from the kubeconfig when it is empty.
 	Namespace     string
 	AllNamespaces bool
 	// Selector is a label selector for pods (kubectl's -l).
@@ -35,6 +36,8 @@ type Options struct {
 	// restConfig, set by Connect, is the real cluster's connection: the pod informer then decodes
 	// pods straight into records with a client of its own (podcodec.go).
 	restConfig *rest.Config
+	// defaultNamespace, set by Connect, is -n or the kubeconfig's namespace, whatever is watched.
+	defaultNamespace string
 	// requestTimeout, set by Connect, bounds each discovery request (--request-timeout, as
 	// kubectl's discovery): restConfig has none, for its watches' sake.
 	requestTimeout time.Duration
@@ -58,8 +61,8 @@ type Source struct {
 	now     func() time.Time
 	context string
 	scope   string
-	// namespace is the namespace watched, "" for all.
-	namespace string
+	// namespace is the namespace watched, "" for all; defaultNamespace is -n or the kubeconfig's.
+	namespace, defaultNamespace string
 	// client serves TailLog, or logs when set (Options.Logs).
 	client kubernetes.Interface
 	logs   LogFunc
@@ -69,6 +72,8 @@ type Source struct {
 	synced chan struct{}
 	// server is the API server's address ("" for the demo).
 	server string
+	// clients serve Lookup: discovery and the dynamic client (none for the demo).
+	clients clients
 }
 
 // Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.
@@ -103,6 +108,16 @@ func (s *Source) Context() string { return s.context }
 
 // Namespace is the namespace the source watches, "" when it watches all of them.
 func (s *Source) Namespace() string { return s.namespace }
+
+// DefaultNamespace is -n, else the kubeconfig context's namespace, whichever namespaces are
+// watched: where kubectl puts a manifest's object that names none. The namespace watched for a
+// source Connect did not make (the demo).
+func (s *Source) DefaultNamespace() string {
+	if s.defaultNamespace == "" {
+		return s.namespace
+	}
+	return s.defaultNamespace
+}
 
 // Scope describes the namespace scope and selector, e.g. "ns default · app=web" or "all namespaces".
 func (s *Source) Scope() string { return s.scope }

@@ -42,12 +42,15 @@ func Connect(ctx context.Context, f *Flags, deadline time.Time, opts Options) (*
 	if err != nil {
 		return nil, lineErrorf(err, "loading kubeconfig: %v", err)
 	}
-	if !opts.AllNamespaces {
-		// -n, else the context's namespace, else "default" (or the pod's own namespace in-cluster).
-		ns, _, err := loader.Namespace()
-		if err != nil {
-			return nil, lineErrorf(err, "reading namespace from kubeconfig: %v", err)
-		}
+	// -n, else the context's namespace, else "default" (or the pod's own namespace in-cluster):
+	// the namespace watched, unless the caller named one (wait -f's manifests) or all of them, and
+	// in any case the namespace of a manifest's object that names none.
+	ns, _, err := loader.Namespace()
+	if err != nil {
+		return nil, lineErrorf(err, "reading namespace from kubeconfig: %v", err)
+	}
+	opts.defaultNamespace = ns
+	if !opts.AllNamespaces && opts.Namespace == "" {
 		opts.Namespace = ns
 	}
 	if opts.Context == "" {

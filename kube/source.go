@@ -267,16 +267,18 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 	}
 
 	src := &Source{
-		ctx:       ctx,
-		out:       make(chan contract.Batch),
-		now:       now,
-		context:   opts.Context,
-		scope:     scope(ns, opts.Selector),
-		namespace: ns,
-		client:    client,
-		logs:      opts.Logs,
-		interval:  interval,
-		synced:    make(chan struct{}),
+		ctx:              ctx,
+		out:              make(chan contract.Batch),
+		now:              now,
+		context:          opts.Context,
+		scope:            scope(ns, opts.Selector),
+		namespace:        ns,
+		defaultNamespace: opts.defaultNamespace,
+		client:           client,
+		logs:             opts.Logs,
+		interval:         interval,
+		synced:           make(chan struct{}),
+		clients:          cs,
 	}
 	factory.Start(ctx.Done())
 	go func() {

@@ -59,6 +59,15 @@ type Source struct {
 // List's item.
 func (s Source) String() string { return s.join(", ") }
 
+// Line is msg about what was read at s, as an Error says it: "deploy/web.yaml: document 2: msg".
+// msg is the caller's to sanitise.
+func (s Source) Line(msg string) string {
+	if where := s.join(": "); where != "" {
+		return where + ": " + msg
+	}
+	return msg
+}
+
 func (s Source) join(sep string) string {
 	var parts []string
 	if s.File != "" {
@@ -86,12 +95,7 @@ type Error struct {
 	msg string
 }
 
-func (e *Error) Error() string {
-	if where := e.Source.join(": "); where != "" {
-		return where + ": " + e.msg
-	}
-	return e.msg
-}
+func (e *Error) Error() string { return e.Source.Line(e.msg) }
 
 func (e *Error) Unwrap() error { return e.Err }
 

@@ -150,6 +150,9 @@ type GateInput struct {
 	MoreWarnings int
 	// Suspects are the suspect nodes the targets' failures hit, in the order first seen.
 	Suspects []model.Node
+	// Present are wait -f's objects without a rollout of their own that exist (a ConfigMap, a
+	// Service): workloads complete with the reason "present", after the targets.
+	Present []Workload
 }
 
 // NewGate is the verdict document of a wait that ended as in says. Its ExitCode is the caller's;
@@ -204,6 +207,7 @@ func NewGate(in *GateInput) Gate {
 		}
 		rep.Workloads = append(rep.Workloads, w)
 	}
+	rep.Workloads = append(rep.Workloads, in.Present...)
 	for i := range in.Warnings {
 		rep.Warnings = append(rep.Warnings, containerOf(&in.Warnings[i]))
 	}

@@ -1,0 +1,72 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"doomwatch/sanitize"
+)
+
+// ErrNotServed is the error of a manifest's kind the API server does not serve: its group and
+// version are unknown to discovery, or they do not hold the kind (a CRD not installed).
+var ErrNotServed = errors.New("not served by the cluster")
+
+// Found is what Lookup found of one object named in a manifest.
+type Found struct {
+	// Exists says the object is in the cluster.
+	Exists bool
+	// Namespaced says its kind is namespaced: a cluster-scoped object (a Namespace, a CRD, a
+	// ClusterRole) is looked up without one, as kubectl does.
+	Namespaced bool
+	// Resource is the kind's plural resource name, as discovery serves it ("configmaps").
+	Resource string
+}
+
+// Lookup finds an object a manifest names: discovery maps its apiVersion and kind to a resource,
+// as kubectl's RESTMapper does (one request per group version), and one GET says whether the
+// object exists. It only reads (get on the resource). Names are the manifest's, unsanitised; the
+// error's text is one sanitised line.
+func (s *Source) Lookup(ctx context.Context, apiVersion, kind, namespace, name string) (Found, error) {
+	if s.clients.discovery == nil || s.clients.dynamic == nil {
+		return Found{}, fmt.Errorf("%s: the demo cluster serves only the kinds it simulates: %w", sanitize.Text(kind), ErrNotServed)
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return Found{}, fmt.Errorf("apiVersion %q: %w", sanitize.Text(apiVersion), err)
+	}
+	list, err := s.clients.discovery.ServerResourcesForGroupVersion(gv.String())
+	if apierrors.IsNotFound(err) {
+		return Found{}, fmt.Errorf("%s %s: no API group version %s: %w", sanitize.Text(kind), sanitize.Text(name), sanitize.Text(gv.String()), ErrNotServed)
+	}
+	if err != nil {
+		return Found{}, oneLine(fmt.Errorf("discovery of %s: %w", sanitize.Text(gv.String()), err))
+	}
+	for _, r := range list.APIResources {
+		// Subresources (deployments/status) carry their parent's kind.
+		if r.Kind != kind || strings.Contains(r.Name, "/") {
+			continue
+		}
+		f := Found{Namespaced: r.Namespaced, Resource: r.Name}
+		res := s.clients.dynamic.Resource(gv.WithResource(r.Name))
+		if r.Namespaced {
+			_, err = res.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		} else {
+			_, err = res.Get(ctx, name, metav1.GetOptions{})
+		}
+		switch {
+		case err == nil:
+			f.Exists = true
+		case apierrors.IsNotFound(err):
+		default:
+			return f, oneLine(fmt.Errorf("getting %s %s: %w", r.Name, sanitize.Text(name), err))
+		}
+		return f, nil
+	}
+	return Found{}, fmt.Errorf("%s %s: %s serves no kind %s: %w", sanitize.Text(kind), sanitize.Text(name), sanitize.Text(gv.String()), sanitize.Text(kind), ErrNotServed)
+}

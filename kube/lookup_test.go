@@ -1,0 +1,65 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// TestLookup: an object a manifest names is found through discovery's resource for its kind
+// (namespaced or not) and one GET; a missing object is not an error, a kind the cluster does not
+// serve is ErrNotServed. The fake clientset stands in for discovery and the dynamic fake for the
+// GET: e2e runs wait -f against a real kube-apiserver.
+func TestLookup(t *testing.T) {
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"namespace": "shop", "name": "app-config"}}}
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace",
+		"metadata": map[string]any{"name": "shop"}}}
+	client := fake.NewClientset()
+	client.Resources = []*metav1.APIResourceList{{GroupVersion: "v1", APIResources: []metav1.APIResource{
+		{Name: "configmaps", Namespaced: true, Kind: "ConfigMap"},
+		{Name: "namespaces", Namespaced: false, Kind: "Namespace"},
+		{Name: "namespaces/status", Namespaced: false, Kind: "Namespace"},
+	}}}
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		{Version: "v1", Resource: "configmaps"}: "ConfigMapList", {Version: "v1", Resource: "namespaces"}: "NamespaceList",
+	}, cm, ns)
+	src := &Source{clients: clients{typed: client, dynamic: dyn, discovery: client.Discovery()}}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		apiVersion, kind, ns, name string
+		want                       Found
+		err                        string
+	}{
+		{"v1", "ConfigMap", "shop", "app-config", Found{Exists: true, Namespaced: true, Resource: "configmaps"}, ""},
+		{"v1", "ConfigMap", "other", "app-config", Found{Namespaced: true, Resource: "configmaps"}, ""},
+		{"v1", "Namespace", "default", "shop", Found{Exists: true, Resource: "namespaces"}, ""},
+		{"v1", "Secret", "shop", "db", Found{}, "Secret db: v1 serves no kind Secret: not served by the cluster"},
+		{"widgets.example.com/v1", "Widget", "shop", "w", Found{}, "not served by the cluster"},
+		{"a/b/c", "Widget", "shop", "w", Found{}, `apiVersion "a/b/c"`},
+	} {
+		got, err := src.Lookup(ctx, tc.apiVersion, tc.kind, tc.ns, tc.name)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s %s/%s: error %v, want %q", tc.kind, tc.ns, tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s %s/%s: %+v, %v; want %+v", tc.kind, tc.ns, tc.name, got, err, tc.want)
+		}
+	}
+	// The demo has no dynamic client: every kind is ErrNotServed there.
+	demo := &Source{clients: clients{typed: client, discovery: client.Discovery()}}
+	if _, err := demo.Lookup(ctx, "v1", "ConfigMap", "shop", "app-config"); !errors.Is(err, ErrNotServed) {
+		t.Errorf("the demo's lookup: %v, want ErrNotServed", err)
+	}
+}
