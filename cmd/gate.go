@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -44,12 +47,45 @@ type gate struct {
 	// settled is set once a target has been complete: from then on a doomed current pod fails it.
 	completeAt []time.Time
 	settled    []bool
-	// from is, for wait -f, the manifest each target was read from; present are the manifests'
-	// objects without a rollout of their own that exist, and notFound a line for each that does
-	// not (or whose kind the cluster does not serve).
-	from     map[model.Target]manifest.Source
-	present  []report.Workload
-	notFound []string
+	// from is, for wait -f, the manifest each target was read from; resources are the manifests'
+	// objects of kinds doomwatch does not model, followed and judged with kstatus; notFound is a
+	// line for each object that does not exist (or whose kind the cluster does not serve).
+	from      map[model.Target]manifest.Source
+	resources []*followed
+	notFound  []string
+}
+
+// followed is one object of wait -f's of a kind doomwatch does not model, as kube.Source.Follow
+// last delivered it.
+type followed struct {
+	// kind, namespace and name are sanitised, for the document.
+	kind, namespace, name string
+	mu                    sync.Mutex
+	obj                   *unstructured.Unstructured
+	// deleted is set once the object is deleted while waited for.
+	deleted bool
+}
+
+// set records the object's newest state; nil once deleted.
+func (r *followed) set(obj *unstructured.Unstructured) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.obj, r.deleted = obj, obj == nil
+}
+
+// workload is the resource's verdict now, with kstatus (classify.ResourceVerdict).
+func (r *followed) workload() report.Workload {
+	r.mu.Lock()
+	obj, deleted := r.obj, r.deleted
+	r.mu.Unlock()
+	w := report.Workload{Kind: r.kind, Namespace: r.namespace, Name: r.name}
+	if deleted {
+		w.Verdict, w.Reason = report.Missing, strings.ToLower(r.kind)+"/"+r.name+" was deleted while waiting"
+		return w
+	}
+	v := classify.ResourceVerdict(obj)
+	w.Verdict, w.Reason = report.Verdict(v.Class), sanitize.Text(v.Reason)
+	return w
 }
 
 // warnKey identifies a transient failure for the warnings: its container. Its reason may change
@@ -112,10 +148,28 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 			g.completeAt[i] = time.Time{}
 		}
 	}
-	if held == len(statuses) {
+	complete := 0
+	for _, r := range g.resources {
+		switch r.workload().Verdict {
+		case report.Doomed, report.Missing:
+			return report.Failed, true
+		case report.Complete:
+			complete++
+		}
+	}
+	if held == len(statuses) && complete == len(g.resources) {
 		return report.Ended, true
 	}
 	return 0, false
+}
+
+// resourceWorkloads are the resources' verdicts now, for the document.
+func (g *gate) resourceWorkloads() []report.Workload {
+	out := make([]report.Workload, len(g.resources))
+	for i, r := range g.resources {
+		out[i] = r.workload()
+	}
+	return out
 }
 
 // held notes that target i is complete at now and says whether it has been for --stable.
@@ -236,7 +290,7 @@ func (g *gate) document(ctx context.Context, statuses []model.GateStatus, how re
 	}
 	rep := report.NewGate(&report.GateInput{End: how, Message: message, Window: g.m.Config().Window, Stable: g.stable,
 		Statuses: statuses, StartFailures: startFailures, Started: g.started,
-		Warnings: g.warnings, MoreWarnings: g.moreWarnings, Suspects: suspects, Present: g.present})
+		Warnings: g.warnings, MoreWarnings: g.moreWarnings, Suspects: suspects, Resources: g.resourceWorkloads()})
 	if doomed := rep.Doomed(); len(doomed) > 0 {
 		g.fetchLogs(ctx, doomed)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -336,8 +337,10 @@ func (w *wait) run(ctx context.Context, e *env) error {
 	rt, _ := w.kube.RequestTimeout() // validated
 	lookupCtx, cancelLookup := context.WithTimeout(ctx, rt)
 	defer cancelLookup()
+	// wake says one of those objects changed.
+	wake := make(chan struct{}, 1)
 	for i, c := range clusters {
-		g, err := w.newGate(lookupCtx, e.src.Sources()[i], c.Model)
+		g, err := w.newGate(lookupCtx, ctx, e.src.Sources()[i], c.Model, wake)
 		if err == nil {
 			statuses[i] = c.Gate(g.targets, e.src.Now())
 			err = g.check(statuses[i])
@@ -444,6 +447,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			return end(report.TimedOut, fmt.Sprintf("timed out after %s", w.timeout))
 		case <-poll.C:
 			e.m.Expire(e.src.Now())
+		case <-wake:
 		case bs, ok := <-batches:
 			if !ok {
 				prog.Stop()
@@ -459,14 +463,14 @@ func (w *wait) run(ctx context.Context, e *env) error {
 
 // newGate resolves the workloads in one cluster: in its namespace (-n, else its context's), the
 // named ones or the Deployments -l selects.
-func (w *wait) newGate(ctx context.Context, src *kube.Source, m *model.Model) (*gate, error) {
+func (w *wait) newGate(ctx, follow context.Context, src *kube.Source, m *model.Model, wake chan<- struct{}) (*gate, error) {
 	ns := src.Namespace()
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
 	}
 	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable}
 	if len(w.objs) > 0 {
-		g.fromManifests(ctx, w.objs)
+		g.fromManifests(ctx, follow, w.objs, wake)
 	} else if w.selector != "" {
 		sel, _ := labels.Parse(w.selector) // validated
 		g.targets = m.Resolve(contract.KindDeployment, ns, sel)
@@ -490,10 +494,10 @@ func (w *wait) newGate(ctx context.Context, src *kube.Source, m *model.Model) (*
 	return g, nil
 }
 
-// fromManifests makes wait -f's objects the gate's: the kinds it judges are targets, in the
-// manifest's namespace or -n's; any other object is looked up once, and is present, missing, or of
-// a kind the cluster does not serve.
-func (g *gate) fromManifests(ctx context.Context, objs []manifest.Object) {
+// fromManifests makes wait -f's objects the gate's: the kinds it models are targets, in the
+// manifest's namespace or -n's; any other object is looked up (within ctx) and, when it exists,
+// followed until follow ends and judged with kstatus, each change sent on wake.
+func (g *gate) fromManifests(ctx, follow context.Context, objs []manifest.Object, wake chan<- struct{}) {
 	ns := g.src.DefaultNamespace()
 	if ns == "" {
 		ns = "default"
@@ -529,8 +533,15 @@ func (g *gate) fromManifests(ctx context.Context, objs []manifest.Object) {
 			g.notFound = append(g.notFound, o.Source.Line(ref+" not found"+inNamespace(ons)))
 			continue
 		}
-		g.present = append(g.present, report.Workload{Kind: sanitize.Text(gvk.Kind), Namespace: sanitize.Text(ons),
-			Name: sanitize.Text(o.GetName()), Verdict: report.Complete, Reason: "present"})
+		r := &followed{kind: sanitize.Text(gvk.Kind), namespace: sanitize.Text(ons), name: sanitize.Text(o.GetName()), obj: f.Object}
+		g.resources = append(g.resources, r)
+		g.src.Follow(follow, f, ons, o.GetName(), func(obj *unstructured.Unstructured) {
+			r.set(obj)
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		})
 	}
 }
 

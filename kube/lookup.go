@@ -8,7 +8,11 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
 
 	"doomwatch/sanitize"
 )
@@ -24,8 +28,10 @@ type Found struct {
 	// Namespaced says its kind is namespaced: a cluster-scoped object (a Namespace, a CRD, a
 	// ClusterRole) is looked up without one, as kubectl does.
 	Namespaced bool
-	// Resource is the kind's plural resource name, as discovery serves it ("configmaps").
-	Resource string
+	// Resource is the kind's resource, as discovery serves it ({"", "v1", "configmaps"}).
+	Resource schema.GroupVersionResource
+	// Object is the object as the GET returned it, nil when it does not exist.
+	Object *unstructured.Unstructured
 }
 
 // Lookup finds an object a manifest names: discovery maps its apiVersion and kind to a resource,
@@ -52,16 +58,17 @@ func (s *Source) Lookup(ctx context.Context, apiVersion, kind, namespace, name s
 		if r.Kind != kind || strings.Contains(r.Name, "/") {
 			continue
 		}
-		f := Found{Namespaced: r.Namespaced, Resource: r.Name}
-		res := s.clients.dynamic.Resource(gv.WithResource(r.Name))
+		f := Found{Namespaced: r.Namespaced, Resource: gv.WithResource(r.Name)}
+		res := s.clients.dynamic.Resource(f.Resource)
+		var obj *unstructured.Unstructured
 		if r.Namespaced {
-			_, err = res.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+			obj, err = res.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
 		} else {
-			_, err = res.Get(ctx, name, metav1.GetOptions{})
+			obj, err = res.Get(ctx, name, metav1.GetOptions{})
 		}
 		switch {
 		case err == nil:
-			f.Exists = true
+			f.Exists, f.Object = true, obj
 		case apierrors.IsNotFound(err):
 		default:
 			return f, oneLine(fmt.Errorf("getting %s %s: %w", r.Name, sanitize.Text(name), err))
@@ -69,4 +76,30 @@ func (s *Source) Lookup(ctx context.Context, apiVersion, kind, namespace, name s
 		return f, nil
 	}
 	return Found{}, fmt.Errorf("%s %s: %s serves no kind %s: %w", sanitize.Text(kind), sanitize.Text(name), sanitize.Text(gv.String()), sanitize.Text(kind), ErrNotServed)
+}
+
+// Follow watches one object Lookup found until ctx ends: an informer on its resource narrowed to
+// its name by a field selector (metadata.name, which every resource serves), so the API server
+// sends nothing else. onChange gets each state of it as the informer delivers it, and nil once it
+// is deleted; the informer re-lists and re-watches on its own, as the others do. The object is
+// the API's, unsanitised.
+func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, onChange func(*unstructured.Unstructured)) {
+	if !f.Namespaced {
+		namespace = metav1.NamespaceNone
+	}
+	inf := dynamicinformer.NewFilteredDynamicInformer(s.clients.dynamic, f.Resource, namespace, 0, cache.Indexers{},
+		func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", name).String()
+		})
+	changed := func(obj any) {
+		if u, ok := obj.(*unstructured.Unstructured); ok {
+			onChange(u)
+		}
+	}
+	_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    changed,
+		UpdateFunc: func(_, obj any) { changed(obj) },
+		DeleteFunc: func(any) { onChange(nil) },
+	})
+	go inf.Informer().RunWithContext(ctx)
 }

@@ -34,14 +34,16 @@ func TestLookup(t *testing.T) {
 	}, cm, ns)
 	src := &Source{clients: clients{typed: client, dynamic: dyn, discovery: client.Discovery()}}
 	ctx := context.Background()
+	configmaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	namespaces := schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 	for _, tc := range []struct {
 		apiVersion, kind, ns, name string
 		want                       Found
 		err                        string
 	}{
-		{"v1", "ConfigMap", "shop", "app-config", Found{Exists: true, Namespaced: true, Resource: "configmaps"}, ""},
-		{"v1", "ConfigMap", "other", "app-config", Found{Namespaced: true, Resource: "configmaps"}, ""},
-		{"v1", "Namespace", "default", "shop", Found{Exists: true, Resource: "namespaces"}, ""},
+		{"v1", "ConfigMap", "shop", "app-config", Found{Exists: true, Namespaced: true, Resource: configmaps}, ""},
+		{"v1", "ConfigMap", "other", "app-config", Found{Namespaced: true, Resource: configmaps}, ""},
+		{"v1", "Namespace", "default", "shop", Found{Exists: true, Resource: namespaces}, ""},
 		{"v1", "Secret", "shop", "db", Found{}, "Secret db: v1 serves no kind Secret: not served by the cluster"},
 		{"widgets.example.com/v1", "Widget", "shop", "w", Found{}, "not served by the cluster"},
 		{"a/b/c", "Widget", "shop", "w", Found{}, `apiVersion "a/b/c"`},
@@ -53,6 +55,10 @@ func TestLookup(t *testing.T) {
 			}
 			continue
 		}
+		if (got.Object != nil) != got.Exists || got.Object != nil && got.Object.GetName() != tc.name {
+			t.Errorf("%s %s/%s: object %v", tc.kind, tc.ns, tc.name, got.Object)
+		}
+		got.Object = nil
 		if err != nil || got != tc.want {
 			t.Errorf("%s %s/%s: %+v, %v; want %+v", tc.kind, tc.ns, tc.name, got, err, tc.want)
 		}

@@ -150,9 +150,10 @@ type GateInput struct {
 	MoreWarnings int
 	// Suspects are the suspect nodes the targets' failures hit, in the order first seen.
 	Suspects []model.Node
-	// Present are wait -f's objects without a rollout of their own that exist (a ConfigMap, a
-	// Service): workloads complete with the reason "present", after the targets.
-	Present []Workload
+	// Resources are wait -f's objects of kinds doomwatch does not model (a ConfigMap, a Service, a
+	// custom resource), judged with kstatus: workloads after the targets, with a verdict and a
+	// reason and nothing else.
+	Resources []Workload
 }
 
 // NewGate is the verdict document of a wait that ended as in says. Its ExitCode is the caller's;
@@ -207,7 +208,11 @@ func NewGate(in *GateInput) Gate {
 		}
 		rep.Workloads = append(rep.Workloads, w)
 	}
-	rep.Workloads = append(rep.Workloads, in.Present...)
+	for _, w := range in.Resources {
+		worse(w.Verdict)
+		w.Doomed, w.Pending, w.StartFailures = []Container{}, []model.GatePending{}, []model.NodeStartFailures{}
+		rep.Workloads = append(rep.Workloads, w)
+	}
 	for i := range in.Warnings {
 		rep.Warnings = append(rep.Warnings, containerOf(&in.Warnings[i]))
 	}
