@@ -196,14 +196,21 @@ func (g *gate) soured(st *model.GateStatus) {
 // says how long it has stayed complete ("complete, stable for 12s of 1m"). Without, statuses
 // themselves.
 func (g *gate) shown(statuses []model.GateStatus, now time.Time) []model.GateStatus {
-	if g.stable == 0 {
+	if g.stable == 0 && len(g.resources) == 0 {
 		return statuses
 	}
 	out := slices.Clone(statuses)
 	for i := range out {
-		if held, ok := g.heldFor(out[i], i, now); ok {
+		if held, ok := g.heldFor(out[i], i, now); ok && g.stable > 0 {
 			out[i].Rollout.Reason = fmt.Sprintf("complete, stable for %s of %s", held, model.ShortDuration(g.stable))
 		}
+	}
+	// wait -f's other objects, after the targets, as their kstatus verdicts.
+	for _, r := range g.resources {
+		w := r.workload()
+		out = append(out, model.GateStatus{Target: model.Target{Kind: contract.Kind(w.Kind), Namespace: w.Namespace, Name: w.Name},
+			Namespace: w.Namespace, Name: w.Name, Found: w.Verdict != report.Missing,
+			Rollout: model.Rollout{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name, Verdict: classify.RolloutClass(w.Verdict), Reason: w.Reason}})
 	}
 	return out
 }

@@ -148,9 +148,10 @@ on a terminal, otherwise a plain line at most every 5s and one per change of ver
 
 -f reads manifests as kubectl apply -f does (files, directories, - for stdin, -R to recurse; no
 URLs, no kustomize) and never applies them. Each object is found in the cluster, in its
-manifest's namespace or -n's: the kinds above are waited for; any other (a ConfigMap, a Service,
-a custom resource) must exist and is reported present. A file that does not parse, an object not
-found and a kind the cluster does not serve are a line each, and exit 1.
+manifest's namespace or -n's: the kinds above are waited for as above; any other (a ConfigMap, a
+Service, a custom resource) is judged with kstatus, as Helm 4 and Flux judge it: Current is
+complete, Failed (a Stalled condition) doomed, anything else waits. A file that does not parse, an
+object not found and a kind the cluster does not serve are a line each, and exit 1.
 
 --stable D soaks: a complete workload must stay complete for D before the wait passes, and one
 that turns doomed within it (its rollout, or one of its current pods) fails the wait. One that
