@@ -123,6 +123,18 @@ type argoCase struct {
 	check func(t *testing.T, ctx context.Context, r *RolloutRecorder, from int)
 	// header says what the fixture shows.
 	header []string
+	// wait is what `doomwatch wait rollout/NAME`, started as the update is applied, must end with.
+	wait argoWait
+}
+
+// argoWait is the outcome doomwatch's gate must reach on a case's update: its exit code and
+// verdict within timeout (wait's --timeout), and for a doom, before the controller's Degraded.
+type argoWait struct {
+	timeout time.Duration
+	code    int
+	verdict string
+	// reason is a prefix of the Rollout's reason in wait -o json.
+	reason string
 }
 
 // TestArgoRolloutsController runs the real Argo Rollouts controller (v1.10.1, the module's own
@@ -155,6 +167,7 @@ func TestArgoRolloutsController(t *testing.T) {
 			name:  "healthy",
 			steps: `[{"setWeight": 50}, {"pause": {"duration": "5s"}}]`,
 			check: checkArgoHealthy,
+			wait:  argoWait{timeout: 3 * time.Minute, code: 0, verdict: "complete", reason: `rollout "healthy" is Healthy`},
 			header: []string{
 				"healthy: canary steps [setWeight 50, pause {duration: 5s}]; the image changed once the",
 				"first deploy was Healthy, and the update went through both steps to Healthy.",
@@ -164,6 +177,8 @@ func TestArgoRolloutsController(t *testing.T) {
 			name:  "paused",
 			steps: `[{"setWeight": 20}, {"pause": {}}]`,
 			check: checkArgoPaused,
+			// Paused at a step is progressing, never doomed: wait runs out its timeout (Krane's 70).
+			wait: argoWait{timeout: 30 * time.Second, code: 70, verdict: "timeout", reason: "Paused: CanaryPauseStep"},
 			header: []string{
 				"paused: canary steps [setWeight 20, pause {}]; the image changed once the first deploy was",
 				"Healthy, and the update stopped at the indefinite pause (Paused, CanaryPauseStep) and stayed there:",
@@ -176,6 +191,7 @@ func TestArgoRolloutsController(t *testing.T) {
 			spec:  map[string]any{"progressDeadlineSeconds": int64(30)},
 			next:  crash,
 			check: checkArgoDeadline(false),
+			wait:  argoWait{timeout: 2 * time.Minute, code: 1, verdict: "doomed", reason: "1/1 new pods doomed: "},
 			header: []string{
 				"crashloop: canary steps [setWeight 50, pause {}], progressDeadlineSeconds 30; the update's pods",
 				"crash-loop (kwok's behaviour-crash Stages: exit 1 after 2s, never ready, CrashLoopBackOff),",
@@ -188,6 +204,7 @@ func TestArgoRolloutsController(t *testing.T) {
 			spec:  map[string]any{"progressDeadlineSeconds": int64(30), "progressDeadlineAbort": true},
 			next:  crash,
 			check: checkArgoDeadline(true),
+			wait:  argoWait{timeout: 2 * time.Minute, code: 1, verdict: "doomed", reason: "1/1 new pods doomed: "},
 			header: []string{
 				"crashloop-abort: as crashloop, with progressDeadlineAbort: true: at the deadline the controller",
 				"aborted the update (status.abort, abortedAt) and scaled the stable ReplicaSet back up.",
@@ -201,6 +218,11 @@ func TestArgoRolloutsController(t *testing.T) {
 			runArgoCase(t, ctx, cp, c, version)
 		})
 	}
+	// wait -f on a manifest set that holds a Rollout among the other kinds, on the same cluster.
+	t.Run("wait-f", func(t *testing.T) {
+		t.Parallel()
+		testWaitManifests(t, ctx, cp)
+	})
 }
 
 func runArgoCase(t *testing.T, ctx context.Context, cp *ControlPlane, c argoCase, version string) {
@@ -241,6 +263,7 @@ func runArgoCase(t *testing.T, ctx context.Context, cp *ControlPlane, c argoCase
 	if _, err := res.Patch(ctx, c.name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	waited := startArgoWait(t, ctx, cp, c)
 	// The timeline is logged however the checks end: it is what a failure needs explained.
 	defer func() {
 		for _, s := range rec.Snapshots() {
@@ -248,6 +271,7 @@ func runArgoCase(t *testing.T, ctx context.Context, cp *ControlPlane, c argoCase
 		}
 	}()
 	c.check(t, ctx, rec, i+1)
+	checkArgoWait(t, c, <-waited, update, rec.Snapshots())
 	snaps := rec.Snapshots()
 	// observedGeneration is written as a string (types.go RolloutStatus.ObservedGeneration); a
 	// reader that expects Deployment's integer would miss it.
@@ -445,4 +469,85 @@ func checkCrashLooping(t *testing.T, ctx context.Context, r *RolloutRecorder, ha
 	if len(pods.Items) == 0 || restarts == 0 {
 		t.Errorf("%d canary pods, %d restarts after exit 1; want a crash loop", len(pods.Items), restarts)
 	}
+}
+
+// argoWaitRun is a finished `doomwatch wait -o json rollout/NAME`: its result, its document, and
+// when it ended.
+type argoWaitRun struct {
+	r     result
+	doc   waitDoc
+	ended time.Time
+	err   error
+}
+
+// startArgoWait starts `doomwatch wait rollout/NAME -o json` against the control plane as the
+// update is applied, as a CI job runs it after kubectl apply; its outcome arrives on the channel.
+func startArgoWait(t *testing.T, ctx context.Context, cp *ControlPlane, c argoCase) <-chan argoWaitRun {
+	t.Helper()
+	bin := doomwatchBinary(t)
+	out := make(chan argoWaitRun, 1)
+	args := []string{"wait", "rollout/" + c.name, "-o", "json", "-n", argoNamespace,
+		"--timeout", c.wait.timeout.String(), "--request-timeout=10s", "--kubeconfig", cp.AdminKubeconfig}
+	go func() {
+		// The limit is the timeout and a margin: a wait that outlives its own --timeout hangs.
+		wctx, cancel := context.WithTimeout(ctx, c.wait.timeout+30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(wctx, bin, args...)
+		cmd.Env = doomwatchEnv()
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		run := argoWaitRun{ended: time.Now(), r: result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start), timedOut: wctx.Err() != nil}}
+		if ee, ok := err.(*exec.ExitError); ok {
+			run.r.code = ee.ExitCode()
+		} else if err != nil {
+			run.err = err
+		}
+		if run.err == nil {
+			if derr := json.Unmarshal([]byte(run.r.stdout), &run.doc); derr != nil {
+				run.err = fmt.Errorf("decoding wait -o json: %w", derr)
+			}
+		}
+		out <- run
+	}()
+	return out
+}
+
+// checkArgoWait holds doomwatch's gate to the case's outcome, and a doom to coming before the
+// controller's Degraded: Argo marks a crash-looping canary only at its progress deadline.
+func checkArgoWait(t *testing.T, c argoCase, w argoWaitRun, update time.Time, snaps []RolloutSnapshot) {
+	t.Helper()
+	if w.err != nil {
+		t.Fatalf("doomwatch wait: %v\n%s", w.err, w.r)
+	}
+	if w.r.timedOut || w.r.code != c.wait.code || w.doc.Verdict != c.wait.verdict {
+		t.Fatalf("doomwatch wait rollout/%s: verdict %q, want exit %d and %q: %s", c.name, w.doc.Verdict, c.wait.code, c.wait.verdict, w.r)
+	}
+	if len(w.doc.Workloads) != 1 {
+		t.Fatalf("want one workload in wait's document: %s", w.r.stdout)
+	}
+	wl := w.doc.Workloads[0]
+	if wl.Kind != "Rollout" || wl.Name != c.name || wl.Namespace != argoNamespace || !strings.HasPrefix(wl.Reason, c.wait.reason) {
+		t.Errorf("workload %+v, want Rollout %s/%s with a reason starting %q", wl, argoNamespace, c.name, c.wait.reason)
+	}
+	at := w.ended.Sub(update)
+	t.Logf("doomwatch wait rollout/%s: %s at %+.1fs: %s", c.name, w.doc.Verdict, at.Seconds(), wl.Reason)
+	if c.wait.verdict != "doomed" {
+		return
+	}
+	if len(wl.Doomed) == 0 || !strings.Contains(wl.Doomed[0].Reason, "Crash") {
+		t.Errorf("doomed containers %+v, want the canary's crash loop", wl.Doomed)
+	}
+	for _, s := range snaps {
+		if observedUpdate(s) && s.Status.Phase == "Degraded" {
+			deg := s.At.Sub(update)
+			t.Logf("Argo Rollouts: Degraded at %+.1fs; doomwatch %.1fs earlier", deg.Seconds(), (deg - at).Seconds())
+			if at >= deg {
+				t.Errorf("doomwatch's doom at %+.1fs came after the controller's Degraded at %+.1fs", at.Seconds(), deg.Seconds())
+			}
+			return
+		}
+	}
+	t.Errorf("no Degraded snapshot to compare with")
 }
