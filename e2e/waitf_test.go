@@ -208,7 +208,7 @@ var widgetGVR = schema.GroupVersionResource{Group: "doomwatch.test", Version: "v
 
 // testWidgetLifecycle drives a custom resource through the kstatus conditions an operator writes
 // (Reconciling while it works, Ready when done, Stalled when it gives up: the conventions of
-// fluxcd/cli-utils pkg/kstatus/README.md) while `doomwatch wait -f` waits on it. The test writes
+// fluxcd/cli-utils pkg/kstatus/README.md), on its status subresource as operators do, while `doomwatch wait -f` waits on it. The test writes
 // the status as the operator would: no operator exists for a test's CRD, and the point is what
 // wait makes of the conditions, whoever writes them.
 func testWidgetLifecycle(t *testing.T, ctx context.Context, cp *ControlPlane) {
@@ -227,7 +227,7 @@ func testWidgetLifecycle(t *testing.T, ctx context.Context, cp *ControlPlane) {
 			cs[i] = c
 		}
 		w.Object["status"] = map[string]any{"observedGeneration": generation, "conditions": cs}
-		if _, err := res.Update(ctx, w, metav1.UpdateOptions{}); err != nil {
+		if _, err := res.UpdateStatus(ctx, w, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
