@@ -1,12 +1,15 @@
 package model
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -94,5 +97,62 @@ func TestArgoRolloutOfAnyShape(t *testing.T) {
 	m.Apply(&contract.Batch{Workloads: contract.Workloads(odd)}, t0)
 	if r := rolloutOf(t, m, "web"); r.Verdict != classify.RolloutProgressing {
 		t.Errorf("an odd Rollout: %+v", r)
+	}
+}
+
+// TestArgoRolloutControllerStatuses judges every status the real Argo Rollouts controller wrote
+// in e2e/testdata/argo (TestArgoRolloutsController records them) as the model reads a Rollout,
+// with no pods: what the controller's own status says at each moment. A canary that completes is
+// never doomed and ends complete; one paused at a step is never doomed; one whose pods crash-loop
+// is doomed once the controller marks it Degraded, with its message, and with
+// progressDeadlineAbort as aborted. The pods' earlier doom is the e2e test's (doomwatch wait).
+func TestArgoRolloutControllerStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		last      classify.RolloutClass
+		lastWhy   string
+		everDoom  bool
+		wantPause bool
+	}{
+		{"healthy", classify.RolloutComplete, `rollout "healthy" is Healthy`, false, true},
+		{"paused", classify.RolloutProgressing, "Paused: CanaryPauseStep", false, true},
+		{"crashloop", classify.RolloutDoomed, `Degraded: ProgressDeadlineExceeded: ReplicaSet "crashloop-`, true, false},
+		{"crashloop-abort", classify.RolloutDoomed, `Aborted: RolloutAborted: Rollout aborted update to revision 2: ReplicaSet "crashloop-abort-`, true, false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("..", "e2e", "testdata", "argo", tc.file+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var last classify.RolloutVerdict
+			doomed, paused, n := false, false, 0
+			for _, doc := range strings.Split(string(b), "\n---\n") {
+				var u unstructured.Unstructured
+				if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+					t.Fatal(err)
+				}
+				if u.Object == nil {
+					continue
+				}
+				n++
+				last = classify.ArgoRolloutVerdict(argoRolloutOf(&u), classify.NewPods{})
+				if last.Class == classify.RolloutDoomed && !doomed {
+					doomed = true
+					if !tc.everDoom {
+						t.Errorf("status %d (phase %q) judged doomed: %s", n, argoString(&u, "status", "phase"), last.Reason)
+					}
+				}
+				paused = paused || strings.HasPrefix(last.Reason, "Paused: ")
+			}
+			if n < 5 {
+				t.Fatalf("%d statuses in the fixture", n)
+			}
+			if last.Class != tc.last || !strings.HasPrefix(last.Reason, tc.lastWhy) {
+				t.Errorf("last status: %+v, want %s %q…", last, tc.last, tc.lastWhy)
+			}
+			if paused != tc.wantPause {
+				t.Errorf("paused at some status: %v, want %v", paused, tc.wantPause)
+			}
+		})
 	}
 }
