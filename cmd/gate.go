@@ -64,6 +64,8 @@ type followed struct {
 	obj                   *unstructured.Unstructured
 	// deleted is set once the object is deleted while waited for.
 	deleted bool
+	// krane, when its CRD has Krane's rollout conditions, judges it in place of kstatus.
+	krane *classify.KraneConditions
 }
 
 // set records the object's newest state; nil once deleted.
@@ -84,6 +86,9 @@ func (r *followed) workload() report.Workload {
 		return w
 	}
 	v := classify.ResourceVerdict(obj)
+	if r.krane != nil {
+		v = classify.KraneVerdict(obj, r.krane)
+	}
 	w.Verdict, w.Reason = report.Verdict(v.Class), sanitize.Text(v.Reason)
 	return w
 }

@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/kube"
 	"doomwatch/kube/demo"
@@ -506,6 +508,7 @@ func (g *gate) fromManifests(ctx, follow context.Context, objs []manifest.Object
 	g.ns = ns
 	g.from = map[model.Target]manifest.Source{}
 	seen := map[model.Target]bool{}
+	krane := map[schema.GroupVersionResource]*classify.KraneConditions{}
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		ons := o.GetNamespace()
@@ -535,6 +538,20 @@ func (g *gate) fromManifests(ctx, follow context.Context, objs []manifest.Object
 			continue
 		}
 		r := &followed{kind: sanitize.Text(gvk.Kind), namespace: sanitize.Text(ons), name: sanitize.Text(o.GetName()), obj: f.Object}
+		// A Krane user's custom resources are judged as Krane judges them: by the rollout conditions
+		// on their CRD, read once per kind.
+		conds, read := krane[f.Resource]
+		if !read {
+			if a, ok := g.src.CRDAnnotation(ctx, f.Resource, classify.KraneAnnotation); ok {
+				var err error
+				if conds, err = classify.ParseKraneConditions(a); err != nil {
+					g.notFound = append(g.notFound, o.Source.Line(fmt.Sprintf("annotation %s on %s is invalid: %s",
+						classify.KraneAnnotation, sanitize.Text(f.Resource.GroupResource().String()), sanitize.Text(err.Error()))))
+				}
+			}
+			krane[f.Resource] = conds
+		}
+		r.krane = conds
 		g.resources = append(g.resources, r)
 		g.src.Follow(follow, f, ons, o.GetName(), func(obj *unstructured.Unstructured) {
 			r.set(obj)

@@ -114,6 +114,10 @@ func testWaitManifests(t *testing.T, ctx context.Context, cp *ControlPlane) {
 		testWidgetLifecycle(t, ctx, cp)
 	})
 
+	t.Run("krane rollout conditions", func(t *testing.T) {
+		testKraneConditions(t, ctx, cp)
+	})
+
 	t.Run("missing", func(t *testing.T) {
 		missing := filepath.Join("testdata", "waitf", "missing", "objects.yaml")
 		r := runDoomwatch(t, waitLimit, nil, "wait", "-f", missing, "-n", waitfNamespace, "--request-timeout=10s", "--kubeconfig", cp.AdminKubeconfig)
@@ -273,5 +277,32 @@ func testWidgetLifecycle(t *testing.T, ctx context.Context, cp *ControlPlane) {
 				t.Errorf("want exit %d, %s, %q: %s", tc.code, tc.verdict, tc.reason, r)
 			}
 		})
+	}
+}
+
+// testKraneConditions: a custom resource whose CRD carries Krane's
+// krane.shopify.io/instance-rollout-conditions is judged by those conditions, not by kstatus. The
+// status is the example of Krane's README (Ready=False and Failed=True at the observed
+// generation), which Krane fails with "resource is failed" and kstatus would call InProgress for
+// ever; the test writes it as the operator would (no operator exists for a test's CRD).
+func testKraneConditions(t *testing.T, ctx context.Context, cp *ControlPlane) {
+	dir := filepath.Join("testdata", "waitf", "krane")
+	applyManifests(t, ctx, cp, readManifests(t, dir))
+	res := cp.Dynamic.Resource(schema.GroupVersionResource{Group: "stable.doomwatch.test", Version: "v1", Resource: "examples"}).Namespace(waitfNamespace)
+	ex, err := res.Get(ctx, "example", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex.Object["status"] = map[string]any{"observedGeneration": ex.GetGeneration(), "conditions": []any{
+		map[string]any{"type": "Ready", "status": "False", "reason": "exampleNotReady", "message": "resource is not ready"},
+		map[string]any{"type": "Failed", "status": "True", "reason": "exampleFailed", "message": "resource is failed"},
+	}}
+	if _, err := res.UpdateStatus(ctx, ex, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, doc := runWaitF(t, cp, "-f", filepath.Join(dir, "example.yaml"))
+	if r.code != 1 || doc.Verdict != "doomed" || len(doc.Workloads) != 1 ||
+		doc.Workloads[0].Reason != "Krane's failure condition met: resource is failed" {
+		t.Fatalf("want exit 1, doomed by Krane's failure condition: %s", r)
 	}
 }

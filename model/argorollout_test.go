@@ -127,12 +127,17 @@ func TestArgoRolloutControllerStatuses(t *testing.T) {
 			var last classify.RolloutVerdict
 			doomed, paused, n := false, false, 0
 			for _, doc := range strings.Split(string(b), "\n---\n") {
-				var u unstructured.Unstructured
-				if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+				// As the API's JSON decodes: integers int64.
+				j, err := yaml.YAMLToJSON([]byte(doc))
+				if err != nil {
 					t.Fatal(err)
 				}
-				if u.Object == nil {
+				var u unstructured.Unstructured
+				if string(j) == "null" {
 					continue
+				}
+				if err := u.UnmarshalJSON(j); err != nil {
+					t.Fatal(err)
 				}
 				n++
 				last = classify.ArgoRolloutVerdict(argoRolloutOf(&u), classify.NewPods{})

@@ -28,13 +28,19 @@ func TestReplayArgoRollout(t *testing.T) {
 	}
 	var statuses []*unstructured.Unstructured
 	for _, doc := range strings.Split(string(b), "\n---\n") {
-		u := &unstructured.Unstructured{}
-		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		// As the API's JSON decodes: integers int64.
+		j, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if u.Object != nil {
-			statuses = append(statuses, u)
+		if string(j) == "null" {
+			continue
 		}
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(j); err != nil {
+			t.Fatal(err)
+		}
+		statuses = append(statuses, u)
 	}
 	start := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
 	dir := filepath.Join(t.TempDir(), "rec")
