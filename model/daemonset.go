@@ -5,36 +5,19 @@ import (
 
 	"doomwatch/classify"
 	"doomwatch/contract"
-	"doomwatch/sanitize"
 )
 
 // A DaemonSet controls its pods itself: they are counted per template generation (their
-// pod-template-generation label), and its rollout and a gate read those of the current one.
-// kubectl rollout status has no status for the OnDelete strategy, so neither has doomwatch.
+// pod-template-generation label), and its rollout and a gate read those of the current one
+// (the API server's deprecated.daemonset.template.generation annotation).
 func init() {
-	registerKind(&kindModel{
-		kind:     contract.KindDaemonSet,
-		revision: setRevision,
-		rollout: func(m *Model, k nsName) (Rollout, bool) {
-			if d := m.daemonSet(k); d != nil && d.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType {
-				return m.daemonSetRollout(d), true
-			}
-			return Rollout{}, false
+	registerKind(revisionedKind(contract.KindDaemonSet, (*Model).daemonSet,
+		func(d *appsv1.DaemonSet) bool {
+			return d.Spec.UpdateStrategy.Type == appsv1.RollingUpdateDaemonSetStrategyType
 		},
-		gate: func(m *Model, k nsName, st *GateStatus) []gateCtrl {
-			d := m.daemonSet(k)
-			if d == nil {
-				return nil
-			}
-			st.Found = true
-			if _, _, err := classify.DaemonSetStatus(d); err != nil {
-				st.Unsupported = sanitize.Text(err.Error())
-				return nil
-			}
-			return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindDaemonSet), k.name},
-				byRevision: true, revision: d.Annotations[appsv1.DeprecatedTemplateGeneration]}}
-		},
-	})
+		(*Model).daemonSetRollout,
+		func(d *appsv1.DaemonSet) error { _, _, err := classify.DaemonSetStatus(d); return err },
+		func(d *appsv1.DaemonSet) string { return d.Annotations[appsv1.DeprecatedTemplateGeneration] }))
 }
 
 // daemonSet is the DaemonSet stored under k, or nil.

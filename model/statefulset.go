@@ -10,31 +10,46 @@ import (
 
 // A StatefulSet controls its pods itself: they are counted per revision (their
 // controller-revision-hash label), and its rollout and a gate read those of the update revision.
-// kubectl rollout status has no status for the OnDelete strategy, so neither has doomwatch.
 func init() {
-	registerKind(&kindModel{
-		kind:     contract.KindStatefulSet,
+	registerKind(revisionedKind(contract.KindStatefulSet, (*Model).statefulSet,
+		func(s *appsv1.StatefulSet) bool {
+			return s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType
+		},
+		(*Model).statefulSetRollout,
+		func(s *appsv1.StatefulSet) error { _, _, err := classify.StatefulSetStatus(s); return err },
+		func(s *appsv1.StatefulSet) string { return s.Status.UpdateRevision }))
+}
+
+// revisionedKind is the row of a kind that controls its pods itself and counts them per revision
+// (StatefulSets, DaemonSets; setRevision): its rollout, under the RollingUpdate strategy only
+// (rolling), and a gate read the pods of the current revision. kubectl rollout status has no
+// status for the OnDelete strategy (status says why), so neither has doomwatch.
+func revisionedKind[T interface {
+	*appsv1.StatefulSet | *appsv1.DaemonSet
+}](kind contract.Kind, get func(*Model, nsName) T, rolling func(T) bool, rollout func(*Model, T) Rollout,
+	status func(T) error, revision func(T) string) *kindModel {
+	return &kindModel{
+		kind:     kind,
 		revision: setRevision,
 		rollout: func(m *Model, k nsName) (Rollout, bool) {
-			if s := m.statefulSet(k); s != nil && s.Spec.UpdateStrategy.Type == appsv1.RollingUpdateStatefulSetStrategyType {
-				return m.statefulSetRollout(s), true
+			if o := get(m, k); o != nil && rolling(o) {
+				return rollout(m, o), true
 			}
 			return Rollout{}, false
 		},
 		gate: func(m *Model, k nsName, st *GateStatus) []gateCtrl {
-			s := m.statefulSet(k)
-			if s == nil {
+			o := get(m, k)
+			if o == nil {
 				return nil
 			}
 			st.Found = true
-			if _, _, err := classify.StatefulSetStatus(s); err != nil {
+			if err := status(o); err != nil {
 				st.Unsupported = sanitize.Text(err.Error())
 				return nil
 			}
-			return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindStatefulSet), k.name},
-				byRevision: true, revision: s.Status.UpdateRevision}}
+			return []gateCtrl{{ctrl: ownerKey{k.ns, string(kind), k.name}, byRevision: true, revision: revision(o)}}
 		},
-	})
+	}
 }
 
 // statefulSet is the StatefulSet stored under k, or nil.
