@@ -9,10 +9,7 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // The real Argo Rollouts controller (github.com/argoproj/argo-rollouts), built with its CRDs by
@@ -73,28 +70,6 @@ func (cp *ControlPlane) InstallArgoCRDs(ctx context.Context, argoBin string) err
 		}
 	}
 	cp.Mapper.Reset()
-	return nil
-}
-
-// waitEstablished waits for a CRD's Established condition.
-func (cp *ControlPlane) waitEstablished(ctx context.Context, name string) error {
-	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		crd, err := cp.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
-		conds, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
-		for _, c := range conds {
-			m, _ := c.(map[string]any)
-			if m["type"] == "Established" && m["status"] == "True" {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("waiting for CRD %s to be established: %w", name, err)
-	}
 	return nil
 }
 

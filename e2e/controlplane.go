@@ -262,8 +262,28 @@ func (cp *ControlPlane) installStages(ctx context.Context) error {
 			return fmt.Errorf("applying kwok's Stage CRD: %w", err)
 		}
 	}
-	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		crd, err := cp.Dynamic.Resource(crdGVR).Get(ctx, "stages.kwok.x-k8s.io", metav1.GetOptions{})
+	if err := cp.waitEstablished(ctx, "stages.kwok.x-k8s.io"); err != nil {
+		return fmt.Errorf("kwok's Stage CRD: %w", err)
+	}
+	cp.Mapper.Reset()
+	for _, f := range baseStages {
+		objs, err := kwokObjects(f)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			if err := cp.ApplyStage(ctx, o); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+		}
+	}
+	return nil
+}
+
+// waitEstablished waits for a CRD's Established condition.
+func (cp *ControlPlane) waitEstablished(ctx context.Context, name string) error {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		crd, err := cp.Dynamic.Resource(crdGVR).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
 		}
@@ -277,19 +297,7 @@ func (cp *ControlPlane) installStages(ctx context.Context) error {
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for kwok's Stage CRD to be established: %w", err)
-	}
-	cp.Mapper.Reset()
-	for _, f := range baseStages {
-		objs, err := kwokObjects(f)
-		if err != nil {
-			return err
-		}
-		for _, o := range objs {
-			if err := cp.ApplyStage(ctx, o); err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
-		}
+		return fmt.Errorf("waiting for CRD %s to be established: %w", name, err)
 	}
 	return nil
 }
