@@ -28,8 +28,13 @@ type gate struct {
 	m       *model.Model
 	targets []model.Target
 	ns      string
-	// started is set once the wait proper began: a workload missing after that was deleted.
+	// started is set once the wait proper began, at startAt on the cluster's clock: a workload
+	// missing after that was deleted, and a workload's own timeout (GateStatus.Timeout) counts
+	// from then.
 	started bool
+	startAt time.Time
+	// ownTimeout is the message of the workload whose own timeout ended the wait.
+	ownTimeout string
 	// warnings are the transient failures seen while waiting, one per container (its latest
 	// reason), in the order first seen, at most maxWarnings (moreWarnings counts the rest): a
 	// transient pod usually recovers before the end, and its warning must not go with it.
@@ -149,6 +154,10 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 			if g.held(i, now) {
 				held++
 			}
+		case st.Timeout > 0 && g.started && now.Sub(g.startAt) >= st.Timeout:
+			// Krane's timeout-override: this workload's own timeout, shorter or longer than --timeout.
+			g.ownTimeout = fmt.Sprintf("%s timed out after %s (its %s annotation)", st.Target, model.ShortDuration(st.Timeout), contract.TimeoutAnnotation)
+			return report.TimedOut, true
 		case g.stable > 0:
 			g.completeAt[i] = time.Time{}
 		}

@@ -51,6 +51,8 @@ func decided(how report.End, done bool) string {
 		return "failed"
 	case how == report.Ended:
 		return "ended"
+	case how == report.TimedOut:
+		return "timed out"
 	}
 	return "?"
 }
@@ -210,5 +212,45 @@ func TestStableEnds(t *testing.T) {
 	rep = report.NewGate(&report.GateInput{End: report.Ended, Statuses: statuses})
 	if rep.Stable != "0s" || rep.Workloads[0].Reason != `deployment "web" successfully rolled out` {
 		t.Errorf("without --stable: stable %q, reason %q", rep.Stable, rep.Workloads[0].Reason)
+	}
+}
+
+// TestOwnTimeout: a workload with Krane's timeout-override times the wait out (exit 70) once its
+// own timeout has passed since the wait began, if it is not complete by then; a complete one, or
+// one without the annotation, is not timed out by it.
+func TestOwnTimeout(t *testing.T) {
+	timed := func(v classify.RolloutClass) []model.GateStatus {
+		st := soakStatus("web", v)
+		st.Timeout = 2 * time.Minute
+		return []model.GateStatus{st, soakStatus("cart", classify.RolloutProgressing)}
+	}
+	for _, tc := range []struct {
+		name  string
+		looks []look
+	}{
+		{"progressing past its timeout", []look{
+			{0, timed(classify.RolloutProgressing), ""},
+			{2*time.Minute - time.Second, timed(classify.RolloutProgressing), ""},
+			{2 * time.Minute, timed(classify.RolloutProgressing), "timed out"},
+		}},
+		{"complete before its timeout, the other still going", []look{
+			{time.Minute, timed(classify.RolloutComplete), ""},
+			{3 * time.Minute, timed(classify.RolloutComplete), ""},
+		}},
+		{"doomed before its timeout", []look{
+			{time.Minute, timed(classify.RolloutDoomed), "failed"},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := &gate{started: true, startAt: soakT0}
+			for _, l := range tc.looks {
+				if got := decided(g.decide(l.statuses, soakT0.Add(l.at))); got != l.want {
+					t.Fatalf("at +%s: %q, want %q", l.at, got, l.want)
+				}
+			}
+			if tc.looks[len(tc.looks)-1].want == "timed out" && g.ownTimeout != "deployment/web timed out after 2m (its krane.shopify.io/timeout-override annotation)" {
+				t.Errorf("message %q", g.ownTimeout)
+			}
+		})
 	}
 }

@@ -155,6 +155,9 @@ Service, a custom resource) is judged with kstatus, as Helm 4 and Flux judge it:
 complete, Failed (a Stalled condition) doomed, anything else waits. A file that does not parse, an
 object not found and a kind the cluster does not serve are a line each, and exit 1.
 
+A workload annotated krane.shopify.io/timeout-override (Krane's: PT5M, 5M, 1h30m) times the wait
+out (exit 70) when it is not complete that long after the wait began.
+
 --stable D soaks: a complete workload must stay complete for D before the wait passes, and one
 that turns doomed within it (its rollout, or one of its current pods) fails the wait. One that
 falls back to progressing starts its D again when it completes again. --timeout bounds it all.
@@ -356,7 +359,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			failed = append(failed, err)
 			continue
 		}
-		g.started = true
+		g.started, g.startAt = true, e.src.Now()
 	}
 	if len(failed) > 0 {
 		err := failed[0]
@@ -432,6 +435,9 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			case done && how == report.Failed:
 				prog.Update(w.shown(e, gates, statuses), time.Now())
 				return end(report.Failed, "")
+			case done && how == report.TimedOut:
+				prog.Update(w.shown(e, gates, statuses), time.Now())
+				return end(report.TimedOut, gates[i].ownTimeout)
 			case done:
 				ended++
 			}

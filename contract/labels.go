@@ -12,6 +12,13 @@ import (
 // keep it.
 const RevisionAnnotation = "deployment.kubernetes.io/revision"
 
+// TimeoutAnnotation is Krane's per-resource timeout (Shopify/krane README, "Annotations"):
+// "Override the tool's hard timeout for one specific resource. Both full ISO8601 durations and the
+// time portion of ISO8601 durations are valid. Value must be between 1 second and 24 hours."
+// doomwatch wait honours it on the workloads it waits for (classify.TimeoutOverride reads it), so
+// kube/'s transform keeps it on workloads.
+const TimeoutAnnotation = "krane.shopify.io/timeout-override"
+
 // The labels a node's place is read from. For each attribute the first label set wins: the
 // well-known labels (kubernetes.io/docs/reference/labels-annotations-taints), then their
 // deprecated beta forms, which older kubelets and cloud providers set alone.

@@ -1214,3 +1214,25 @@ func schemaObject(t *testing.T, where string, obj any, keys []string) map[string
 	}
 	return m
 }
+
+// TestWaitOwnTimeout: a Deployment annotated with Krane's timeout-override times the wait out at
+// its own timeout, well before --timeout, with the timeout's message: the annotation survives the
+// informer's trim, against a real API server.
+func TestWaitOwnTimeout(t *testing.T) {
+	e := newEnv(t)
+	node := e.nodeName("n1")
+	e.node(node, true)
+	d, rs := e.deployment("web", 1, 0)
+	e.pod(podSpec{name: "web-a", node: node, owner: &rs, status: podStatus(corev1.PodRunning, running("app", false, 0, nil))})
+	d.Annotations = map[string]string{"krane.shopify.io/timeout-override": "3S"}
+	if _, err := e.client.AppsV1().Deployments(e.ns).Update(e.ctx, d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := runDoomwatch(t, waitLimit, nil, append([]string{"wait", "--timeout", "2m"}, waitArgs(t, e, "deployment/web")...)...)
+	if r.code != 70 || r.timedOut || !strings.Contains(r.stdout, "deployment/web timed out after 3s (its krane.shopify.io/timeout-override annotation)") {
+		t.Fatalf("want exit 70 with the workload's own timeout: %s", r)
+	}
+	if r.took > time.Minute {
+		t.Errorf("took %s: the 3s timeout did not end it", r.took.Round(time.Millisecond))
+	}
+}

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"maps"
 	"reflect"
 	"sync"
 
@@ -89,11 +90,27 @@ func (t *trimmer) meta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 }
 
 // workloadMeta is meta with the labels, which `doomwatch wait -l` selects Deployments by
-// (model.Resolve). Workloads are few; their labels cost little.
+// (model.Resolve), and Krane's timeout-override annotation, which wait honours. Workloads are
+// few; their labels cost little.
 func (t *trimmer) workloadMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	out := t.meta(m)
 	out.Labels = m.Labels
+	t.keepTimeout(&out, m.Annotations)
 	return out
+}
+
+// keepTimeout keeps Krane's per-resource timeout (contract.TimeoutAnnotation) of a workload.
+func (t *trimmer) keepTimeout(out *metav1.ObjectMeta, annotations map[string]string) {
+	v, ok := annotations[contract.TimeoutAnnotation]
+	if !ok {
+		return
+	}
+	if out.Annotations == nil {
+		out.Annotations = map[string]string{}
+	} else {
+		out.Annotations = maps.Clone(out.Annotations) // t.in.Annotation's maps are shared
+	}
+	out.Annotations[contract.TimeoutAnnotation] = v
 }
 
 // node keeps what the model reads: cordoning (spec.unschedulable), the conditions, Ready above
@@ -180,8 +197,10 @@ func (t *trimmer) deployment(d *appsv1.Deployment) *appsv1.Deployment {
 // job keeps the backoff limits (Job-wide and per index), the counts and the status, which
 // classify.JobAttempt reads; the template goes (the Job's pods carry their own spec).
 func (t *trimmer) job(j *batchv1.Job) *batchv1.Job {
+	meta := t.meta(&j.ObjectMeta)
+	t.keepTimeout(&meta, j.Annotations)
 	return &batchv1.Job{
-		ObjectMeta: t.meta(&j.ObjectMeta),
+		ObjectMeta: meta,
 		Spec: batchv1.JobSpec{
 			Parallelism:          j.Spec.Parallelism,
 			Completions:          j.Spec.Completions,
@@ -219,7 +238,10 @@ func (t *trimmer) daemonSet(d *appsv1.DaemonSet) *appsv1.DaemonSet {
 		Status:     d.Status,
 	}
 	if gen, ok := d.Annotations[appsv1.DeprecatedTemplateGeneration]; ok {
-		out.Annotations = map[string]string{appsv1.DeprecatedTemplateGeneration: t.str(gen)}
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
+		}
+		out.Annotations[appsv1.DeprecatedTemplateGeneration] = t.str(gen)
 	}
 	return out
 }
@@ -273,6 +295,9 @@ func (t *trimmer) argoRollout(u *unstructured.Unstructured) *unstructured.Unstru
 	}
 	if l := u.GetLabels(); len(l) > 0 {
 		out.SetLabels(l)
+	}
+	if v, ok := u.GetAnnotations()[contract.TimeoutAnnotation]; ok {
+		out.SetAnnotations(map[string]string{contract.TimeoutAnnotation: v})
 	}
 	if o := u.GetOwnerReferences(); len(o) > 0 {
 		out.SetOwnerReferences(o)

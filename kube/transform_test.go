@@ -10,9 +10,11 @@ import (
 	"unsafe"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"doomwatch/classify"
@@ -389,5 +391,52 @@ func TestTransformKeepsNodeAttributes(t *testing.T) {
 	next := trim(awsNode("node-3", "eu-west-1b", "containerd://2.2.0", at.Add(time.Minute)))
 	if !reflect.DeepEqual(next, a) {
 		t.Errorf("a heartbeat changed the trimmed node: %+v, was %+v", next, a)
+	}
+}
+
+// TestTransformKeepsTheTimeoutOverride: Krane's per-resource timeout, which wait honours, stays on
+// every kind wait waits for (with a DaemonSet's template generation beside it), and nothing else
+// of their annotations does.
+func TestTransformKeepsTheTimeoutOverride(t *testing.T) {
+	tr := newTrimmer()
+	ann := func(extra ...string) map[string]string {
+		a := map[string]string{contract.TimeoutAnnotation: "PT5M", "kubectl.kubernetes.io/last-applied-configuration": "{}"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			a[extra[i]] = extra[i+1]
+		}
+		return a
+	}
+	meta := func(extra ...string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Namespace: "shop", Name: "web", Annotations: ann(extra...)}
+	}
+	for _, obj := range []metav1.Object{
+		&appsv1.Deployment{ObjectMeta: meta(contract.RevisionAnnotation, "3")},
+		&appsv1.StatefulSet{ObjectMeta: meta()},
+		&appsv1.DaemonSet{ObjectMeta: meta(appsv1.DeprecatedTemplateGeneration, "2")},
+		&batchv1.Job{ObjectMeta: meta()},
+		&unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Rollout",
+			"metadata": map[string]any{"namespace": "shop", "name": "web",
+				"annotations": map[string]any{contract.TimeoutAnnotation: "PT5M", "notes": "x"}}}},
+	} {
+		out, err := tr.transform(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := out.(metav1.Object).GetAnnotations()
+		if got[contract.TimeoutAnnotation] != "PT5M" || got["kubectl.kubernetes.io/last-applied-configuration"] != "" || got["notes"] != "" {
+			t.Errorf("%T keeps annotations %v", obj, got)
+		}
+		if _, ok := obj.(*appsv1.DaemonSet); ok && got[appsv1.DeprecatedTemplateGeneration] != "2" {
+			t.Errorf("DaemonSet lost its template generation: %v", got)
+		}
+		if _, ok := obj.(*appsv1.Deployment); ok && got[contract.RevisionAnnotation] != "3" {
+			t.Errorf("Deployment lost its revision: %v", got)
+		}
+	}
+	// The interned revision map is shared between objects: keeping the timeout must not write to it.
+	a, _ := tr.transform(&appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "a",
+		Annotations: map[string]string{contract.RevisionAnnotation: "3"}}})
+	if got := a.(metav1.Object).GetAnnotations(); len(got) != 1 {
+		t.Errorf("a Deployment without the timeout keeps %v", got)
 	}
 }

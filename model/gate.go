@@ -41,6 +41,9 @@ type GateStatus struct {
 	Namespace, Name string
 	// Found is false while the model knows no such workload.
 	Found bool
+	// Timeout is the workload's own timeout (contract.TimeoutAnnotation, Krane's), 0 without
+	// one; a value Krane would refuse makes the target Unsupported.
+	Timeout time.Duration
 	// Unsupported is kubectl's answer for a workload that has no rollout status (a StatefulSet or
 	// DaemonSet with the OnDelete strategy), "" otherwise.
 	Unsupported string
@@ -148,6 +151,15 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 		}
 		for _, c := range km.gate(m, k, st) {
 			ctrls[c.ctrl] = member{i, c}
+		}
+		if o := m.objects[t.Kind][k]; st.Found && o != nil {
+			if v, ok := o.GetAnnotations()[contract.TimeoutAnnotation]; ok {
+				d, err := classify.TimeoutOverride(v)
+				if err != nil && st.Unsupported == "" {
+					st.Unsupported = "annotation " + contract.TimeoutAnnotation + ": " + sanitize.Text(err.Error())
+				}
+				st.Timeout = d
+			}
 		}
 		if st.Found && st.Unsupported == "" && km.rollout != nil {
 			st.Rollout = m.rollouts.byKey[rolloutKey{t.Kind, k}]

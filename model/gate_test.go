@@ -251,3 +251,27 @@ func TestGateJob(t *testing.T) {
 		t.Error("a deleted Job is still found")
 	}
 }
+
+// TestGateTimeoutOverride: a workload's Krane timeout-override reaches the gate as its own
+// timeout; one Krane would refuse makes it a workload the gate cannot wait for, saying why.
+func TestGateTimeoutOverride(t *testing.T) {
+	m := New(DefaultConfig())
+	withTimeout := func(v string) func(*appsv1.Deployment) {
+		return func(d *appsv1.Deployment) { d.Annotations = map[string]string{contract.TimeoutAnnotation: v} }
+	}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(
+		deployment("shop", "web", 3, "1", withTimeout("90S")),
+		deployment("shop", "api", 3, "1", withTimeout("PT25H")),
+		deployment("shop", "cart", 3, "1"),
+	)}, t0)
+	sts := m.Gate([]Target{{contract.KindDeployment, "shop", "web"}, {contract.KindDeployment, "shop", "api"}, {contract.KindDeployment, "shop", "cart"}}, t0)
+	if sts[0].Timeout != 90*time.Second || sts[0].Unsupported != "" {
+		t.Errorf("web: timeout %s, unsupported %q; want 90s", sts[0].Timeout, sts[0].Unsupported)
+	}
+	if want := `annotation krane.shopify.io/timeout-override: "PT25H" must be between 1 second and 24 hours`; sts[1].Unsupported != want {
+		t.Errorf("api: unsupported %q, want %q", sts[1].Unsupported, want)
+	}
+	if sts[2].Timeout != 0 || sts[2].Unsupported != "" {
+		t.Errorf("cart: timeout %s, unsupported %q; want none", sts[2].Timeout, sts[2].Unsupported)
+	}
+}

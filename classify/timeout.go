@@ -1,0 +1,69 @@
+package classify
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// TimeoutOverride reads the value of Krane's per-resource timeout (contract.TimeoutAnnotation,
+// krane.shopify.io/timeout-override) as Krane does (lib/krane/duration_parser.rb, and
+// kubernetes_resource.rb's validation): case-insensitive, first as the time portion of an ISO8601
+// duration ("5M", "1h30m", "90S"), else as a whole one ("PT5M", "P1DT2H" is over the limit); then
+// between 1 second and 24 hours. The error is one line.
+func TimeoutOverride(value string) (time.Duration, error) {
+	s := strings.ToUpper(strings.TrimSpace(value))
+	d, err := iso8601("PT" + s)
+	if err != nil {
+		d, err = iso8601(s)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an ISO8601 duration (e.g. PT5M, or 5M)", oneLine(value))
+	}
+	if d < time.Second || d > 24*time.Hour {
+		return 0, fmt.Errorf("%q must be between 1 second and 24 hours", oneLine(value))
+	}
+	return d, nil
+}
+
+// iso8601 parses an ISO8601 duration of weeks, days, hours, minutes and seconds ("P1W", "P2DT3H",
+// "PT1.5S"); years and months, whose length varies, are refused, as no timeout within 24 hours
+// needs them.
+func iso8601(s string) (time.Duration, error) {
+	rest, ok := strings.CutPrefix(s, "P")
+	if !ok || rest == "" {
+		return 0, fmt.Errorf("no P")
+	}
+	date, clock, hasT := strings.Cut(rest, "T")
+	if hasT && clock == "" {
+		return 0, fmt.Errorf("empty time part")
+	}
+	var total time.Duration
+	for _, part := range []struct {
+		text  string
+		units map[byte]time.Duration
+	}{
+		{date, map[byte]time.Duration{'W': 7 * 24 * time.Hour, 'D': 24 * time.Hour}},
+		{clock, map[byte]time.Duration{'H': time.Hour, 'M': time.Minute, 'S': time.Second}},
+	} {
+		t := part.text
+		for t != "" {
+			i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' && r != ',' })
+			if i <= 0 {
+				return 0, fmt.Errorf("bad number in %q", t)
+			}
+			unit, ok := part.units[t[i]]
+			if !ok {
+				return 0, fmt.Errorf("bad unit %q", t[i])
+			}
+			n, err := strconv.ParseFloat(strings.ReplaceAll(t[:i], ",", "."), 64)
+			if err != nil || n > 1e6 {
+				return 0, fmt.Errorf("bad number %q", t[:i])
+			}
+			total += time.Duration(n * float64(unit))
+			t = t[i+1:]
+		}
+	}
+	return total, nil
+}
