@@ -102,6 +102,13 @@ func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, on
 		DeleteFunc: func(any) { onChange(nil) },
 	})
 	go inf.Informer().RunWithContext(ctx)
+	// An object deleted between Lookup's GET and the informer's list is never added, so never
+	// deleted either: once synced, an empty store says it is gone.
+	go func() {
+		if cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) && len(inf.Informer().GetStore().List()) == 0 {
+			onChange(nil)
+		}
+	}()
 }
 
 // crdResource is the resource of CustomResourceDefinitions.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -67,5 +68,60 @@ func TestLookup(t *testing.T) {
 	demo := &Source{clients: clients{typed: client, discovery: client.Discovery()}}
 	if _, err := demo.Lookup(ctx, "v1", "ConfigMap", "shop", "app-config"); !errors.Is(err, ErrNotServed) {
 		t.Errorf("the demo's lookup: %v, want ErrNotServed", err)
+	}
+}
+
+// TestFollow: Follow delivers an object's changes and its deletion as the informer sees them, and
+// an object already gone when it starts as deleted. The dynamic fake stands in for the API
+// server's list and watch (its field selectors unapplied: it holds only the followed object).
+func TestFollow(t *testing.T) {
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"namespace": "shop", "name": "app-config"}, "data": map[string]any{"v": "1"}}}
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	newDyn := func(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
+		return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "ConfigMapList"}, objs...)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	follow := func(dyn *dynamicfake.FakeDynamicClient) <-chan *unstructured.Unstructured {
+		seen := make(chan *unstructured.Unstructured, 10)
+		src := &Source{clients: clients{dynamic: dyn}}
+		src.Follow(ctx, Found{Exists: true, Namespaced: true, Resource: gvr}, "shop", "app-config", func(u *unstructured.Unstructured) { seen <- u })
+		return seen
+	}
+	next := func(seen <-chan *unstructured.Unstructured, what string) *unstructured.Unstructured {
+		t.Helper()
+		select {
+		case u := <-seen:
+			return u
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no %s", what)
+		}
+		return nil
+	}
+
+	dyn := newDyn(cm.DeepCopy())
+	seen := follow(dyn)
+	if u := next(seen, "first state"); u == nil || u.GetName() != "app-config" {
+		t.Fatalf("first state %v", u)
+	}
+	changed := cm.DeepCopy()
+	changed.Object["data"] = map[string]any{"v": "2"}
+	if _, err := dyn.Resource(gvr).Namespace("shop").Update(ctx, changed, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if u := next(seen, "the change"); u == nil || u.Object["data"].(map[string]any)["v"] != "2" {
+		t.Fatalf("after the update: %v", u)
+	}
+	if err := dyn.Resource(gvr).Namespace("shop").Delete(ctx, "app-config", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if u := next(seen, "the deletion"); u != nil {
+		t.Fatalf("after the delete: %v", u)
+	}
+
+	gone := follow(newDyn())
+	if u := next(gone, "the object gone before the list"); u != nil {
+		t.Fatalf("an object gone before the list: %v", u)
 	}
 }
