@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -127,9 +128,12 @@ func first(p *jsonpath.JSONPath, obj map[string]any) any {
 }
 
 // met says the condition holds: the first value at its path equals its value, numbers compared
-// as numbers (the object's integers are int64, the annotation's float64).
+// as numbers (the object's integers are int64, the annotation's float64), null matching nothing.
 func (c *KraneCondition) met(obj map[string]any) bool {
 	got := first(c.Path, obj)
+	if c.Value == nil {
+		return got == nil // Ruby's nil == nil: a "value": null matches a path with nothing there
+	}
 	if a, ok := number(got); ok {
 		b, ok := number(c.Value)
 		return ok && a == b
@@ -161,8 +165,13 @@ func KraneVerdict(obj *unstructured.Unstructured, c *KraneConditions) RolloutVer
 	if c == nil {
 		return RolloutVerdict{RolloutProgressing, "Unknown: " + errNoConditions.Error()}
 	}
+	// Krane reads it with to_i: a number, or a string of one.
 	observed, found, err := unstructured.NestedFieldNoCopy(obj.Object, "status", "observedGeneration")
 	og, isNum := number(observed)
+	if s, ok := observed.(string); ok {
+		n, perr := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		og, isNum = float64(n), perr == nil
+	}
 	if !found || err != nil || !isNum || int64(og) != obj.GetGeneration() {
 		return RolloutVerdict{RolloutProgressing, fmt.Sprintf(
 			"waiting for status.observedGeneration to reach generation %d (Krane's rollout conditions read nothing before)", obj.GetGeneration())}

@@ -65,6 +65,10 @@ func TestKraneVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	nullOK, err := ParseKraneConditions(`{"success_conditions": [{"path": "$.status.error", "value": null}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name   string
 		obj    *unstructured.Unstructured
@@ -73,6 +77,10 @@ func TestKraneVerdict(t *testing.T) {
 		reason string
 	}{
 		{"the README's example", example(nil), defaults, RolloutDoomed, "Krane's failure condition met: resource is failed"},
+		{"observedGeneration as a string, read with Krane's to_i", example(func(u *unstructured.Unstructured) {
+			u.Object["status"].(map[string]any)["observedGeneration"] = "2"
+		}), defaults, RolloutDoomed, "Krane's failure condition met: resource is failed"},
+		{"a null value matches a path with nothing there", example(conds("False", "False")), nullOK, RolloutComplete, "Krane's rollout conditions are met"},
 		{"generation not observed", example(func(u *unstructured.Unstructured) { u.SetGeneration(3) }), defaults, RolloutProgressing,
 			"waiting for status.observedGeneration to reach generation 3 (Krane's rollout conditions read nothing before)"},
 		{"no status", example(func(u *unstructured.Unstructured) { delete(u.Object, "status") }), defaults, RolloutProgressing,

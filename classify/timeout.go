@@ -11,7 +11,7 @@ import (
 // krane.shopify.io/timeout-override) as Krane does (lib/krane/duration_parser.rb, and
 // kubernetes_resource.rb's validation): case-insensitive, first as the time portion of an ISO8601
 // duration ("5M", "1h30m", "90S"), else as a whole one ("PT5M", "P1DT2H" is over the limit); then
-// between 1 second and 24 hours. The error is one line.
+// above 0 and at most 24 hours, in whole seconds. The error is one line.
 func TimeoutOverride(value string) (time.Duration, error) {
 	s := strings.ToUpper(strings.TrimSpace(value))
 	d, err := iso8601("PT" + s)
@@ -21,10 +21,17 @@ func TimeoutOverride(value string) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%q is not an ISO8601 duration (e.g. PT5M, or 5M)", oneLine(value))
 	}
-	if d < time.Second || d > 24*time.Hour {
-		return 0, fmt.Errorf("%q must be between 1 second and 24 hours", oneLine(value))
+	// Krane's validate_timeout_annotation refuses 0 and over 24 hours, and its timeout is the
+	// value's whole seconds (to_i); under a second, where Krane would time out at once, is refused.
+	switch {
+	case d <= 0:
+		return 0, fmt.Errorf("%q: Value must be greater than 0", oneLine(value))
+	case d > 24*time.Hour:
+		return 0, fmt.Errorf("%q: Value must be less than 24h", oneLine(value))
+	case d < time.Second:
+		return 0, fmt.Errorf("%q: Value must be at least 1 second (Krane would time out at once)", oneLine(value))
 	}
-	return d, nil
+	return d.Truncate(time.Second), nil
 }
 
 // iso8601 parses an ISO8601 duration of weeks, days, hours, minutes and seconds ("P1W", "P2DT3H",

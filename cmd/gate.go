@@ -71,6 +71,15 @@ type followed struct {
 	deleted bool
 	// krane, when its CRD has Krane's rollout conditions, judges it in place of kstatus.
 	krane *classify.KraneConditions
+	// refusal is why it may not be followed (its list or watch refused), "" while it may.
+	refusal string
+}
+
+// refused records that the object's list or watch was refused: it cannot be judged.
+func (r *followed) refused(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.refusal = sanitize.Text(err.Error())
 }
 
 // set records the object's newest state; nil once deleted.
@@ -83,9 +92,13 @@ func (r *followed) set(obj *unstructured.Unstructured) {
 // workload is the resource's verdict now, with kstatus (classify.ResourceVerdict).
 func (r *followed) workload() report.Workload {
 	r.mu.Lock()
-	obj, deleted := r.obj, r.deleted
+	obj, deleted, refusal := r.obj, r.deleted, r.refusal
 	r.mu.Unlock()
 	w := report.Workload{Kind: r.kind, Namespace: r.namespace, Name: r.name}
+	if refusal != "" {
+		w.Verdict, w.Reason = report.Unsupported, "cannot follow it: "+refusal
+		return w
+	}
 	if deleted {
 		w.Verdict, w.Reason = report.Missing, strings.ToLower(r.kind)+"/"+r.name+" was deleted while waiting"
 		return w
@@ -139,6 +152,7 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 		g.completeAt, g.settled = make([]time.Time, len(statuses)), make([]bool, len(statuses))
 	}
 	held := 0
+	ownTimeout := ""
 	for i := range statuses {
 		st := &statuses[i]
 		if g.stable > 0 && (g.settled[i] || st.Rollout.Verdict == classify.RolloutComplete) &&
@@ -155,9 +169,14 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 				held++
 			}
 		case st.Timeout > 0 && g.started && now.Sub(g.startAt) >= st.Timeout:
-			// Krane's timeout-override: this workload's own timeout, shorter or longer than --timeout.
-			g.ownTimeout = fmt.Sprintf("%s timed out after %s (its %s annotation)", st.Target, model.ShortDuration(st.Timeout), contract.TimeoutAnnotation)
-			return report.TimedOut, true
+			// Krane's timeout-override: this workload's own timeout, shorter or longer than
+			// --timeout. A failure anywhere else still comes first, as in Krane.
+			if ownTimeout == "" {
+				ownTimeout = fmt.Sprintf("%s timed out after %s (its %s annotation)", st.Target, model.ShortDuration(st.Timeout), contract.TimeoutAnnotation)
+			}
+			if g.stable > 0 {
+				g.completeAt[i] = time.Time{}
+			}
 		case g.stable > 0:
 			g.completeAt[i] = time.Time{}
 		}
@@ -165,11 +184,15 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 	complete := 0
 	for _, r := range g.resources {
 		switch r.workload().Verdict {
-		case report.Doomed, report.Missing:
+		case report.Doomed, report.Missing, report.Unsupported:
 			return report.Failed, true
 		case report.Complete:
 			complete++
 		}
+	}
+	if ownTimeout != "" {
+		g.ownTimeout = ownTimeout
+		return report.TimedOut, true
 	}
 	if held == len(statuses) && complete == len(g.resources) {
 		return report.Ended, true

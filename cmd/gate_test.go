@@ -240,6 +240,9 @@ func TestOwnTimeout(t *testing.T) {
 		{"doomed before its timeout", []look{
 			{time.Minute, timed(classify.RolloutDoomed), "failed"},
 		}},
+		{"another doomed at the look it times out: the failure comes first, as in Krane", []look{
+			{2 * time.Minute, append(timed(classify.RolloutProgressing)[:1], soakStatus("cart", classify.RolloutDoomed, crashing)), "failed"},
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := &gate{started: true, startAt: soakT0}

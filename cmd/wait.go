@@ -262,11 +262,21 @@ func (w *wait) prepare(p *Program) error {
 	if len(lines) > 0 {
 		return &LinesError{Lines: lines}
 	}
+	// The namespaces to watch: those named, and -n's or the kubeconfig's for the objects that name
+	// none. One is watched alone (-n's, the default, needs no override); several need every
+	// namespace watched.
 	w.watch = sourceOptions{demoFrom: demo.Deployed}
+	if unnamed && len(named) > 0 {
+		if def, err := w.kube.DefaultNamespace(); err == nil && def != "" {
+			named[def] = true
+		} else {
+			named[""] = true // unknown until connected: more than one
+		}
+	}
 	switch {
-	case len(named) > 1 || len(named) == 1 && unnamed:
+	case len(named) > 1:
 		w.watch.allNamespaces = true
-	case len(named) == 1:
+	case len(named) == 1 && w.kube.Namespace() == "":
 		for ns := range named {
 			w.watch.namespace = ns
 		}
@@ -311,7 +321,7 @@ func (w *wait) source() sourceOptions {
 // over its own model, and the wait ends as soon as one is doomed or missing, when all are
 // complete, or at the timeout.
 func (w *wait) run(ctx context.Context, e *env) error {
-	start := time.Now()
+	start, began := time.Now(), e.src.Now() // began: on the cluster's clock, for the workloads' own timeouts
 	github := os.Getenv("GITHUB_ACTIONS") == "true"
 	timeoutAt := start.Add(w.timeout)
 	// Allowed, as a watch for a doom after the rollout whose best end is the timeout. The window
@@ -341,12 +351,10 @@ func (w *wait) run(ctx context.Context, e *env) error {
 	// The manifests' objects wait has no informer for are looked up once, each request bounded as
 	// --request-timeout bounds kubectl's.
 	rt, _ := w.kube.RequestTimeout() // validated
-	lookupCtx, cancelLookup := context.WithTimeout(ctx, rt)
-	defer cancelLookup()
 	// wake says one of those objects changed.
 	wake := make(chan struct{}, 1)
 	for i, c := range clusters {
-		g, err := w.newGate(lookupCtx, ctx, e.src.Sources()[i], c.Model, wake)
+		g, err := w.newGate(ctx, rt, e.src.Sources()[i], c.Model, wake)
 		if err == nil {
 			statuses[i] = c.Gate(g.targets, e.src.Now())
 			err = g.check(statuses[i])
@@ -359,11 +367,13 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			failed = append(failed, err)
 			continue
 		}
-		g.started, g.startAt = true, e.src.Now()
+		g.started, g.startAt = true, began
 	}
 	if len(failed) > 0 {
 		err := failed[0]
-		if len(failed) > 1 {
+		if lines := allLines(failed); lines != nil {
+			err = lines // wait -f's: every context's lines, each named by its context
+		} else if len(failed) > 1 {
 			rest := make([]string, len(failed)-1)
 			for i, f := range failed[1:] {
 				rest[i] = f.Error()
@@ -472,14 +482,14 @@ func (w *wait) run(ctx context.Context, e *env) error {
 
 // newGate resolves the workloads in one cluster: in its namespace (-n, else its context's), the
 // named ones or the Deployments -l selects.
-func (w *wait) newGate(ctx, follow context.Context, src *kube.Source, m *model.Model, wake chan<- struct{}) (*gate, error) {
+func (w *wait) newGate(ctx context.Context, rt time.Duration, src *kube.Source, m *model.Model, wake chan<- struct{}) (*gate, error) {
 	ns := src.Namespace()
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
 	}
 	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable}
 	if len(w.objs) > 0 {
-		g.fromManifests(ctx, follow, w.objs, wake)
+		g.fromManifests(ctx, rt, w.objs, wake)
 	} else if w.selector != "" {
 		sel, _ := labels.Parse(w.selector) // validated
 		g.targets = m.Resolve(contract.KindDeployment, ns, sel)
@@ -504,9 +514,15 @@ func (w *wait) newGate(ctx, follow context.Context, src *kube.Source, m *model.M
 }
 
 // fromManifests makes wait -f's objects the gate's: the kinds it models are targets, in the
-// manifest's namespace or -n's; any other object is looked up (within ctx) and, when it exists,
-// followed until follow ends and judged with kstatus, each change sent on wake.
-func (g *gate) fromManifests(ctx, follow context.Context, objs []manifest.Object, wake chan<- struct{}) {
+// manifest's namespace or -n's; any other object is looked up (each request bounded by rt, as
+// --request-timeout bounds kubectl's) and, when it exists, followed until ctx ends and judged with
+// kstatus or its CRD's Krane conditions, each change sent on wake.
+func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manifest.Object, wake chan<- struct{}) {
+	bounded := func(f func(context.Context)) {
+		rctx, cancel := context.WithTimeout(ctx, rt)
+		defer cancel()
+		f(rctx)
+	}
 	ns := g.src.DefaultNamespace()
 	if ns == "" {
 		ns = "default"
@@ -530,7 +546,9 @@ func (g *gate) fromManifests(ctx, follow context.Context, objs []manifest.Object
 			}
 			continue
 		}
-		f, err := g.src.Lookup(ctx, o.GetAPIVersion(), gvk.Kind, ons, o.GetName())
+		var f kube.Found
+		var err error
+		bounded(func(ctx context.Context) { f, err = g.src.Lookup(ctx, o.GetAPIVersion(), gvk.Kind, ons, o.GetName()) })
 		if err != nil {
 			g.notFound = append(g.notFound, o.Source.Line(err.Error()))
 			continue
@@ -548,7 +566,10 @@ func (g *gate) fromManifests(ctx, follow context.Context, objs []manifest.Object
 		// on their CRD, read once per kind.
 		conds, read := krane[f.Resource]
 		if !read {
-			if a, ok := g.src.CRDAnnotation(ctx, f.Resource, classify.KraneAnnotation); ok {
+			var a string
+			var ok bool
+			bounded(func(ctx context.Context) { a, ok = g.src.CRDAnnotation(ctx, f.Resource, classify.KraneAnnotation) })
+			if ok {
 				var err error
 				if conds, err = classify.ParseKraneConditions(a); err != nil {
 					g.notFound = append(g.notFound, o.Source.Line(fmt.Sprintf("annotation %s on %s is invalid: %s",
@@ -559,13 +580,14 @@ func (g *gate) fromManifests(ctx, follow context.Context, objs []manifest.Object
 		}
 		r.krane = conds
 		g.resources = append(g.resources, r)
-		g.src.Follow(follow, f, ons, o.GetName(), func(obj *unstructured.Unstructured) {
-			r.set(obj)
+		poke := func() {
 			select {
 			case wake <- struct{}{}:
 			default:
 			}
-		})
+		}
+		g.src.Follow(ctx, f, ons, o.GetName(), func(obj *unstructured.Unstructured) { r.set(obj); poke() },
+			func(err error) { r.refused(err); poke() })
 	}
 }
 
@@ -657,9 +679,45 @@ func (w *wait) shown(e *env, gates []*gate, statuses [][]model.GateStatus) []mod
 	return out
 }
 
+// allLines gathers the lines of the errors that are wait -f's LinesErrors, with the other errors
+// as a line each, into one LinesError; nil when none is. A context's lines keep its name.
+func allLines(errs []error) *LinesError {
+	var out LinesError
+	some := false
+	for _, err := range errs {
+		var le *LinesError
+		if !errors.As(err, &le) {
+			out.Lines = append(out.Lines, err.Error())
+			continue
+		}
+		some = true
+		prefix := ""
+		var ce *contextLines
+		if errors.As(err, &ce) {
+			prefix = "context " + ce.context + ": "
+		}
+		for _, l := range le.Lines {
+			out.Lines = append(out.Lines, prefix+l)
+		}
+	}
+	if !some {
+		return nil
+	}
+	return &out
+}
+
+// contextLines is a context's error, named so that its lines can be (allLines).
+type contextLines struct {
+	context string
+	err     error
+}
+
+func (c *contextLines) Error() string { return "context " + c.context + ": " + c.err.Error() }
+func (c *contextLines) Unwrap() error { return c.err }
+
 // contextError names the context an error is from, keeping its kind for main's hint.
 func contextError(context string, err error) error {
-	return fmt.Errorf("context %s: %w", context, err)
+	return &contextLines{context: context, err: err}
 }
 
 // print prints the verdict rep of a wait that started at start and returns result, with result's

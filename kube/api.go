@@ -6,6 +6,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/dynamic"
@@ -72,8 +73,10 @@ type Source struct {
 	synced chan struct{}
 	// server is the API server's address ("" for the demo).
 	server string
-	// clients serve Lookup: discovery and the dynamic client (none for the demo).
+	// clients serve Lookup: discovery and the dynamic client (none for the demo); served caches
+	// discovery's answer per group version (*metav1.APIResourceList).
 	clients clients
+	served  sync.Map
 }
 
 // Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.

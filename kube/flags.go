@@ -68,6 +68,14 @@ func (f *Flags) loader() clientcmd.ClientConfig {
 // Namespace is -n/--namespace as given, "" when it was not.
 func (f *Flags) Namespace() string { return f.overrides.Context.Namespace }
 
+// DefaultNamespace is where kubectl puts an object that names no namespace: -n, else the
+// kubeconfig context's, else "default" (in a pod, its own), read without connecting. It is the
+// current context's when --context names several.
+func (f *Flags) DefaultNamespace() (string, error) {
+	ns, _, err := f.loader().Namespace()
+	return ns, err
+}
+
 // Validate rejects values that cannot name anything, before anything is loaded or reached: a
 // namespace that is not a DNS label (the API server's rule for a namespace's name, apimachinery's
 // ValidateNamespaceName; kubectl sends it, and the list there is empty), and a --context that is

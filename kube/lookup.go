@@ -46,7 +46,13 @@ func (s *Source) Lookup(ctx context.Context, apiVersion, kind, namespace, name s
 	if err != nil {
 		return Found{}, fmt.Errorf("apiVersion %q: %w", sanitize.Text(apiVersion), err)
 	}
-	list, err := s.clients.discovery.ServerResourcesForGroupVersion(gv.String())
+	// One discovery request per group version and source: a manifest set names few.
+	var list *metav1.APIResourceList
+	if v, ok := s.served.Load(gv.String()); ok {
+		list = v.(*metav1.APIResourceList)
+	} else if list, err = s.clients.discovery.ServerResourcesForGroupVersion(gv.String()); err == nil {
+		s.served.Store(gv.String(), list)
+	}
 	if apierrors.IsNotFound(err) {
 		return Found{}, fmt.Errorf("%s %s: no API group version %s: %w", sanitize.Text(kind), sanitize.Text(name), sanitize.Text(gv.String()), ErrNotServed)
 	}
@@ -81,9 +87,10 @@ func (s *Source) Lookup(ctx context.Context, apiVersion, kind, namespace, name s
 // Follow watches one object Lookup found until ctx ends: an informer on its resource narrowed to
 // its name by a field selector (metadata.name, which every resource serves), so the API server
 // sends nothing else. onChange gets each state of it as the informer delivers it, and nil once it
-// is deleted; the informer re-lists and re-watches on its own, as the others do. The object is
-// the API's, unsanitised.
-func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, onChange func(*unstructured.Unstructured)) {
+// is deleted; the informer re-lists and re-watches on its own, as the others do. onError gets a
+// refusal of its list or watch (RBAC that grants get but not list or watch), which would otherwise
+// retry for ever in silence; its text is one sanitised line. The object is the API's, unsanitised.
+func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, onChange func(*unstructured.Unstructured), onError func(error)) {
 	if !f.Namespaced {
 		namespace = metav1.NamespaceNone
 	}
@@ -101,11 +108,28 @@ func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, on
 		UpdateFunc: func(_, obj any) { changed(obj) },
 		DeleteFunc: func(any) { onChange(nil) },
 	})
+	_ = inf.Informer().SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+		if apierrors.IsForbidden(err) || apierrors.IsMethodNotSupported(err) {
+			onError(oneLine(fmt.Errorf("list and watch %s %s: %w", f.Resource.GroupResource(), sanitize.Text(name), err)))
+		}
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	})
 	go inf.Informer().RunWithContext(ctx)
 	// An object deleted between Lookup's GET and the informer's list is never added, so never
-	// deleted either: once synced, an empty store says it is gone.
+	// deleted either. But an empty store once synced may also be a list served from the API
+	// server's watch cache, which can lag the GET: a fresh GET says which.
 	go func() {
-		if cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) && len(inf.Informer().GetStore().List()) == 0 {
+		if !cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) || len(inf.Informer().GetStore().List()) > 0 {
+			return
+		}
+		res := s.clients.dynamic.Resource(f.Resource)
+		var err error
+		if f.Namespaced {
+			_, err = res.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+		} else {
+			_, err = res.Get(ctx, name, metav1.GetOptions{})
+		}
+		if apierrors.IsNotFound(err) {
 			onChange(nil)
 		}
 	}()

@@ -86,7 +86,8 @@ func TestFollow(t *testing.T) {
 	follow := func(dyn *dynamicfake.FakeDynamicClient) <-chan *unstructured.Unstructured {
 		seen := make(chan *unstructured.Unstructured, 10)
 		src := &Source{clients: clients{dynamic: dyn}}
-		src.Follow(ctx, Found{Exists: true, Namespaced: true, Resource: gvr}, "shop", "app-config", func(u *unstructured.Unstructured) { seen <- u })
+		src.Follow(ctx, Found{Exists: true, Namespaced: true, Resource: gvr}, "shop", "app-config", func(u *unstructured.Unstructured) { seen <- u },
+			func(err error) { t.Errorf("list or watch refused: %v", err) })
 		return seen
 	}
 	next := func(seen <-chan *unstructured.Unstructured, what string) *unstructured.Unstructured {

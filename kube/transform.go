@@ -238,10 +238,13 @@ func (t *trimmer) daemonSet(d *appsv1.DaemonSet) *appsv1.DaemonSet {
 		Status:     d.Status,
 	}
 	if gen, ok := d.Annotations[appsv1.DeprecatedTemplateGeneration]; ok {
-		if out.Annotations == nil {
-			out.Annotations = map[string]string{}
+		// meta's maps may be the interner's, shared between objects: never written to.
+		a := maps.Clone(out.Annotations)
+		if a == nil {
+			a = map[string]string{}
 		}
-		out.Annotations[appsv1.DeprecatedTemplateGeneration] = t.str(gen)
+		a[appsv1.DeprecatedTemplateGeneration] = t.str(gen)
+		out.Annotations = a
 	}
 	return out
 }

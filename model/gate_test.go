@@ -268,7 +268,7 @@ func TestGateTimeoutOverride(t *testing.T) {
 	if sts[0].Timeout != 90*time.Second || sts[0].Unsupported != "" {
 		t.Errorf("web: timeout %s, unsupported %q; want 90s", sts[0].Timeout, sts[0].Unsupported)
 	}
-	if want := `annotation krane.shopify.io/timeout-override: "PT25H" must be between 1 second and 24 hours`; sts[1].Unsupported != want {
+	if want := `annotation krane.shopify.io/timeout-override: "PT25H": Value must be less than 24h`; sts[1].Unsupported != want {
 		t.Errorf("api: unsupported %q, want %q", sts[1].Unsupported, want)
 	}
 	if sts[2].Timeout != 0 || sts[2].Unsupported != "" {
