@@ -193,7 +193,11 @@ func TestStreamedListShowsRowsWhileStreaming(t *testing.T) {
 	for _, p := range all[:200] {
 		stream.Add(p.DeepCopy())
 	}
-	waitFor(t, src, m, "rows while streaming", func(m *mirror) bool { return len(m.pods) == 200 && m.health.PodsTotal > 0 })
+	// The pods and the health that counts them come in batches of their own: wait for both (under
+	// load, CI saw the 200 rows with the count still at 75).
+	waitFor(t, src, m, "rows while streaming", func(m *mirror) bool {
+		return len(m.pods) == 200 && m.health.PodsSeen == 200 && m.health.PodsTotal > 0
+	})
 	if m.health.Synced || m.health.PodsSeen != 200 || m.health.PodsTotal != len(all)+100 {
 		t.Errorf("health while streaming = %+v, want not synced, 200 of ~%d", m.health, len(all)+100)
 	}
