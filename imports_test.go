@@ -11,21 +11,14 @@ import (
 // TestImportBoundaries holds the packages to the data flow the house style states: kube → model →
 // tui, with classify and podrec pure underneath. classify and podrec (the pod record, which kube
 // makes and model keeps) import only the standard library and the API types (k8s.io/api, and
-// k8s.io/apimachinery, which those types are made of), and classify kstatus's status computation
-// and client-go's JSONPath (for Krane's rollout conditions), which are as pure: they read an
-// object and nothing else; contract (the batches kube hands model) and
+// k8s.io/apimachinery, which those types are made of), and classify kstatus's status computation,
+// which is as pure (status.Compute reads an object and nothing else); contract (the batches kube hands model) and
 // sanitize (the terminal's rule for API text) are leaves that only podrec may be under, and kube
 // and recording reach the model through contract alone; model reads no cluster and draws nothing;
 // tui never links client-go, directly or through another package; only kube (and its demo
 // cluster) talks to an API server; report builds its documents from the model alone; no package
 // of the pipeline imports cmd.
 func TestImportBoundaries(t *testing.T) {
-	// client-go's JSONPath (classify reads Krane's rollout conditions with it) and the template
-	// package it is made of read objects and talk to nothing: linking them is not linking client-go.
-	pureClientGo := map[string]bool{
-		"k8s.io/client-go/util/jsonpath":                      true,
-		"k8s.io/client-go/third_party/forked/golang/template": true,
-	}
 	pkgs := listPackages(t)
 	standard := map[string]bool{}
 	for _, p := range pkgs {
@@ -33,7 +26,6 @@ func TestImportBoundaries(t *testing.T) {
 	}
 	const mod = "doomwatch/"
 	const kstatus = "github.com/fluxcd/cli-utils/pkg/kstatus/status"
-	const jsonpath = "k8s.io/client-go/util/jsonpath"
 	for _, p := range pkgs {
 		if p.Standard || !strings.HasPrefix(p.ImportPath, "doomwatch") {
 			continue
@@ -49,7 +41,7 @@ func TestImportBoundaries(t *testing.T) {
 		}
 		links := func(prefix string) bool {
 			for _, d := range p.Deps {
-				if (d == prefix || strings.HasPrefix(d, prefix+"/")) && !pureClientGo[d] {
+				if d == prefix || strings.HasPrefix(d, prefix+"/") {
 					return true
 				}
 			}
@@ -58,8 +50,8 @@ func TestImportBoundaries(t *testing.T) {
 		switch p.ImportPath {
 		case mod + "classify", mod + "podrec":
 			for _, i := range p.Imports {
-				if !standard[i] && !strings.HasPrefix(i, "k8s.io/api/") && !strings.HasPrefix(i, "k8s.io/apimachinery/") && i != kstatus && i != jsonpath {
-					t.Errorf("%s imports %s: it may import only the standard library, k8s.io/api, k8s.io/apimachinery, kstatus's status computation and client-go's JSONPath", p.ImportPath, i)
+				if !standard[i] && !strings.HasPrefix(i, "k8s.io/api/") && !strings.HasPrefix(i, "k8s.io/apimachinery/") && i != kstatus {
+					t.Errorf("%s imports %s: it may import only the standard library, k8s.io/api, k8s.io/apimachinery and kstatus's status computation", p.ImportPath, i)
 				}
 			}
 		case mod + "model":

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/jsonpath"
 )
 
 // KraneAnnotation is the annotation on a CustomResourceDefinition by which Krane judges the
@@ -24,10 +23,17 @@ type KraneConditions struct {
 	Success, Failure []KraneCondition
 }
 
+// JSONPath is one of Krane's paths, compiled: the first value at it in an object, nil when there is
+// none (the jsonpath gem's first). kube compiles them (kube.CompileJSONPath, client-go's JSONPath):
+// classify reads objects, not path expressions.
+type JSONPath interface {
+	First(obj map[string]any) any
+}
+
 // KraneCondition is one condition: the first value at Path equal to Value. A failure's message is
 // CustomErrorMsg, else the first value at ErrorMsgPath.
 type KraneCondition struct {
-	Path, ErrorMsgPath *jsonpath.JSONPath
+	Path, ErrorMsgPath JSONPath
 	// PathText is the path as written, for messages.
 	PathText       string
 	Value          any
@@ -45,8 +51,8 @@ const kraneDefault = `{
 // from_annotation and validate!): "true" (any case, spaces around) is the defaults; otherwise JSON
 // whose success_conditions must be a non-empty list of {path, value}, and whose failure_conditions
 // may be absent. Paths are JSONPath, Krane's `$.status.conditions[?(@.type == "Ready")].status`
-// form. The error is one line.
-func ParseKraneConditions(annotation string) (*KraneConditions, error) {
+// form, which compile makes ready to read (its error is one line). The error is one line.
+func ParseKraneConditions(annotation string, compile func(path string) (JSONPath, error)) (*KraneConditions, error) {
 	text := annotation
 	if strings.EqualFold(strings.TrimSpace(annotation), "true") {
 		text = kraneDefault
@@ -60,17 +66,17 @@ func ParseKraneConditions(annotation string) (*KraneConditions, error) {
 	}
 	c := &KraneConditions{}
 	var err error
-	if c.Success, err = kraneList(raw.Success, "success_conditions", true); err != nil {
+	if c.Success, err = kraneList(raw.Success, "success_conditions", true, compile); err != nil {
 		return nil, err
 	}
-	if c.Failure, err = kraneList(raw.Failure, "failure_conditions", false); err != nil {
+	if c.Failure, err = kraneList(raw.Failure, "failure_conditions", false, compile); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // kraneList reads one list of conditions, with validate_conditions' messages.
-func kraneList(raw json.RawMessage, key string, required bool) ([]KraneCondition, error) {
+func kraneList(raw json.RawMessage, key string, required bool, compile func(string) (JSONPath, error)) ([]KraneCondition, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		if required {
 			return nil, fmt.Errorf("%s must contain at least one entry", key)
@@ -93,11 +99,11 @@ func kraneList(raw json.RawMessage, key string, required bool) ([]KraneCondition
 		}
 		c := KraneCondition{PathText: path, Value: value}
 		var err error
-		if c.Path, err = kranePath(path); err != nil {
+		if c.Path, err = compile(path); err != nil {
 			return nil, err
 		}
 		if p, ok := it["error_msg_path"].(string); ok {
-			if c.ErrorMsgPath, err = kranePath(p); err != nil {
+			if c.ErrorMsgPath, err = compile(p); err != nil {
 				return nil, err
 			}
 		}
@@ -107,30 +113,10 @@ func kraneList(raw json.RawMessage, key string, required bool) ([]KraneCondition
 	return out, nil
 }
 
-// kranePath compiles a JSONPath expression as Krane writes it ("$.status.x"), for client-go's
-// jsonpath, which takes kubectl's template form ("{$.status.x}").
-func kranePath(p string) (*jsonpath.JSONPath, error) {
-	j := jsonpath.New("krane")
-	j.AllowMissingKeys(true)
-	if err := j.Parse("{" + p + "}"); err != nil {
-		return nil, fmt.Errorf("invalid JsonPath expression %q: %s", p, oneLine(err.Error()))
-	}
-	return j, nil
-}
-
-// first is the first value at p in obj, as the jsonpath gem's first: nil when there is none.
-func first(p *jsonpath.JSONPath, obj map[string]any) any {
-	res, err := p.FindResults(obj)
-	if err != nil || len(res) == 0 || len(res[0]) == 0 || !res[0][0].IsValid() || !res[0][0].CanInterface() {
-		return nil
-	}
-	return res[0][0].Interface()
-}
-
 // met says the condition holds: the first value at its path equals its value, numbers compared
 // as numbers (the object's integers are int64, the annotation's float64), null matching nothing.
 func (c *KraneCondition) met(obj map[string]any) bool {
-	got := first(c.Path, obj)
+	got := c.Path.First(obj)
 	if c.Value == nil {
 		return got == nil // Ruby's nil == nil: a "value": null matches a path with nothing there
 	}
@@ -198,7 +184,7 @@ func KraneVerdict(obj *unstructured.Unstructured, c *KraneConditions) RolloutVer
 		case f.CustomErrorMsg != "":
 			msgs = append(msgs, oneLine(f.CustomErrorMsg))
 		case f.ErrorMsgPath != nil:
-			if m := first(f.ErrorMsgPath, obj.Object); m != nil {
+			if m := f.ErrorMsgPath.First(obj.Object); m != nil {
 				msgs = append(msgs, oneLine(fmt.Sprint(m)))
 			}
 		}

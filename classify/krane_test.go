@@ -6,7 +6,18 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"doomwatch/kube"
 )
+
+// compile is kube's JSONPath, as doomwatch wait gives it to ParseKraneConditions.
+func compile(expr string) (JSONPath, error) {
+	j, err := kube.CompileJSONPath(expr)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
+}
 
 // kraneExample is the custom resource of Krane's README ("Deploying custom resources"), whose
 // Failed condition its default rollout conditions call a failure with "resource is failed".
@@ -56,16 +67,16 @@ func TestKraneVerdict(t *testing.T) {
 			_ = unstructured.SetNestedSlice(u.Object, cs, "status", "conditions")
 		}
 	}
-	defaults, err := ParseKraneConditions(" True ")
+	defaults, err := ParseKraneConditions(" True ", compile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	custom, err := ParseKraneConditions(`{"success_conditions": [{"path": "$.status.phase", "value": "Deployed"}, {"path": "$.status.replicas", "value": 3}],
-		"failure_conditions": [{"path": "$.status.phase", "value": "Error", "custom_error_msg": "the release failed", "error_msg_path": "$.status.message"}]}`)
+		"failure_conditions": [{"path": "$.status.phase", "value": "Error", "custom_error_msg": "the release failed", "error_msg_path": "$.status.message"}]}`, compile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	nullOK, err := ParseKraneConditions(`{"success_conditions": [{"path": "$.status.error", "value": null}]}`)
+	nullOK, err := ParseKraneConditions(`{"success_conditions": [{"path": "$.status.error", "value": null}]}`, compile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +127,7 @@ func TestKraneVerdict(t *testing.T) {
 		{`{"success_conditions": [{"path": "$.status.x"}]}`, "missing required key(s) for success_condition: path and value"},
 		{`{"success_conditions": [{"path": "$.status[", "value": 1}]}`, `invalid JsonPath expression "$.status["`},
 	} {
-		if _, err := ParseKraneConditions(bad.annotation); err == nil || !strings.HasPrefix(err.Error(), bad.err) || strings.Contains(err.Error(), "\n") {
+		if _, err := ParseKraneConditions(bad.annotation, compile); err == nil || !strings.HasPrefix(err.Error(), bad.err) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error %v, want one line starting %q", bad.annotation, err, bad.err)
 		}
 	}

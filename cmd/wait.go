@@ -571,7 +571,7 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 			bounded(func(ctx context.Context) { a, ok = g.src.CRDAnnotation(ctx, f.Resource, classify.KraneAnnotation) })
 			if ok {
 				var err error
-				if conds, err = classify.ParseKraneConditions(a); err != nil {
+				if conds, err = classify.ParseKraneConditions(a, compileJSONPath); err != nil {
 					g.notFound = append(g.notFound, o.Source.Line(fmt.Sprintf("annotation %s on %s is invalid: %s",
 						classify.KraneAnnotation, sanitize.Text(f.Resource.GroupResource().String()), sanitize.Text(err.Error()))))
 				}
@@ -589,6 +589,15 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 		g.src.Follow(ctx, f, ons, o.GetName(), func(obj *unstructured.Unstructured) { r.set(obj); poke() },
 			func(err error) { r.refused(err); poke() })
 	}
+}
+
+// compileJSONPath is kube's JSONPath, as classify reads Krane's rollout conditions with it.
+func compileJSONPath(expr string) (classify.JSONPath, error) {
+	j, err := kube.CompileJSONPath(expr)
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return j, nil
 }
 
 // inNamespace is " in namespace NS", or "" for a cluster-scoped object.
