@@ -65,13 +65,7 @@ func (s *Source) Lookup(ctx context.Context, apiVersion, kind, namespace, name s
 			continue
 		}
 		f := Found{Namespaced: r.Namespaced, Resource: gv.WithResource(r.Name)}
-		res := s.clients.dynamic.Resource(f.Resource)
-		var obj *unstructured.Unstructured
-		if r.Namespaced {
-			obj, err = res.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-		} else {
-			obj, err = res.Get(ctx, name, metav1.GetOptions{})
-		}
+		obj, err := s.get(ctx, f, namespace, name)
 		switch {
 		case err == nil:
 			f.Exists, f.Object = true, obj
@@ -122,17 +116,19 @@ func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, on
 		if !cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) || len(inf.Informer().GetStore().List()) > 0 {
 			return
 		}
-		res := s.clients.dynamic.Resource(f.Resource)
-		var err error
-		if f.Namespaced {
-			_, err = res.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-		} else {
-			_, err = res.Get(ctx, name, metav1.GetOptions{})
-		}
-		if apierrors.IsNotFound(err) {
+		if _, err := s.get(ctx, f, namespace, name); apierrors.IsNotFound(err) {
 			onChange(nil)
 		}
 	}()
+}
+
+// get is one GET of the object name of f's resource, in namespace when the resource is namespaced.
+func (s *Source) get(ctx context.Context, f Found, namespace, name string) (*unstructured.Unstructured, error) {
+	res := s.clients.dynamic.Resource(f.Resource)
+	if f.Namespaced {
+		return res.Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	}
+	return res.Get(ctx, name, metav1.GetOptions{})
 }
 
 // crdResource is the resource of CustomResourceDefinitions.
