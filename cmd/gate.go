@@ -60,55 +60,66 @@ type gate struct {
 	notFound  []string
 }
 
-// followed is one object of wait -f's of a kind doomwatch does not model, as kube.Source.Follow
-// last delivered it.
+// followed is one object of wait -f's of a kind doomwatch does not model, judged as
+// kube.Source.Follow last delivered it: once per change, not per look of the gate.
 type followed struct {
 	// kind, namespace and name are sanitised, for the document.
 	kind, namespace, name string
-	mu                    sync.Mutex
-	obj                   *unstructured.Unstructured
-	// deleted is set once the object is deleted while waited for.
-	deleted bool
 	// krane, when its CRD has Krane's rollout conditions, judges it in place of kstatus.
 	krane *classify.KraneConditions
-	// refusal is why it may not be followed (its list or watch refused), "" while it may.
-	refusal string
+	mu    sync.Mutex
+	// now is its verdict as of the latest state; refused is set once its list or watch was
+	// refused, which no later state undoes.
+	now     report.Workload
+	refused bool
 }
 
-// refused records that the object's list or watch was refused: it cannot be judged.
-func (r *followed) refused(err error) {
+// newFollowed is the object found in state obj.
+func newFollowed(kind, namespace, name string, krane *classify.KraneConditions, obj *unstructured.Unstructured) *followed {
+	r := &followed{kind: sanitize.Text(kind), namespace: sanitize.Text(namespace), name: sanitize.Text(name), krane: krane}
+	r.set(obj)
+	return r
+}
+
+// refuse records that the object's list or watch was refused: it cannot be judged.
+func (r *followed) refuse(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.refusal = sanitize.Text(err.Error())
+	r.refused = true
+	r.now = r.workload(report.Unsupported, "cannot follow it: "+sanitize.Text(err.Error()))
 }
 
-// set records the object's newest state; nil once deleted.
+// set judges the object's newest state, nil once deleted: with kstatus (classify.ResourceVerdict),
+// or its CRD's Krane conditions (classify.KraneVerdict).
 func (r *followed) set(obj *unstructured.Unstructured) {
+	var w report.Workload
+	switch {
+	case obj == nil:
+		w = r.workload(report.Missing, strings.ToLower(r.kind)+"/"+r.name+" was deleted while waiting")
+	case r.krane != nil:
+		v := classify.KraneVerdict(obj, r.krane)
+		w = r.workload(report.Verdict(v.Class), sanitize.Text(v.Reason))
+	default:
+		v := classify.ResourceVerdict(obj)
+		w = r.workload(report.Verdict(v.Class), sanitize.Text(v.Reason))
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.obj, r.deleted = obj, obj == nil
+	if !r.refused {
+		r.now = w
+	}
 }
 
-// workload is the resource's verdict now, with kstatus (classify.ResourceVerdict).
-func (r *followed) workload() report.Workload {
+// workload is the object's document entry with verdict and reason.
+func (r *followed) workload(verdict report.Verdict, reason string) report.Workload {
+	return report.Workload{Kind: r.kind, Namespace: r.namespace, Name: r.name, Verdict: verdict, Reason: reason}
+}
+
+// current is the object's verdict now.
+func (r *followed) current() report.Workload {
 	r.mu.Lock()
-	obj, deleted, refusal := r.obj, r.deleted, r.refusal
-	r.mu.Unlock()
-	w := report.Workload{Kind: r.kind, Namespace: r.namespace, Name: r.name}
-	if refusal != "" {
-		w.Verdict, w.Reason = report.Unsupported, "cannot follow it: "+refusal
-		return w
-	}
-	if deleted {
-		w.Verdict, w.Reason = report.Missing, strings.ToLower(r.kind)+"/"+r.name+" was deleted while waiting"
-		return w
-	}
-	v := classify.ResourceVerdict(obj)
-	if r.krane != nil {
-		v = classify.KraneVerdict(obj, r.krane)
-	}
-	w.Verdict, w.Reason = report.Verdict(v.Class), sanitize.Text(v.Reason)
-	return w
+	defer r.mu.Unlock()
+	return r.now
 }
 
 // warnKey identifies a transient failure for the warnings: its container. Its reason may change
@@ -183,7 +194,7 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 	}
 	complete := 0
 	for _, r := range g.resources {
-		switch r.workload().Verdict {
+		switch r.current().Verdict {
 		case report.Doomed, report.Missing, report.Unsupported:
 			return report.Failed, true
 		case report.Complete:
@@ -204,7 +215,7 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 func (g *gate) resourceWorkloads() []report.Workload {
 	out := make([]report.Workload, len(g.resources))
 	for i, r := range g.resources {
-		out[i] = r.workload()
+		out[i] = r.current()
 	}
 	return out
 }
@@ -244,7 +255,7 @@ func (g *gate) shown(statuses []model.GateStatus, now time.Time) []model.GateSta
 	}
 	// wait -f's other objects, after the targets, as their kstatus verdicts.
 	for _, r := range g.resources {
-		w := r.workload()
+		w := r.current()
 		out = append(out, model.GateStatus{Target: model.Target{Kind: contract.Kind(w.Kind), Namespace: w.Namespace, Name: w.Name},
 			Namespace: w.Namespace, Name: w.Name, Found: w.Verdict != report.Missing,
 			Rollout: model.Rollout{Namespace: w.Namespace, Kind: w.Kind, Name: w.Name, Verdict: classify.RolloutClass(w.Verdict), Reason: w.Reason}})

@@ -561,7 +561,6 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 			g.notFound = append(g.notFound, o.Source.Line(ref+" not found"+inNamespace(ons)))
 			continue
 		}
-		r := &followed{kind: sanitize.Text(gvk.Kind), namespace: sanitize.Text(ons), name: sanitize.Text(o.GetName()), obj: f.Object}
 		// A Krane user's custom resources are judged as Krane judges them: by the rollout conditions
 		// on their CRD, read once per kind.
 		conds, read := krane[f.Resource]
@@ -578,7 +577,7 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 			}
 			krane[f.Resource] = conds
 		}
-		r.krane = conds
+		r := newFollowed(gvk.Kind, ons, o.GetName(), conds, f.Object)
 		g.resources = append(g.resources, r)
 		poke := func() {
 			select {
@@ -587,7 +586,7 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 			}
 		}
 		g.src.Follow(ctx, f, ons, o.GetName(), func(obj *unstructured.Unstructured) { r.set(obj); poke() },
-			func(err error) { r.refused(err); poke() })
+			func(err error) { r.refuse(err); poke() })
 	}
 }
 

@@ -263,7 +263,7 @@ func runArgoCase(t *testing.T, ctx context.Context, cp *ControlPlane, c argoCase
 	if _, err := res.Patch(ctx, c.name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waited := startArgoWait(t, ctx, cp, c)
+	waited := startArgoWait(t, cp, c)
 	// The timeline is logged however the checks end: it is what a failure needs explained.
 	defer func() {
 		for _, s := range rec.Snapshots() {
@@ -271,7 +271,7 @@ func runArgoCase(t *testing.T, ctx context.Context, cp *ControlPlane, c argoCase
 		}
 	}()
 	c.check(t, ctx, rec, i+1)
-	checkArgoWait(t, c, <-waited, update, rec.Snapshots())
+	checkArgoWait(t, c, waited, update, rec.Snapshots())
 	snaps := rec.Snapshots()
 	// observedGeneration is written as a string (types.go RolloutStatus.ObservedGeneration); a
 	// reader that expects Deployment's integer would miss it.
@@ -471,68 +471,36 @@ func checkCrashLooping(t *testing.T, ctx context.Context, r *RolloutRecorder, ha
 	}
 }
 
-// argoWaitRun is a finished `doomwatch wait -o json rollout/NAME`: its result, its document, and
-// when it ended.
-type argoWaitRun struct {
-	r     result
-	doc   waitDoc
-	ended time.Time
-	err   error
-}
-
 // startArgoWait starts `doomwatch wait rollout/NAME -o json` against the control plane as the
-// update is applied, as a CI job runs it after kubectl apply; its outcome arrives on the channel.
-func startArgoWait(t *testing.T, ctx context.Context, cp *ControlPlane, c argoCase) <-chan argoWaitRun {
+// update is applied, as a CI job runs it after kubectl apply.
+func startArgoWait(t *testing.T, cp *ControlPlane, c argoCase) *waitRun {
 	t.Helper()
-	bin := doomwatchBinary(t)
-	out := make(chan argoWaitRun, 1)
-	args := []string{"wait", "rollout/" + c.name, "-o", "json", "-n", argoNamespace,
-		"--timeout", c.wait.timeout.String(), "--request-timeout=10s", "--kubeconfig", cp.AdminKubeconfig}
-	go func() {
-		// The limit is the timeout and a margin: a wait that outlives its own --timeout hangs.
-		wctx, cancel := context.WithTimeout(ctx, c.wait.timeout+30*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(wctx, bin, args...)
-		cmd.Env = doomwatchEnv()
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
-		err := cmd.Run()
-		run := argoWaitRun{ended: time.Now(), r: result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start), timedOut: wctx.Err() != nil}}
-		if ee, ok := err.(*exec.ExitError); ok {
-			run.r.code = ee.ExitCode()
-		} else if err != nil {
-			run.err = err
-		}
-		if run.err == nil {
-			if derr := json.Unmarshal([]byte(run.r.stdout), &run.doc); derr != nil {
-				run.err = fmt.Errorf("decoding wait -o json: %w", derr)
-			}
-		}
-		out <- run
-	}()
-	return out
+	// The limit is the timeout and a margin: a wait that outlives its own --timeout hangs.
+	return startWaitWithin(t, c.wait.timeout+30*time.Second, "rollout/"+c.name, "-o", "json", "-n", argoNamespace,
+		"--timeout", c.wait.timeout.String(), "--request-timeout=10s", "--kubeconfig", cp.AdminKubeconfig)
 }
 
 // checkArgoWait holds doomwatch's gate to the case's outcome, and a doom to coming before the
 // controller's Degraded: Argo marks a crash-looping canary only at its progress deadline.
-func checkArgoWait(t *testing.T, c argoCase, w argoWaitRun, update time.Time, snaps []RolloutSnapshot) {
+func checkArgoWait(t *testing.T, c argoCase, w *waitRun, update time.Time, snaps []RolloutSnapshot) {
 	t.Helper()
-	if w.err != nil {
-		t.Fatalf("doomwatch wait: %v\n%s", w.err, w.r)
+	r := w.wait(c.wait.timeout + 30*time.Second)
+	var doc waitDoc
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("doomwatch wait: decoding wait -o json: %v\n%s", err, r)
 	}
-	if w.r.timedOut || w.r.code != c.wait.code || w.doc.Verdict != c.wait.verdict {
-		t.Fatalf("doomwatch wait rollout/%s: verdict %q, want exit %d and %q: %s", c.name, w.doc.Verdict, c.wait.code, c.wait.verdict, w.r)
+	if r.timedOut || r.code != c.wait.code || doc.Verdict != c.wait.verdict {
+		t.Fatalf("doomwatch wait rollout/%s: verdict %q, want exit %d and %q: %s", c.name, doc.Verdict, c.wait.code, c.wait.verdict, r)
 	}
-	if len(w.doc.Workloads) != 1 {
-		t.Fatalf("want one workload in wait's document: %s", w.r.stdout)
+	if len(doc.Workloads) != 1 {
+		t.Fatalf("want one workload in wait's document: %s", r.stdout)
 	}
-	wl := w.doc.Workloads[0]
+	wl := doc.Workloads[0]
 	if wl.Kind != "Rollout" || wl.Name != c.name || wl.Namespace != argoNamespace || !strings.HasPrefix(wl.Reason, c.wait.reason) {
 		t.Errorf("workload %+v, want Rollout %s/%s with a reason starting %q", wl, argoNamespace, c.name, c.wait.reason)
 	}
-	at := w.ended.Sub(update)
-	t.Logf("doomwatch wait rollout/%s: %s at %+.1fs: %s", c.name, w.doc.Verdict, at.Seconds(), wl.Reason)
+	at := w.end.Sub(update)
+	t.Logf("doomwatch wait rollout/%s: %s at %+.1fs: %s", c.name, doc.Verdict, at.Seconds(), wl.Reason)
 	if c.wait.verdict != "doomed" {
 		return
 	}

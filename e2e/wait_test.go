@@ -77,11 +77,18 @@ type waitRun struct {
 	err            error
 }
 
-// startWait starts `doomwatch wait args...` with its output on pipes, as in a CI job.
+// startWait starts `doomwatch wait args...` with its output on pipes, as in a CI job, bounded by
+// waitLimit.
 func startWait(t *testing.T, args ...string) *waitRun {
 	t.Helper()
+	return startWaitWithin(t, waitLimit, args...)
+}
+
+// startWaitWithin is startWait bounded by limit: a wait that outlives it hangs.
+func startWaitWithin(t *testing.T, limit time.Duration, args ...string) *waitRun {
+	t.Helper()
 	bin := doomwatchBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	args = append([]string{"wait"}, args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = doomwatchEnv()
