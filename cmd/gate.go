@@ -2,13 +2,16 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
@@ -58,25 +61,40 @@ type gate struct {
 	from      map[model.Target]manifest.Source
 	resources []*followed
 	notFound  []string
+	// parents are the ownerReferences of the objects between a followed object and the pods it
+	// controls that the model does not hold (a Knative Revision), by UID, as one GET each found
+	// them; unread is when a GET failed, to try again after ownerRetry. rt bounds each GET.
+	parents map[types.UID][]metav1.OwnerReference
+	unread  map[types.UID]time.Time
+	rt      time.Duration
 }
+
+// ownerRetry is how long a controller whose GET failed (a timeout, RBAC without get on its kind)
+// is left before it is read again: its pods do not explain their owner's verdict meanwhile.
+const ownerRetry = 10 * time.Second
 
 // followed is one object of wait -f's of a kind doomwatch does not model, judged as
 // kube.Source.Follow last delivered it: once per change, not per look of the gate.
 type followed struct {
-	// kind, namespace and name are sanitised, for the document.
+	// kind, namespace and name are sanitised, for the document; ns is its namespace as the API
+	// has it, "" for a cluster-scoped object.
 	kind, namespace, name string
+	ns                    string
 	// krane, when its CRD has Krane's rollout conditions, judges it in place of kstatus.
 	krane *classify.KraneConditions
 	mu    sync.Mutex
 	// now is its verdict as of the latest state; refused is set once its list or watch was
-	// refused, which no later state undoes.
+	// refused, which no later state undoes. uid is the latest state's, "" once deleted.
 	now     report.Workload
 	refused bool
+	uid     types.UID
+	// owned is what the pods it controls said at the gate's latest look.
+	owned model.Owned
 }
 
 // newFollowed is the object found in state obj.
 func newFollowed(kind, namespace, name string, krane *classify.KraneConditions, obj *unstructured.Unstructured) *followed {
-	r := &followed{kind: sanitize.Text(kind), namespace: sanitize.Text(namespace), name: sanitize.Text(name), krane: krane}
+	r := &followed{kind: sanitize.Text(kind), namespace: sanitize.Text(namespace), name: sanitize.Text(name), ns: namespace, krane: krane}
 	r.set(obj)
 	return r
 }
@@ -93,6 +111,10 @@ func (r *followed) refuse(err error) {
 // or its CRD's Krane conditions (classify.KraneVerdict).
 func (r *followed) set(obj *unstructured.Unstructured) {
 	var w report.Workload
+	var uid types.UID
+	if obj != nil {
+		uid = obj.GetUID()
+	}
 	switch {
 	case obj == nil:
 		w = r.workload(report.Missing, strings.ToLower(r.kind)+"/"+r.name+" was deleted while waiting")
@@ -108,6 +130,7 @@ func (r *followed) set(obj *unstructured.Unstructured) {
 	if !r.refused {
 		r.now = w
 	}
+	r.uid = uid
 }
 
 // workload is the object's document entry with verdict and reason.
@@ -115,11 +138,84 @@ func (r *followed) workload(verdict report.Verdict, reason string) report.Worklo
 	return report.Workload{Kind: r.kind, Namespace: r.namespace, Name: r.name, Verdict: verdict, Reason: reason}
 }
 
-// current is the object's verdict now.
+// current is the object's verdict now: its own, and the pods it controls. While its own verdict
+// waits (kstatus's InProgress, Unknown, Terminating), a doomed pod it controls, at any depth, dooms
+// it with the pod's reason, where kstatus alone would wait for its operator to give up, if it ever
+// does; a doomed object lists its doomed pods too. A complete one stays complete: its controller
+// says it is ready, as a Deployment with one pod of four crash-looping stays complete.
 func (r *followed) current() report.Workload {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.now
+	w, o := r.now, &r.owned
+	if w.Verdict != report.Progressing && w.Verdict != report.Doomed || len(o.Problems) == 0 && o.Doomed == "" {
+		return w
+	}
+	if w.Verdict == report.Progressing {
+		w.Verdict = report.Doomed
+		if len(o.Problems) > 0 {
+			w.Reason = fmt.Sprintf("%d/%d pods it controls doomed: %s", o.Pods.Doomed, o.Pods.Pods, o.Problems[0].Reason)
+		} else {
+			w.Reason = o.Doomed
+		}
+	}
+	w.Doomed = make([]report.Container, len(o.Problems))
+	for i := range o.Problems {
+		w.Doomed[i] = report.ContainerOf(&o.Problems[i])
+	}
+	return w
+}
+
+// lookOwned asks the model, for each followed object, what the pods it controls say
+// (model.Model.OwnedBy), and notes their transient failures and suspect nodes as the targets'. The
+// objects between it and its pods that the model does not hold are read with one GET each, once.
+func (g *gate) lookOwned(ctx context.Context, now time.Time) {
+	for _, r := range g.resources {
+		r.mu.Lock()
+		uid := r.uid
+		r.mu.Unlock()
+		if uid == "" {
+			continue
+		}
+		o := g.m.OwnedBy(r.ns, uid, g.parents, now)
+		if len(o.Unknown) > 0 && g.readOwners(ctx, o.Unknown) {
+			o = g.m.OwnedBy(r.ns, uid, g.parents, now)
+		}
+		g.noteProblems(o.Transient, o.Suspect)
+		r.mu.Lock()
+		r.owned = o
+		r.mu.Unlock()
+	}
+}
+
+// readOwners reads the ownerReferences of each of refs with one GET (kube.Source.Lookup, which
+// maps its kind through discovery), into parents; it says whether it read any. An object that is
+// gone, was replaced (another UID) or whose kind is no longer served has none: its pods belong to
+// no one above it.
+func (g *gate) readOwners(ctx context.Context, refs []model.OwnerRef) bool {
+	if g.parents == nil {
+		g.parents, g.unread = map[types.UID][]metav1.OwnerReference{}, map[types.UID]time.Time{}
+	}
+	read := false
+	for _, ref := range refs {
+		if at, ok := g.unread[ref.UID]; ok && time.Since(at) < ownerRetry {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, g.rt)
+		f, err := g.src.Lookup(rctx, ref.APIVersion, ref.Kind, ref.Namespace, ref.Name)
+		cancel()
+		switch {
+		case err != nil && !errors.Is(err, kube.ErrNotServed):
+			g.unread[ref.UID] = time.Now()
+			continue
+		case err == nil && f.Exists && f.Object.GetUID() == ref.UID:
+			g.parents[ref.UID] = f.Object.GetOwnerReferences()
+		default:
+			g.parents[ref.UID] = nil
+		}
+		delete(g.unread, ref.UID)
+		read = true
+	}
+	return read
 }
 
 // warnKey identifies a transient failure for the warnings: its container. Its reason may change
@@ -290,24 +386,28 @@ func (g *gate) timedOut(message string, statuses []model.GateStatus, now time.Ti
 // note remembers the transient failures and suspect nodes seen, for the warnings.
 func (g *gate) note(statuses []model.GateStatus) {
 	for i := range statuses {
-		st := &statuses[i]
-		for _, p := range st.Transient {
-			key := warnKey(&p)
-			switch i, ok := g.warned[key]; {
-			case ok && i >= 0:
-				g.warnings[i] = p // its latest reason
-			case ok:
-			case len(g.warnings) < maxWarnings:
-				g.warned[key] = len(g.warnings)
-				g.warnings = append(g.warnings, p)
-			default:
-				g.warned[key] = -1
-				g.moreWarnings++
-			}
+		g.noteProblems(statuses[i].Transient, statuses[i].Suspect)
+	}
+}
+
+// noteProblems remembers transient failures and the suspect nodes they hit.
+func (g *gate) noteProblems(transient []model.GateProblem, suspect []model.Node) {
+	for _, p := range transient {
+		key := warnKey(&p)
+		switch i, ok := g.warned[key]; {
+		case ok && i >= 0:
+			g.warnings[i] = p // its latest reason
+		case ok:
+		case len(g.warnings) < maxWarnings:
+			g.warned[key] = len(g.warnings)
+			g.warnings = append(g.warnings, p)
+		default:
+			g.warned[key] = -1
+			g.moreWarnings++
 		}
-		for _, n := range st.Suspect {
-			g.noteSuspect(n)
-		}
+	}
+	for _, n := range suspect {
+		g.noteSuspect(n)
 	}
 }
 

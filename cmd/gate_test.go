@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"doomwatch/classify"
 	"doomwatch/contract"
 	"doomwatch/model"
@@ -255,5 +257,51 @@ func TestOwnTimeout(t *testing.T) {
 				t.Errorf("message %q", g.ownTimeout)
 			}
 		})
+	}
+}
+
+// widget is a custom resource whose kstatus conditions are conds ("Reconciling", "Ready",
+// "Stalled", each True), at an observed generation.
+func widget(conds ...string) *unstructured.Unstructured {
+	var cs []any
+	for _, c := range conds {
+		cs = append(cs, map[string]any{"type": c, "status": "True", "reason": c + "Reason", "message": "the operator says " + c})
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "doomwatch.test/v1", "kind": "Widget",
+		"metadata": map[string]any{"namespace": "shop", "name": "blue", "uid": "Widget-blue", "generation": int64(1)},
+		"status":   map[string]any{"observedGeneration": int64(1), "conditions": cs},
+	}}
+}
+
+// TestFollowedExplainedByPods: a custom resource kstatus calls InProgress is doomed by a doomed
+// pod it controls, with the pod's reason and the pod listed; one its operator calls Stalled keeps
+// its own reason and lists its doomed pods; one its operator calls ready stays complete.
+func TestFollowedExplainedByPods(t *testing.T) {
+	owned := model.Owned{Pods: model.Counts{Pods: 2, Doomed: 1, Healthy: 1}, Problems: []model.GateProblem{crashing}}
+	for _, c := range []struct {
+		conds        []string
+		owned        model.Owned
+		verdict      report.Verdict
+		reason       string
+		doomedListed int
+	}{
+		{[]string{"Reconciling"}, model.Owned{}, report.Progressing, "InProgress: the operator says Reconciling", 0},
+		{[]string{"Reconciling"}, owned, report.Doomed, "1/2 pods it controls doomed: " + crashing.Reason, 1},
+		{[]string{"Reconciling"}, model.Owned{Doomed: "deployment/blue-web: ProgressDeadlineExceeded"}, report.Doomed,
+			"deployment/blue-web: ProgressDeadlineExceeded", 0},
+		{[]string{"Stalled"}, owned, report.Doomed, "Failed: the operator says Stalled", 1},
+		{[]string{"Ready"}, owned, report.Complete, "Current: Resource is Ready", 0},
+	} {
+		r := newFollowed("Widget", "shop", "blue", nil, widget(c.conds...))
+		r.owned = c.owned
+		w := r.current()
+		if w.Verdict != c.verdict || w.Reason != c.reason || len(w.Doomed) != c.doomedListed {
+			t.Errorf("%v with %d doomed pods: %s %q, %d doomed listed; want %s %q, %d",
+				c.conds, len(c.owned.Problems), w.Verdict, w.Reason, len(w.Doomed), c.verdict, c.reason, c.doomedListed)
+		}
+		if r.uid != "Widget-blue" {
+			t.Errorf("uid %q", r.uid)
+		}
 	}
 }

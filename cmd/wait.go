@@ -440,6 +440,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 				versions[i] = v
 				statuses[i] = c.Gate(gates[i].targets, e.src.Now())
 				gates[i].note(statuses[i])
+				gates[i].lookOwned(ctx, e.src.Now())
 			}
 			switch how, done := gates[i].decide(statuses[i], e.src.Now()); {
 			case done && how == report.Failed:
@@ -467,6 +468,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 		case <-poll.C:
 			e.m.Expire(e.src.Now())
 		case <-wake:
+			looked = false // a followed object changed, perhaps its UID: its pods are looked at again
 		case bs, ok := <-batches:
 			if !ok {
 				prog.Stop()
@@ -487,7 +489,7 @@ func (w *wait) newGate(ctx context.Context, rt time.Duration, src *kube.Source, 
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
 	}
-	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable}
+	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable, rt: rt}
 	if len(w.objs) > 0 {
 		g.fromManifests(ctx, rt, w.objs, wake)
 	} else if w.selector != "" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -112,6 +113,10 @@ func testWaitManifests(t *testing.T, ctx context.Context, cp *ControlPlane) {
 
 	t.Run("custom resource lifecycle", func(t *testing.T) {
 		testWidgetLifecycle(t, ctx, cp)
+	})
+
+	t.Run("custom resource owning crashing pods", func(t *testing.T) {
+		testWidgetOwnsPods(t, ctx, cp)
 	})
 
 	t.Run("krane rollout conditions", func(t *testing.T) {
@@ -278,6 +283,79 @@ func testWidgetLifecycle(t *testing.T, ctx context.Context, cp *ControlPlane) {
 			}
 		})
 	}
+}
+
+// testWidgetOwnsPods: a custom resource whose pods crash-loop is doomed with the pods' reason
+// while its own status still says Reconciling, which kstatus calls InProgress and would wait on
+// until --timeout. The chain is three objects deep above the pods, as an operator's often is: the
+// Widget controls a second Widget (an object the model does not hold: wait reads its owner with a
+// GET), which controls a Deployment, whose ReplicaSet the real controller-manager makes, whose pods
+// kwok's behaviour-crash Stages crash. The test writes what the operator would (the child Widget,
+// the Deployment, the Reconciling status): no operator exists for a test's CRD, and the point is
+// what wait makes of the ownerReferences, whoever writes them.
+func testWidgetOwnsPods(t *testing.T, ctx context.Context, cp *ControlPlane) {
+	res := cp.Dynamic.Resource(widgetGVR).Namespace(waitfNamespace)
+	file := filepath.Join(t.TempDir(), "widget.yaml")
+	manifest := "apiVersion: doomwatch.test/v1\nkind: Widget\nmetadata:\n  name: shop\nspec:\n  size: 2\n"
+	if err := os.WriteFile(file, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := parseObjects(file, []byte(manifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	applyManifests(t, ctx, cp, objs)
+	top, err := res.Get(ctx, "shop", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top.Object["status"] = map[string]any{"observedGeneration": top.GetGeneration(), "conditions": []any{
+		map[string]any{"type": "Reconciling", "status": "True", "reason": "Progressing", "message": "rolling out shop-web",
+			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}}
+	if _, err := res.UpdateStatus(ctx, top, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	controls := func(o *unstructured.Unstructured) []metav1.OwnerReference {
+		yes := true
+		return []metav1.OwnerReference{{APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Name: o.GetName(), UID: o.GetUID(),
+			Controller: &yes, BlockOwnerDeletion: &yes}}
+	}
+	part := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "doomwatch.test/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "shop-part"}, "spec": map[string]any{"size": int64(2)}}}
+	part.SetOwnerReferences(controls(top))
+	if part, err = res.Create(ctx, part, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	replicas := int32(2)
+	labels := map[string]string{"app": "shop-web"}
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "shop-web", OwnerReferences: controls(part)},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: map[string]string{
+					"doomwatch.test/behaviour": "crash", "doomwatch.test/exit-code": "1",
+					"doomwatch.test/exit-reason": "Error", "doomwatch.test/run-seconds": "2"}},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example.com/shop/web:v2"}}}}},
+	}
+	if _, err := cp.AdminClient.AppsV1().Deployments(waitfNamespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, doc := runWaitF(t, cp, "-f", file)
+	if r.code != 1 || doc.Verdict != "doomed" || len(doc.Workloads) != 1 {
+		t.Fatalf("wait -f on a Widget whose pods crash-loop: want exit 1, doomed: %s", r)
+	}
+	w := doc.Workloads[0]
+	if w.Kind != "Widget" || w.Verdict != "doomed" || !strings.Contains(w.Reason, " pods it controls doomed: Crash") ||
+		len(w.Doomed) == 0 || !strings.HasPrefix(w.Doomed[0].Pod, "shop-web-") {
+		t.Errorf("workload %+v, want widget/shop doomed by shop-web's crash loop", w)
+	}
+	// The Widget's own status never changed: kstatus alone would still be waiting.
+	if got, err := res.Get(ctx, "shop", metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	} else if conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions"); len(conds) != 1 {
+		t.Errorf("the Widget's conditions changed: %v", conds)
+	}
+	t.Logf("doomed after %s: %s", r.took.Round(100*time.Millisecond), w.Reason)
 }
 
 // testKraneConditions: a custom resource whose CRD carries Krane's

@@ -151,8 +151,8 @@ type GateInput struct {
 	// Suspects are the suspect nodes the targets' failures hit, in the order first seen.
 	Suspects []model.Node
 	// Resources are wait -f's objects of kinds doomwatch does not model (a ConfigMap, a Service, a
-	// custom resource), judged with kstatus: workloads after the targets, with a verdict and a
-	// reason and nothing else.
+	// custom resource), judged with kstatus: workloads after the targets, with a verdict, a reason
+	// and the doomed containers of the pods they control, nothing else.
 	Resources []Workload
 }
 
@@ -199,7 +199,7 @@ func NewGate(in *GateInput) Gate {
 		}
 		if r.Verdict == classify.RolloutDoomed {
 			for j := range st.Doomed {
-				w.Doomed = append(w.Doomed, containerOf(&st.Doomed[j]))
+				w.Doomed = append(w.Doomed, ContainerOf(&st.Doomed[j]))
 			}
 		}
 		w.Pending = append(w.Pending, st.Pending...)
@@ -210,11 +210,14 @@ func NewGate(in *GateInput) Gate {
 	}
 	for _, w := range in.Resources {
 		worse(w.Verdict)
-		w.Doomed, w.Pending, w.StartFailures = []Container{}, []model.GatePending{}, []model.NodeStartFailures{}
+		if w.Doomed == nil {
+			w.Doomed = []Container{}
+		}
+		w.Pending, w.StartFailures = []model.GatePending{}, []model.NodeStartFailures{}
 		rep.Workloads = append(rep.Workloads, w)
 	}
 	for i := range in.Warnings {
-		rep.Warnings = append(rep.Warnings, containerOf(&in.Warnings[i]))
+		rep.Warnings = append(rep.Warnings, ContainerOf(&in.Warnings[i]))
 	}
 	rep.MoreWarnings = in.MoreWarnings
 	for _, n := range in.Suspects {
@@ -234,7 +237,8 @@ func (g *Gate) Doomed() []*Container {
 	return out
 }
 
-func containerOf(p *model.GateProblem) Container {
+// ContainerOf is failing container p as the document has it.
+func ContainerOf(p *model.GateProblem) Container {
 	c := Container{Namespace: p.Namespace, Pod: p.Pod, Container: p.Container, Node: p.Node, Reason: p.Reason,
 		Log: []string{}, Previous: p.Previous, LogName: p.LogName}
 	if p.HasExitCode {
