@@ -75,11 +75,18 @@ const ProportionalDoomPods = 3
 //     by Krane's rule alone.
 //   - Otherwise kubectl's DeploymentStatus: its progress deadline error dooms the rollout (the new
 //     pods' doom reasons say why), done completes it, anything else is progressing.
+//
+// A Deployment with Krane's krane.shopify.io/required-rollout (RequiredRollout) other than full is
+// judged by requiredVerdict instead; one whose annotation Krane would refuse is judged as full (the
+// gate refuses it: model's deploymentGate).
 func DeploymentVerdict(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, pods NewPods) RolloutVerdict {
 	current := newRS != nil && observed(d.Generation, d.Status.ObservedGeneration) &&
 		observed(newRS.Generation, newRS.Status.ObservedGeneration)
 	if !current {
 		pods = NewPods{}
+	}
+	if req, err := RequiredRollout(d); err == nil && !req.Full() {
+		return requiredVerdict(d, newRS, current, pods, req)
 	}
 	if v, doomed := newPodsDoom(pods); doomed {
 		return v
@@ -96,6 +103,51 @@ func DeploymentVerdict(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, pods NewP
 		return RolloutVerdict{RolloutComplete, msg}
 	}
 	return RolloutVerdict{RolloutProgressing, msg}
+}
+
+// requiredVerdict judges a Deployment whose required rollout (req) is none, maxUnavailable or a
+// percentage, as Krane's Deployment#deploy_succeeded? does, with doomwatch's doom beside it:
+//
+//   - Nothing is judged until the controllers have observed the latest spec (current).
+//   - Doomed when the doomed new pods leave fewer than req.Min of spec.replicas able to run (a
+//     crash-looping pod stays, and is not replaced): the requirement can no longer be met. Within
+//     that, doomed pods are tolerated: the user said how many replicas are enough, and the
+//     proportional rule's guess gives way to it.
+//   - Complete when the new ReplicaSet wants, has ready and has available at least req.Min
+//     replicas (Krane's three counts); "none" as soon as there is a new ReplicaSet.
+//   - Otherwise kubectl's progress deadline error dooms it; anything else is progressing.
+func requiredVerdict(d *appsv1.Deployment, newRS *appsv1.ReplicaSet, current bool, pods NewPods, req Required) RolloutVerdict {
+	desired := int32(1)
+	if d.Spec.Replicas != nil {
+		desired = *d.Spec.Replicas
+	}
+	requires := fmt.Sprintf("%s %q requires %d of %d", requiredRolloutAnnotation, req.Value, req.Min, desired)
+	if !current {
+		msg, _, _ := DeploymentStatus(d)
+		if newRS == nil && d.Generation <= d.Status.ObservedGeneration {
+			msg = fmt.Sprintf("Waiting for deployment %q to have a new ReplicaSet", d.Name)
+		}
+		return RolloutVerdict{RolloutProgressing, msg}
+	}
+	if pods.Doomed > 0 && int(desired)-pods.Doomed < int(req.Min) {
+		return RolloutVerdict{RolloutDoomed, fmt.Sprintf("%s, more than %s tolerates (%s)", pods, requiredRolloutAnnotation, requires)}
+	}
+	rsDesired := int32(1)
+	if newRS.Spec.Replicas != nil {
+		rsDesired = *newRS.Spec.Replicas
+	}
+	st := &newRS.Status
+	if rsDesired >= req.Min && st.ReadyReplicas >= req.Min && st.AvailableReplicas >= req.Min {
+		return RolloutVerdict{RolloutComplete, fmt.Sprintf("deployment %q: %d new replicas available, %s", d.Name, st.AvailableReplicas, requires)}
+	}
+	if _, _, err := DeploymentStatus(d); err != nil {
+		reason := err.Error()
+		if pods.Doomed > 0 {
+			reason += "; " + pods.String()
+		}
+		return RolloutVerdict{RolloutDoomed, reason}
+	}
+	return RolloutVerdict{RolloutProgressing, fmt.Sprintf("Waiting for deployment %q: %d new replicas available, %s", d.Name, st.AvailableReplicas, requires)}
 }
 
 // StatefulSetVerdict judges a StatefulSet's rollout (RollingUpdate) as Krane's

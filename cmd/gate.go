@@ -252,7 +252,8 @@ func (g *gate) forbidden(refused []contract.Kind, deployments bool) error {
 // With --stable, a target that has been complete is also failed by a doomed current pod, while its
 // rollout is still called complete or has fallen back to progressing: a Deployment stays complete
 // with one pod of four crash-looping, and a pod that crashes after passing its readiness probe is
-// what the window is for. decide then marks the target doomed in statuses, with its pods' reason,
+// what the window is for. Doomed pods a required rollout tolerates (GateStatus.Tolerates) do not.
+// decide then marks the target doomed in statuses, with its pods' reason,
 // so that the verdict and the progress say why.
 func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.End, done bool) {
 	if g.stable > 0 && len(g.completeAt) != len(statuses) {
@@ -263,7 +264,7 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 	for i := range statuses {
 		st := &statuses[i]
 		if g.stable > 0 && (g.settled[i] || st.Rollout.Verdict == classify.RolloutComplete) &&
-			st.Found && st.Rollout.Verdict != classify.RolloutDoomed && len(st.Doomed) > 0 {
+			st.Found && st.Rollout.Verdict != classify.RolloutDoomed && len(st.Doomed) > 0 && st.Pods.Doomed > st.Tolerates {
 			g.soured(st)
 		}
 		switch {

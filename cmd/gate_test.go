@@ -153,6 +153,26 @@ func TestStableDoomedPodSaysWhy(t *testing.T) {
 	}
 }
 
+// TestStableToleratesRequired: under --stable, doomed pods a Deployment's required rollout
+// tolerates (GateStatus.Tolerates) do not fail the window; one more does.
+func TestStableToleratesRequired(t *testing.T) {
+	g := &gate{stable: time.Minute}
+	tolerating := func(doomed ...model.GateProblem) []model.GateStatus {
+		st := soakStatus("web", classify.RolloutComplete, doomed...)
+		st.Tolerates = 1
+		return []model.GateStatus{st}
+	}
+	g.decide(tolerating(), soakT0)
+	if how, done := g.decide(tolerating(crashing), soakT0.Add(7*time.Second)); done {
+		t.Fatalf("one doomed pod of the one tolerated: %v, want still soaking", how)
+	}
+	other := crashing
+	other.Pod = "web-58997bcc96-x2k9q"
+	if how, done := g.decide(tolerating(crashing, other), soakT0.Add(9*time.Second)); !done || how != report.Failed {
+		t.Fatalf("two doomed pods, one tolerated: %v %v, want failed", how, done)
+	}
+}
+
 // TestStableProgress: while the window runs, the progress says how long each complete workload
 // has held ("complete, stable for 12s of 1m"), live and plain; without --stable it shows the
 // rollout's own reason.

@@ -19,6 +19,16 @@ const RevisionAnnotation = "deployment.kubernetes.io/revision"
 // kube/'s transform keeps it on workloads.
 const TimeoutAnnotation = "krane.shopify.io/timeout-override"
 
+// RequiredRolloutAnnotation is Krane's per-Deployment rollout requirement (Shopify/krane README,
+// "Annotations": "Modifies how much of the rollout needs to finish before the deployment is
+// considered successful"): full (the default), none, maxUnavailable, or a percentage of the
+// desired replicas ("90%"). classify.RequiredRollout reads it; kube/'s transform keeps it.
+const RequiredRolloutAnnotation = "krane.shopify.io/required-rollout"
+
+// KraneAnnotations are the Krane annotations doomwatch reads on workloads, the only annotations
+// kube/'s transform keeps besides the Deployment revision.
+var KraneAnnotations = []string{TimeoutAnnotation, RequiredRolloutAnnotation}
+
 // The labels a node's place is read from. For each attribute the first label set wins: the
 // well-known labels (kubernetes.io/docs/reference/labels-annotations-taints), then their
 // deprecated beta forms, which older kubelets and cloud providers set alone.

@@ -95,22 +95,28 @@ func (t *trimmer) meta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 func (t *trimmer) workloadMeta(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	out := t.meta(m)
 	out.Labels = m.Labels
-	t.keepTimeout(&out, m.Annotations)
+	t.keepKrane(&out, m.Annotations)
 	return out
 }
 
-// keepTimeout keeps Krane's per-resource timeout (contract.TimeoutAnnotation) of a workload.
-func (t *trimmer) keepTimeout(out *metav1.ObjectMeta, annotations map[string]string) {
-	v, ok := annotations[contract.TimeoutAnnotation]
-	if !ok {
-		return
+// keepKrane keeps the Krane annotations doomwatch reads (contract.KraneAnnotations: a timeout
+// override, a Deployment's required rollout) of a workload.
+func (t *trimmer) keepKrane(out *metav1.ObjectMeta, annotations map[string]string) {
+	cloned := false
+	for _, key := range contract.KraneAnnotations {
+		v, ok := annotations[key]
+		if !ok {
+			continue
+		}
+		switch {
+		case out.Annotations == nil:
+			out.Annotations = map[string]string{}
+		case !cloned:
+			out.Annotations = maps.Clone(out.Annotations) // t.in.Annotation's maps are shared
+		}
+		cloned = true
+		out.Annotations[key] = v
 	}
-	if out.Annotations == nil {
-		out.Annotations = map[string]string{}
-	} else {
-		out.Annotations = maps.Clone(out.Annotations) // t.in.Annotation's maps are shared
-	}
-	out.Annotations[contract.TimeoutAnnotation] = v
 }
 
 // node keeps what the model reads: cordoning (spec.unschedulable), the conditions, Ready above
@@ -198,7 +204,7 @@ func (t *trimmer) deployment(d *appsv1.Deployment) *appsv1.Deployment {
 // classify.JobAttempt reads; the template goes (the Job's pods carry their own spec).
 func (t *trimmer) job(j *batchv1.Job) *batchv1.Job {
 	meta := t.meta(&j.ObjectMeta)
-	t.keepTimeout(&meta, j.Annotations)
+	t.keepKrane(&meta, j.Annotations)
 	return &batchv1.Job{
 		ObjectMeta: meta,
 		Spec: batchv1.JobSpec{

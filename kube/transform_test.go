@@ -395,8 +395,8 @@ func TestTransformKeepsNodeAttributes(t *testing.T) {
 }
 
 // TestTransformKeepsTheTimeoutOverride: Krane's per-resource timeout, which wait honours, stays on
-// every kind wait waits for (with a DaemonSet's template generation beside it), and nothing else
-// of their annotations does.
+// every kind wait waits for (with a DaemonSet's template generation beside it), and a Deployment's
+// required rollout beside it; nothing else of their annotations does.
 func TestTransformKeepsTheTimeoutOverride(t *testing.T) {
 	tr := newTrimmer()
 	ann := func(extra ...string) map[string]string {
@@ -410,7 +410,7 @@ func TestTransformKeepsTheTimeoutOverride(t *testing.T) {
 		return metav1.ObjectMeta{Namespace: "shop", Name: "web", Annotations: ann(extra...)}
 	}
 	for _, obj := range []metav1.Object{
-		&appsv1.Deployment{ObjectMeta: meta(contract.RevisionAnnotation, "3")},
+		&appsv1.Deployment{ObjectMeta: meta(contract.RevisionAnnotation, "3", contract.RequiredRolloutAnnotation, "90%")},
 		&appsv1.StatefulSet{ObjectMeta: meta()},
 		&appsv1.DaemonSet{ObjectMeta: meta(appsv1.DeprecatedTemplateGeneration, "2")},
 		&batchv1.Job{ObjectMeta: meta()},
@@ -429,7 +429,7 @@ func TestTransformKeepsTheTimeoutOverride(t *testing.T) {
 		if _, ok := obj.(*appsv1.DaemonSet); ok && got[appsv1.DeprecatedTemplateGeneration] != "2" {
 			t.Errorf("DaemonSet lost its template generation: %v", got)
 		}
-		if _, ok := obj.(*appsv1.Deployment); ok && got[contract.RevisionAnnotation] != "3" {
+		if _, ok := obj.(*appsv1.Deployment); ok && (got[contract.RevisionAnnotation] != "3" || got[contract.RequiredRolloutAnnotation] != "90%") {
 			t.Errorf("Deployment lost its revision: %v", got)
 		}
 	}

@@ -74,6 +74,14 @@ func (m *Model) deploymentGate(k nsName, st *GateStatus) []gateCtrl {
 		return nil
 	}
 	st.Found = true
+	// Krane's required rollout: a value Krane refuses, the gate refuses; a tolerated share of
+	// doomed pods is the --stable window's to respect too.
+	switch req, err := classify.RequiredRollout(d); {
+	case err != nil:
+		st.Unsupported = "annotation " + contract.RequiredRolloutAnnotation + ": " + sanitize.Text(err.Error())
+	case d.Spec.Replicas != nil:
+		st.Tolerates = int(req.Tolerates(*d.Spec.Replicas))
+	}
 	owned := m.ownedReplicaSets(contract.KindDeployment, k, d.UID)
 	newRS := findNewReplicaSet(d, owned)
 	out := make([]gateCtrl, len(owned))

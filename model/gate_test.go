@@ -275,3 +275,28 @@ func TestGateTimeoutOverride(t *testing.T) {
 		t.Errorf("cart: timeout %s, unsupported %q; want none", sts[2].Timeout, sts[2].Unsupported)
 	}
 }
+
+// TestGateRequiredRollout: a Deployment's Krane required-rollout reaches the gate as the doomed
+// pods it tolerates; one Krane would refuse makes it a workload the gate cannot wait for, with
+// Krane's message.
+func TestGateRequiredRollout(t *testing.T) {
+	m := New(DefaultConfig())
+	withRequired := func(v string) func(*appsv1.Deployment) {
+		return func(d *appsv1.Deployment) { d.Annotations[contract.RequiredRolloutAnnotation] = v }
+	}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(
+		deployment("shop", "web", 10, "1", withRequired("80%")),
+		deployment("shop", "api", 3, "1", withRequired("Full")),
+		deployment("shop", "cart", 3, "1"),
+	)}, t0)
+	sts := m.Gate([]Target{{contract.KindDeployment, "shop", "web"}, {contract.KindDeployment, "shop", "api"}, {contract.KindDeployment, "shop", "cart"}}, t0)
+	if sts[0].Tolerates != 2 || sts[0].Unsupported != "" {
+		t.Errorf("web: tolerates %d, unsupported %q; want 2", sts[0].Tolerates, sts[0].Unsupported)
+	}
+	if want := `annotation krane.shopify.io/required-rollout: 'krane.shopify.io/required-rollout: Full' is invalid. Acceptable values: maxUnavailable, full, none`; sts[1].Unsupported != want {
+		t.Errorf("api: unsupported %q, want %q", sts[1].Unsupported, want)
+	}
+	if sts[2].Tolerates != 0 || sts[2].Unsupported != "" {
+		t.Errorf("cart: tolerates %d, unsupported %q; want none", sts[2].Tolerates, sts[2].Unsupported)
+	}
+}
