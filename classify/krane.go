@@ -16,6 +16,12 @@ import (
 // defaults, or JSON with success_conditions and failure_conditions.
 const KraneAnnotation = "krane.shopify.io/instance-rollout-conditions"
 
+// KraneInstanceTimeout is the annotation on a CustomResourceDefinition that gives its custom
+// resources their timeout (Krane's CustomResourceDefinition#timeout_for_instance, read when the
+// resource has no krane.shopify.io/timeout-override of its own); Krane ignores a value its
+// DurationParser refuses.
+const KraneInstanceTimeout = "krane.shopify.io/instance-timeout"
+
 // KraneConditions are a CRD's rollout conditions as Krane reads them
 // (lib/krane/rollout_conditions.rb): every success condition met is success, any failure
 // condition met is failure.

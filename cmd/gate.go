@@ -80,9 +80,10 @@ type followed struct {
 	// has it, "" for a cluster-scoped object.
 	kind, namespace, name string
 	ns                    string
-	// krane, when its CRD has Krane's rollout conditions, judges it in place of kstatus.
-	krane *classify.KraneConditions
-	mu    sync.Mutex
+	// crd is what its CRD's Krane annotations say: rollout conditions that judge it in place of
+	// kstatus, and its timeout.
+	crd kraneCRD
+	mu  sync.Mutex
 	// now is its verdict as of the latest state; refused is set once its list or watch was
 	// refused, which no later state undoes. uid is the latest state's, "" once deleted.
 	now     report.Workload
@@ -90,11 +91,23 @@ type followed struct {
 	uid     types.UID
 	// owned is what the pods it controls said at the gate's latest look.
 	owned model.Owned
+	// timeout is its own timeout, as Krane gives a custom resource one: its timeout-override,
+	// else its CRD's instance-timeout; 0 for none. timeoutFrom names the annotation.
+	timeout     time.Duration
+	timeoutFrom string
+}
+
+// kraneCRD is what a CustomResourceDefinition's Krane annotations say of its resources: conds
+// (krane.shopify.io/instance-rollout-conditions), nil without it; timeout
+// (krane.shopify.io/instance-timeout), 0 without it.
+type kraneCRD struct {
+	conds   *classify.KraneConditions
+	timeout time.Duration
 }
 
 // newFollowed is the object found in state obj.
-func newFollowed(kind, namespace, name string, krane *classify.KraneConditions, obj *unstructured.Unstructured) *followed {
-	r := &followed{kind: sanitize.Text(kind), namespace: sanitize.Text(namespace), name: sanitize.Text(name), ns: namespace, krane: krane}
+func newFollowed(kind, namespace, name string, crd kraneCRD, obj *unstructured.Unstructured) *followed {
+	r := &followed{kind: sanitize.Text(kind), namespace: sanitize.Text(namespace), name: sanitize.Text(name), ns: namespace, crd: crd}
 	r.set(obj)
 	return r
 }
@@ -108,29 +121,49 @@ func (r *followed) refuse(err error) {
 }
 
 // set judges the object's newest state, nil once deleted: with kstatus (classify.ResourceVerdict),
-// or its CRD's Krane conditions (classify.KraneVerdict).
+// or its CRD's Krane conditions (classify.KraneVerdict); and reads its timeout, as Krane does
+// (CustomResource#timeout: its own timeout-override, else the CRD's instance-timeout).
 func (r *followed) set(obj *unstructured.Unstructured) {
 	var w report.Workload
 	var uid types.UID
-	if obj != nil {
-		uid = obj.GetUID()
-	}
+	timeout, from := r.crd.timeout, "its CRD's "+classify.KraneInstanceTimeout+" annotation"
 	switch {
 	case obj == nil:
 		w = r.workload(report.Missing, strings.ToLower(r.kind)+"/"+r.name+" was deleted while waiting")
-	case r.krane != nil:
-		v := classify.KraneVerdict(obj, r.krane)
+	case r.crd.conds != nil:
+		v := classify.KraneVerdict(obj, r.crd.conds)
 		w = r.workload(report.Verdict(v.Class), sanitize.Text(v.Reason))
 	default:
 		v := classify.ResourceVerdict(obj)
 		w = r.workload(report.Verdict(v.Class), sanitize.Text(v.Reason))
+	}
+	if obj != nil {
+		uid = obj.GetUID()
+		if v, ok := obj.GetAnnotations()[contract.TimeoutAnnotation]; ok {
+			d, err := classify.TimeoutOverride(v)
+			if err != nil {
+				w = r.workload(report.Unsupported, "annotation "+contract.TimeoutAnnotation+": "+sanitize.Text(err.Error()))
+			}
+			timeout, from = d, "its "+contract.TimeoutAnnotation+" annotation"
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.refused {
 		r.now = w
 	}
-	r.uid = uid
+	r.uid, r.timeout, r.timeoutFrom = uid, timeout, from
+}
+
+// timedOut is the message of the object's own timeout once it has passed since the wait began at
+// start, "" before that, or without one.
+func (r *followed) timedOut(start, now time.Time) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.timeout <= 0 || now.Sub(start) < r.timeout {
+		return ""
+	}
+	return fmt.Sprintf("%s/%s timed out after %s (%s)", strings.ToLower(r.kind), r.name, model.ShortDuration(r.timeout), r.timeoutFrom)
 }
 
 // workload is the object's document entry with verdict and reason.
@@ -296,6 +329,10 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 			return report.Failed, true
 		case report.Complete:
 			complete++
+		default:
+			if msg := r.timedOut(g.startAt, now); g.started && ownTimeout == "" {
+				ownTimeout = msg
+			}
 		}
 	}
 	if ownTimeout != "" {

@@ -313,7 +313,7 @@ func TestFollowedExplainedByPods(t *testing.T) {
 		{[]string{"Stalled"}, owned, report.Doomed, "Failed: the operator says Stalled", 1},
 		{[]string{"Ready"}, owned, report.Complete, "Current: Resource is Ready", 0},
 	} {
-		r := newFollowed("Widget", "shop", "blue", nil, widget(c.conds...))
+		r := newFollowed("Widget", "shop", "blue", kraneCRD{}, widget(c.conds...))
 		r.owned = c.owned
 		w := r.current()
 		if w.Verdict != c.verdict || w.Reason != c.reason || len(w.Doomed) != c.doomedListed {
@@ -322,6 +322,38 @@ func TestFollowedExplainedByPods(t *testing.T) {
 		}
 		if r.uid != "Widget-blue" {
 			t.Errorf("uid %q", r.uid)
+		}
+	}
+}
+
+// TestFollowedTimeout: a custom resource gets its timeout as Krane gives it, its own
+// timeout-override before its CRD's instance-timeout; the wait times out (exit 70) when it has not
+// completed that long after the wait began, and a value Krane would refuse fails it.
+func TestFollowedTimeout(t *testing.T) {
+	reconciling := func(annotations map[string]any) *unstructured.Unstructured {
+		w := widget("Reconciling")
+		if annotations != nil {
+			w.Object["metadata"].(map[string]any)["annotations"] = annotations
+		}
+		return w
+	}
+	crd := kraneCRD{timeout: 30 * time.Second}
+	for _, c := range []struct {
+		obj  *unstructured.Unstructured
+		at   time.Duration
+		want string // "" (waiting), "timed out" or "failed"
+		msg  string
+	}{
+		{reconciling(nil), 29 * time.Second, "", ""},
+		{reconciling(nil), 30 * time.Second, "timed out", "widget/blue timed out after 30s (its CRD's krane.shopify.io/instance-timeout annotation)"},
+		{reconciling(map[string]any{contract.TimeoutAnnotation: "PT2M"}), time.Minute, "", ""},
+		{reconciling(map[string]any{contract.TimeoutAnnotation: "PT2M"}), 2 * time.Minute, "timed out", "widget/blue timed out after 2m (its krane.shopify.io/timeout-override annotation)"},
+		{reconciling(map[string]any{contract.TimeoutAnnotation: "soon"}), 0, "failed", ""},
+	} {
+		g := &gate{started: true, startAt: soakT0, resources: []*followed{newFollowed("Widget", "shop", "blue", crd, c.obj)}}
+		how, done := g.decide(nil, soakT0.Add(c.at))
+		if got := decided(how, done); got != c.want || g.ownTimeout != c.msg {
+			t.Errorf("%v at %s: %q %q, want %q %q", c.obj.GetAnnotations(), c.at, got, g.ownTimeout, c.want, c.msg)
 		}
 	}
 }

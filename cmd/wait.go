@@ -532,7 +532,7 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 	g.ns = ns
 	g.from = map[model.Target]manifest.Source{}
 	seen := map[model.Target]bool{}
-	krane := map[schema.GroupVersionResource]*classify.KraneConditions{}
+	crds := map[schema.GroupVersionResource]kraneCRD{}
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		ons := o.GetNamespace()
@@ -564,22 +564,24 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 			continue
 		}
 		// A Krane user's custom resources are judged as Krane judges them: by the rollout conditions
-		// on their CRD, read once per kind.
-		conds, read := krane[f.Resource]
+		// and the timeout on their CRD, read once per kind.
+		crd, read := crds[f.Resource]
 		if !read {
-			var a string
-			var ok bool
-			bounded(func(ctx context.Context) { a, ok = g.src.CRDAnnotation(ctx, f.Resource, classify.KraneAnnotation) })
-			if ok {
+			var a map[string]string
+			bounded(func(ctx context.Context) { a, _ = g.src.CRDAnnotations(ctx, f.Resource) })
+			if v, ok := a[classify.KraneAnnotation]; ok {
 				var err error
-				if conds, err = classify.ParseKraneConditions(a, compileJSONPath); err != nil {
+				if crd.conds, err = classify.ParseKraneConditions(v, compileJSONPath); err != nil {
 					g.notFound = append(g.notFound, o.Source.Line(fmt.Sprintf("annotation %s on %s is invalid: %s",
 						classify.KraneAnnotation, sanitize.Text(f.Resource.GroupResource().String()), sanitize.Text(err.Error()))))
 				}
 			}
-			krane[f.Resource] = conds
+			if v, ok := a[classify.KraneInstanceTimeout]; ok {
+				crd.timeout, _ = classify.TimeoutOverride(v) // refused: none, as Krane's rescue makes it
+			}
+			crds[f.Resource] = crd
 		}
-		r := newFollowed(gvk.Kind, ons, o.GetName(), conds, f.Object)
+		r := newFollowed(gvk.Kind, ons, o.GetName(), crd, f.Object)
 		g.resources = append(g.resources, r)
 		poke := func() {
 			select {

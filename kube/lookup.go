@@ -134,18 +134,17 @@ func (s *Source) get(ctx context.Context, f Found, namespace, name string) (*uns
 // crdResource is the resource of CustomResourceDefinitions.
 var crdResource = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
-// CRDAnnotation is the annotation key of the CustomResourceDefinition that defines resource, as
-// one GET reads it (Krane's krane.shopify.io/instance-rollout-conditions): ok is false when the
-// CRD does not have it, when the resource is not a custom one (no CRD of that name), and when the
-// CRD may not be read. Its value is the API's, unsanitised.
-func (s *Source) CRDAnnotation(ctx context.Context, resource schema.GroupVersionResource, key string) (value string, ok bool) {
+// CRDAnnotations are the annotations of the CustomResourceDefinition that defines resource, as
+// one GET reads them (Krane's krane.shopify.io/instance-rollout-conditions and instance-timeout):
+// ok is false when the resource is not a custom one (no CRD of that name), and when the CRD may not
+// be read. The values are the API's, unsanitised.
+func (s *Source) CRDAnnotations(ctx context.Context, resource schema.GroupVersionResource) (annotations map[string]string, ok bool) {
 	if s.clients.dynamic == nil || resource.Group == "" {
-		return "", false
+		return nil, false
 	}
 	crd, err := s.clients.dynamic.Resource(crdResource).Get(ctx, resource.Resource+"."+resource.Group, metav1.GetOptions{})
 	if err != nil {
-		return "", false
+		return nil, false
 	}
-	value, ok = crd.GetAnnotations()[key]
-	return value, ok
+	return crd.GetAnnotations(), true
 }
