@@ -72,11 +72,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRead -fuzztime 30s -fuzzminimizetime 5s ./manifest
 
 # Every scenario of e2e/scenarios on the full control plane (kube-controller-manager,
-# kube-scheduler, kwok's nodes), doomwatch's verdict stream and `doomwatch wait` beside
+# kube-scheduler, kwok's nodes, and the Argo Rollouts controller for the rollout/ targets), doomwatch's verdict stream and `doomwatch wait` beside
 # `kubectl rollout status`: prints the confusion matrix, the times and the targets as markdown and
 # writes them to e2e/scenarios/REPORT.md (ACCURACY.md holds a run). About 13 minutes on 2 cores,
 # most of it kubectl waiting out the doomed Deployments' 10-minute progress deadline.
 # SCENARIOFLAGS="--scenarios crashloop,flake-*" runs some; "--no-kubectl" skips kubectl.
 scenarios: e2e-bins
 	$(GO) run ./hack/scenarios --k8s-bin "$$(hack/build-k8s.sh 2>/dev/null | tail -n 1)" \
+		--argo-bin "$$(hack/build-argo-rollouts.sh 2>/dev/null | tail -n 1)" \
 		--out e2e/scenarios/REPORT.md $(SCENARIOFLAGS)

@@ -61,6 +61,8 @@ type gate struct {
 	from      map[model.Target]manifest.Source
 	resources []*followed
 	notFound  []string
+	// spans says wait -f watches every namespace: its objects are in more than one.
+	spans bool
 	// parents are the ownerReferences of the objects between a followed object and the pods it
 	// controls that the model does not hold (a Knative Revision), by UID, as one GET each found
 	// them; unread is when a GET failed, to try again after ownerRetry. rt bounds each GET.
@@ -269,10 +271,14 @@ func (g *gate) forbidden(refused []contract.Kind, deployments bool) error {
 	if need[contract.KindDeployment] || need[contract.KindRollout] {
 		need[contract.KindReplicaSet] = true // both roll out through their ReplicaSets
 	}
+	where := "in namespace " + sanitize.Text(g.ns)
+	if g.spans {
+		where = "at the cluster scope (the manifests span namespaces)"
+	}
 	for _, k := range refused {
 		if need[k] {
 			return &kindError{kind: kube.ErrForbidden,
-				msg: fmt.Sprintf("not allowed to list and watch %s in namespace %s, which the gate needs", k.Resource(), sanitize.Text(g.ns))}
+				msg: fmt.Sprintf("not allowed to list and watch %s %s, which the gate needs", k.Resource(), where)}
 		}
 	}
 	return nil

@@ -530,6 +530,7 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 		ns = "default"
 	}
 	g.ns = ns
+	g.spans = g.src.Namespace() == ""
 	g.from = map[model.Target]manifest.Source{}
 	seen := map[model.Target]bool{}
 	crds := map[schema.GroupVersionResource]kraneCRD{}

@@ -131,6 +131,13 @@ func TestForbiddenKindsTheGateNeeds(t *testing.T) {
 	if err == nil || err.Error() != "not allowed to list and watch replicasets in namespace shop, which the gate needs" {
 		t.Errorf("replicasets refused: %v", err)
 	}
+	// wait -f over several namespaces watches them all.
+	g.spans = true
+	err = g.forbidden([]contract.Kind{contract.KindReplicaSet}, false)
+	if err == nil || err.Error() != "not allowed to list and watch replicasets at the cluster scope (the manifests span namespaces), which the gate needs" {
+		t.Errorf("replicasets refused, manifests across namespaces: %v", err)
+	}
+	g.spans = false
 	g.targets = nil
 	if err := g.forbidden([]contract.Kind{contract.KindDeployment}, true); err == nil {
 		t.Errorf("-l with deployments refused: no error")

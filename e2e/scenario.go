@@ -90,7 +90,7 @@ type Action struct {
 // Expect is what a careful operator expects.
 type Expect struct {
 	// Target is the rollout judged, KIND/NAME as kubectl takes it: deployment/web,
-	// statefulset/db, daemonset/agent, job/migrate.
+	// statefulset/db, daemonset/agent, job/migrate, or an Argo Rollout, rollout/web.
 	Target string `json:"target"`
 	// Verdict is complete or doomed. A complete scenario is transient: it must never be called
 	// doomed, at any moment.
@@ -226,10 +226,17 @@ func (s *Scenario) target() (kind, name string, err error) {
 		return "", "", fmt.Errorf("expect.target is KIND/NAME, not %q", s.Expect.Target)
 	}
 	switch kind {
-	case "deployment", "statefulset", "daemonset", "job":
+	case "deployment", "statefulset", "daemonset", "job", "rollout":
 		return kind, name, nil
 	}
-	return "", "", fmt.Errorf("expect.target's kind is deployment, statefulset, daemonset or job, not %q", kind)
+	return "", "", fmt.Errorf("expect.target's kind is deployment, statefulset, daemonset, job or rollout, not %q", kind)
+}
+
+// NeedsArgo says the scenario's target is an Argo Rollout: the runner starts the real Argo
+// Rollouts controller for it.
+func (s *Scenario) NeedsArgo() bool {
+	kind, _, _ := s.target()
+	return kind == "rollout"
 }
 
 // waitFlags are the flags `doomwatch wait` runs with, beside -n and --kubeconfig.

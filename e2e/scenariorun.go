@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -373,6 +374,8 @@ func (ru *run) apply(ctx context.Context, o *unstructured.Unstructured) error {
 func (ru *run) rolledOut(ctx context.Context, o *unstructured.Unstructured) error {
 	switch o.GetKind() {
 	case "Deployment", "StatefulSet", "DaemonSet":
+	case "Rollout":
+		return ru.argoHealthy(ctx, o.GetName())
 	default:
 		return nil
 	}
@@ -382,6 +385,27 @@ func (ru *run) rolledOut(ctx context.Context, o *unstructured.Unstructured) erro
 		"-n", ru.ns, "--kubeconfig", ru.cp.AdminKubeconfig, "--timeout=6m")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("setup %s/%s did not roll out in 6m: %v: %s", o.GetKind(), o.GetName(), err, tail(string(out), 1))
+	}
+	return nil
+}
+
+// argoHealthy waits for a setup Argo Rollout to be Healthy at its generation, as `kubectl argo
+// rollouts status` judges it (utils/rollout/rolloututil.go GetRolloutPhase: the controller's
+// status.phase, once status.observedGeneration, a string, is the generation).
+func (ru *run) argoHealthy(ctx context.Context, name string) error {
+	res := ru.cp.Dynamic.Resource(RolloutGVR).Namespace(ru.ns)
+	phase := ""
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 6*time.Minute, true, func(ctx context.Context) (bool, error) {
+		r, err := res.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		observed, _, _ := unstructured.NestedString(r.Object, "status", "observedGeneration")
+		phase, _, _ = unstructured.NestedString(r.Object, "status", "phase")
+		return observed == strconv.FormatInt(r.GetGeneration(), 10) && phase == "Healthy", nil
+	})
+	if err != nil {
+		return fmt.Errorf("setup rollout/%s was not Healthy in 6m (phase %q): %w", name, phase, err)
 	}
 	return nil
 }

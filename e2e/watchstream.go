@@ -85,7 +85,7 @@ type StreamResult struct {
 }
 
 // rolloutKinds maps kubectl's resource to the stream's kind.
-var rolloutKinds = map[string]string{"deployment": "Deployment", "statefulset": "StatefulSet", "daemonset": "DaemonSet", "job": "Job"}
+var rolloutKinds = map[string]string{"deployment": "Deployment", "statefulset": "StatefulSet", "daemonset": "DaemonSet", "job": "Job", "rollout": "Rollout"}
 
 // analyseStream reads a scenario's stream. Only lines from the trigger on count: before it the
 // stream shows the setup's rollout, complete.

@@ -1,6 +1,7 @@
 // Command scenarios scores doomwatch against the real Kubernetes controllers: it starts the e2e
 // control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kwok's
-// simulated nodes, all on loopback), plays the scenarios of e2e/scenarios with doomwatch's verdict
+// simulated nodes, all on loopback; the Argo Rollouts controller too when a scenario's target is a
+// rollout), plays the scenarios of e2e/scenarios with doomwatch's verdict
 // stream, `doomwatch wait` and `kubectl rollout status` watching each rollout, and prints the
 // confusion matrix, the times and the targets as markdown on stdout (and to --out). Progress goes
 // to stderr. `make scenarios` runs it; ACCURACY.md holds a run.
@@ -30,11 +31,12 @@ func main() {
 
 func run() error {
 	var (
-		k8sBin, which, out, doomwatch, streams string
+		k8sBin, argoBin, which, out, doomwatch, streams string
 		capacity                               int
 		noKubectl, keep                        bool
 	)
 	pflag.StringVar(&k8sBin, "k8s-bin", os.Getenv("DOOMWATCH_K8S_BIN"), "directory with the control plane's binaries and kubectl (hack/build-k8s.sh)")
+	pflag.StringVar(&argoBin, "argo-bin", os.Getenv("DOOMWATCH_ARGO_BIN"), "directory with the Argo Rollouts controller and CRDs (hack/build-argo-rollouts.sh), for the scenarios whose target is a rollout")
 	pflag.StringVar(&which, "scenarios", "all", `scenarios to run: "all", "quick", or names and globs, comma-separated`)
 	pflag.StringVar(&out, "out", "", "also write the report to this file")
 	pflag.StringVar(&doomwatch, "doomwatch", "", "doomwatch binary (default: go build the module in the current directory)")
@@ -53,6 +55,15 @@ func run() error {
 	scenarios, err := e2e.SelectScenarios(all, which)
 	if err != nil {
 		return err
+	}
+	argo := false
+	for _, s := range scenarios {
+		argo = argo || s.NeedsArgo()
+	}
+	if argo {
+		if err := e2e.CheckArgo(argoBin); err != nil {
+			return fmt.Errorf("the Argo Rollouts scenarios need the controller (--argo-bin): %w", err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -88,6 +99,12 @@ func run() error {
 	}()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Since(start).Round(time.Second)}, args...)...)
+	}
+	if argo {
+		if err := cp.StartArgoRollouts(ctx, argoBin); err != nil {
+			return fmt.Errorf("starting the Argo Rollouts controller: %w", err)
+		}
+		logf("Argo Rollouts controller ready")
 	}
 	logf("control plane ready at %s (kubeconfig %s); %d scenarios", cp.Host, cp.AdminKubeconfig, len(scenarios))
 	results := e2e.RunScenarios(ctx, cp, scenarios, e2e.RunConfig{
