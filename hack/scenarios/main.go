@@ -32,8 +32,8 @@ func main() {
 func run() error {
 	var (
 		k8sBin, argoBin, which, out, doomwatch, streams string
-		capacity                               int
-		noKubectl, keep                        bool
+		capacity                                        int
+		noKubectl, keep                                 bool
 	)
 	pflag.StringVar(&k8sBin, "k8s-bin", os.Getenv("DOOMWATCH_K8S_BIN"), "directory with the control plane's binaries and kubectl (hack/build-k8s.sh)")
 	pflag.StringVar(&argoBin, "argo-bin", os.Getenv("DOOMWATCH_ARGO_BIN"), "directory with the Argo Rollouts controller and CRDs (hack/build-argo-rollouts.sh), for the scenarios whose target is a rollout")
