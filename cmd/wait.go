@@ -131,7 +131,7 @@ func (w *wait) usage(prog string) string {
 with the reasons, when one is doomed.
 
 Usage:
-  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME rollout/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json|junit]
+  %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME cronjob/NAME rollout/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json|junit]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
   %[1]s wait -f DIR|FILE|- [-R]             every object of the manifests (after kubectl apply -f)

@@ -25,6 +25,8 @@ const (
 	KindStatefulSet Kind = "StatefulSet"
 	KindDaemonSet   Kind = "DaemonSet"
 	KindJob         Kind = "Job"
+	// KindCronJob is waited for through its latest Job (model/cronjob.go).
+	KindCronJob Kind = "CronJob"
 	// KindRollout is an Argo Rollout (argoproj.io/v1alpha1), watched where its CRD is installed.
 	KindRollout Kind = "Rollout"
 	// KindEvent is a Warning core/v1 Event about a pod or a node (model/events.go keeps them).

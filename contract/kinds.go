@@ -48,6 +48,8 @@ var Kinds = []KindInfo{
 		New: func() metav1.Object { return &appsv1.DaemonSet{} }},
 	{Kind: KindJob, Group: "batch", Version: "v1", Resource: "jobs", Waitable: true,
 		New: func() metav1.Object { return &batchv1.Job{} }},
+	{Kind: KindCronJob, Group: "batch", Version: "v1", Resource: "cronjobs", Short: "cj", Waitable: true,
+		New: func() metav1.Object { return &batchv1.CronJob{} }},
 	{Kind: KindEvent, Version: "v1", Resource: "events", Short: "ev"},
 	// kubectl-argo-rollouts names it rollout, rollouts and ro (pkg/kubectl-argo-rollouts/cmd/get
 	// get_rollout.go Aliases; the CRD's shortNames: ro).

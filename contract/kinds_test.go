@@ -16,6 +16,7 @@ func TestParseWaitable(t *testing.T) {
 		"daemonset": KindDaemonSet, "daemonsets": KindDaemonSet, "ds": KindDaemonSet,
 		"daemonset.apps": KindDaemonSet, "daemonsets.apps": KindDaemonSet,
 		"job": KindJob, "jobs": KindJob, "job.batch": KindJob, "jobs.batch": KindJob,
+		"cronjob": KindCronJob, "cronjobs": KindCronJob, "cj": KindCronJob, "cronjobs.batch": KindCronJob,
 		"rollout": KindRollout, "rollouts": KindRollout, "ro": KindRollout, "rollouts.argoproj.io": KindRollout,
 		"pod": KindPod, "pods": KindPod, "po": KindPod,
 	}
@@ -26,7 +27,7 @@ func TestParseWaitable(t *testing.T) {
 			}
 		}
 	}
-	for _, typ := range []string{"", "cronjob", "job.apps", "rs", "replicaset", "replicasets.apps", "node", "no",
+	for _, typ := range []string{"", "cronjob.apps", "job.apps", "rs", "replicaset", "replicasets.apps", "node", "no",
 		"event", "ev", "pod.apps", "deployment.batch", "deploy.apps", "svc"} {
 		if got, ok := ParseWaitable(typ); ok {
 			t.Errorf("ParseWaitable(%q) = %q, want none", typ, got)
@@ -35,11 +36,11 @@ func TestParseWaitable(t *testing.T) {
 }
 
 func TestKindTable(t *testing.T) {
-	if got := Waitable(); !slices.Equal(got, []string{"deployments", "statefulsets", "daemonsets", "jobs", "rollouts", "pods"}) {
+	if got := Waitable(); !slices.Equal(got, []string{"deployments", "statefulsets", "daemonsets", "jobs", "cronjobs", "rollouts", "pods"}) {
 		t.Errorf("Waitable() = %v", got)
 	}
 	for k, res := range map[Kind]string{KindPod: "pods", KindNode: "nodes", KindReplicaSet: "replicasets", KindEvent: "events",
-		KindJob: "jobs", Kind("CronJob"): "cronjobs"} {
+		KindJob: "jobs", KindCronJob: "cronjobs", Kind("Gadget"): "gadgets"} {
 		if got := k.Resource(); got != res {
 			t.Errorf("%s.Resource() = %q, want %q", k, got, res)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -117,6 +118,10 @@ func testWaitManifests(t *testing.T, ctx context.Context, cp *ControlPlane) {
 
 	t.Run("custom resource owning crashing pods", func(t *testing.T) {
 		testWidgetOwnsPods(t, ctx, cp)
+	})
+
+	t.Run("cronjob latest job", func(t *testing.T) {
+		testCronJobLatestJob(t, ctx, cp)
 	})
 
 	t.Run("krane rollout conditions", func(t *testing.T) {
@@ -356,6 +361,41 @@ func testWidgetOwnsPods(t *testing.T, ctx context.Context, cp *ControlPlane) {
 		t.Errorf("the Widget's conditions changed: %v", conds)
 	}
 	t.Logf("doomed after %s: %s", r.took.Round(100*time.Millisecond), w.Reason)
+}
+
+// testCronJobLatestJob: `wait cronjob/NAME` waits for the CronJob's latest Job. A CronJob that
+// has made none is complete, as Krane passes it; once `kubectl create job --from=cronjob/NAME` (the
+// real kubectl, which makes the CronJob the Job's controller) has run a Job whose pod crashes with
+// no retry left, the real Job controller fails it, and so does the wait, naming the Job. The
+// schedule is Jan 1 at 04:00, which no test run reaches.
+func testCronJobLatestJob(t *testing.T, ctx context.Context, cp *ControlPlane) {
+	never, zero := int32(0), false
+	cron := &batchv1.CronJob{
+		ObjectMeta: metav1.ObjectMeta{Name: "nightly"},
+		Spec: batchv1.CronJobSpec{Schedule: "0 4 1 1 *", Suspend: &zero, JobTemplate: batchv1.JobTemplateSpec{Spec: batchv1.JobSpec{
+			BackoffLimit: &never,
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"doomwatch.test/behaviour": "crash",
+					"doomwatch.test/exit-code": "1", "doomwatch.test/run-seconds": "2"}},
+				Spec: corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever,
+					Containers: []corev1.Container{{Name: "export", Image: "registry.example.com/shop/export:v2"}}},
+			}}}},
+	}
+	if _, err := cp.AdminClient.BatchV1().CronJobs(waitfNamespace).Create(ctx, cron, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, doc := runWaitF(t, cp, "cronjob/nightly")
+	if r.code != 0 || len(doc.Workloads) != 1 || !strings.Contains(doc.Workloads[0].Reason, `cronjob "nightly" has made no Job yet`) {
+		t.Fatalf("a CronJob with no Job: want exit 0, complete: %s", r)
+	}
+	if k := runKubectl(t, time.Minute, cp.AdminKubeconfig, "create", "job", "nightly-manual", "--from=cronjob/nightly", "-n", waitfNamespace); k.code != 0 {
+		t.Fatalf("kubectl create job --from: %s", k)
+	}
+	r, doc = runWaitF(t, cp, "cj/nightly")
+	if r.code != 1 || doc.Verdict != "doomed" || len(doc.Workloads) != 1 || !strings.HasPrefix(doc.Workloads[0].Reason, "job/nightly-manual: ") {
+		t.Fatalf("a CronJob whose latest Job fails: want exit 1, doomed by job/nightly-manual: %s", r)
+	}
+	t.Logf("doomed after %s: %s", r.took.Round(100*time.Millisecond), doc.Workloads[0].Reason)
 }
 
 // testKraneConditions: a custom resource whose CRD carries Krane's

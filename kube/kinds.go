@@ -92,6 +92,14 @@ var workloadRows = []workloadRow{
 		trim: func(t *trimmer, obj any) any { return t.job(obj.(*batchv1.Job)) },
 	},
 	{
+		kind: contract.KindCronJob,
+		client: func(c clients, ns string) (listFunc, watchFunc) {
+			i := c.typed.BatchV1().CronJobs(ns)
+			return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return i.List(ctx, o) }, i.Watch
+		},
+		trim: func(t *trimmer, obj any) any { return t.cronJob(obj.(*batchv1.CronJob)) },
+	},
+	{
 		kind:   contract.KindRollout,
 		client: dynamicClient(contract.KindRollout),
 		trim:   func(t *trimmer, obj any) any { return t.argoRollout(obj.(*unstructured.Unstructured)) },

@@ -221,7 +221,7 @@ func TestStreamedListShowsRowsWhileStreaming(t *testing.T) {
 func emptyStream(resource string) watch.Interface {
 	objs := map[string]runtime.Object{
 		"nodes": &corev1.Node{}, "replicasets": &appsv1.ReplicaSet{}, "deployments": &appsv1.Deployment{},
-		"statefulsets": &appsv1.StatefulSet{}, "daemonsets": &appsv1.DaemonSet{}, "jobs": &batchv1.Job{},
+		"statefulsets": &appsv1.StatefulSet{}, "daemonsets": &appsv1.DaemonSet{}, "jobs": &batchv1.Job{}, "cronjobs": &batchv1.CronJob{},
 		"events": &corev1.Event{},
 	}
 	w := watch.NewFakeWithChanSize(1, false)

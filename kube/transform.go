@@ -284,6 +284,17 @@ func (t *trimmer) event(e *corev1.Event) *corev1.Event {
 	return out
 }
 
+// cronJob keeps identity, labels and Krane's timeout (workloadMeta), the schedule and whether it
+// is suspended, for the gate's reason while it has made no Job, and its status's times; the Job
+// template goes (its Jobs carry their own).
+func (t *trimmer) cronJob(c *batchv1.CronJob) *batchv1.CronJob {
+	return &batchv1.CronJob{
+		ObjectMeta: t.workloadMeta(&c.ObjectMeta),
+		Spec:       batchv1.CronJobSpec{Schedule: t.str(c.Spec.Schedule), Suspend: c.Spec.Suspend},
+		Status:     batchv1.CronJobStatus{LastScheduleTime: c.Status.LastScheduleTime, LastSuccessfulTime: c.Status.LastSuccessfulTime},
+	}
+}
+
 // argoRollout keeps what the model reads of an Argo Rollout (model/argorollout.go): identity,
 // generation, labels (wait -l), owners; spec.replicas, spec.paused and which strategy it has; the
 // whole status, which the controller keeps small (phase, message, counts, pause conditions,

@@ -10,10 +10,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"doomwatch/classify"
 	"doomwatch/contract"
+	"doomwatch/model/podtest"
 )
 
 func notReadyWithProbe() podOpt {
@@ -298,5 +300,46 @@ func TestGateRequiredRollout(t *testing.T) {
 	}
 	if sts[2].Tolerates != 0 || sts[2].Unsupported != "" {
 		t.Errorf("cart: tolerates %d, unsupported %q; want none", sts[2].Tolerates, sts[2].Unsupported)
+	}
+}
+
+// TestGateCronJob: a CronJob is waited for through its latest Job, the newest it controls (not a
+// Job of another CronJob of its name, another UID): judged as that Job. Before it has made one it
+// is complete, as Krane passes a CronJob that exists.
+func TestGateCronJob(t *testing.T) {
+	m := New(DefaultConfig())
+	cron := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "nightly", UID: "CronJob-nightly"},
+		Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *"}}
+	targets := []Target{{contract.KindCronJob, "batch", "nightly"}}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(cron)}, t0)
+	st := m.Gate(targets, t0)[0]
+	if !st.Found || st.Rollout.Verdict != classify.RolloutComplete ||
+		st.Rollout.Reason != `cronjob "nightly" has made no Job yet (schedule "0 3 * * *"): complete as it exists, as Krane judges a CronJob` {
+		t.Fatalf("no Job yet: %+v", st)
+	}
+	run := func(name string, created time.Duration, uid types.UID, conds ...batchv1.JobCondition) *batchv1.Job {
+		j := job("batch", name, 0, 0, conds...)
+		j.UID, j.CreationTimestamp = types.UID("Job-"+name), metav1.NewTime(t0.Add(created))
+		j.OwnerReferences = []metav1.OwnerReference{podtest.ControllerRef("CronJob", "nightly")}
+		j.OwnerReferences[0].UID = uid
+		return j
+	}
+	failed := batchv1.JobCondition{Type: batchv1.JobFailed, Status: corev1.ConditionTrue, Reason: "BackoffLimitExceeded",
+		Message: "Job has reached the specified backoff limit"}
+	complete := batchv1.JobCondition{Type: batchv1.JobComplete, Status: corev1.ConditionTrue, Reason: "CompletionsReached",
+		Message: "Reached expected number of succeeded pods"}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(
+		run("nightly-100", 0, "CronJob-nightly", complete),
+		run("nightly-200", time.Hour, "CronJob-nightly", failed),
+		run("nightly-300", 2*time.Hour, "CronJob-nightly-before", complete),
+	)}, t0)
+	st = m.Gate(targets, t0)[0]
+	if st.Rollout.Verdict != classify.RolloutDoomed ||
+		st.Rollout.Reason != "job/nightly-200: Job failed (BackoffLimitExceeded): Job has reached the specified backoff limit" {
+		t.Fatalf("latest Job failed: %s %q", st.Rollout.Verdict, st.Rollout.Reason)
+	}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(run("nightly-400", 3*time.Hour, "CronJob-nightly", complete))}, t0)
+	if st = m.Gate(targets, t0)[0]; st.Rollout.Verdict != classify.RolloutComplete || !strings.HasPrefix(st.Rollout.Reason, "job/nightly-400: ") {
+		t.Fatalf("a newer Job complete: %s %q", st.Rollout.Verdict, st.Rollout.Reason)
 	}
 }

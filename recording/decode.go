@@ -107,7 +107,7 @@ func (s *segmentDecoder) body(d *decoder, b *contract.Batch) error {
 		ns := d.string()
 		b.Deletes = append(b.Deletes, contract.Ref{Kind: mk, Namespace: ns, Name: d.string()})
 	}
-	for k := range numKinds {
+	for k := range sectionsOf(s.version) {
 		for range d.count() {
 			v := d.uvarint()
 			if d.err != nil {

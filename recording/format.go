@@ -19,8 +19,9 @@ const magic = "DOOMREC\n"
 // version is the format's version, which the writer writes. A reader reads it and every version
 // before it back to minVersion, and refuses any other. Version 2 added the objects read as
 // unstructured (FORMAT.md, "Version 2"): a version-1 batch body is a version-2 one without them.
+// Version 3 added the CronJobs' section, after the events'.
 const (
-	version    = 2
+	version    = 3
 	minVersion = 1
 )
 

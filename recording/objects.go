@@ -24,13 +24,23 @@ const (
 	kindDaemonSet
 	kindJob
 	kindEvent
+	kindCronJob
 	numKinds
 	// kindOther is a delete of a kind this version does not number: its name follows.
 	kindOther kind = 255
 )
 
 var modelKinds = [numKinds]contract.Kind{contract.KindPod, contract.KindNode, contract.KindReplicaSet, contract.KindDeployment,
-	contract.KindStatefulSet, contract.KindDaemonSet, contract.KindJob, contract.KindEvent}
+	contract.KindStatefulSet, contract.KindDaemonSet, contract.KindJob, contract.KindEvent, contract.KindCronJob}
+
+// sectionsOf is how many kinds' sections a batch body of format version v has: version 3 added
+// the CronJobs'.
+func sectionsOf(v uint16) kind {
+	if v < 3 {
+		return kindCronJob
+	}
+	return numKinds
+}
 
 func kindOf(k contract.Kind) kind {
 	if i := slices.Index(modelKinds[:], k); i >= 0 {

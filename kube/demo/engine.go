@@ -32,6 +32,7 @@ type world struct {
 	stss    map[string]*appsv1.StatefulSet
 	dss     map[string]*appsv1.DaemonSet
 	jobs    map[string]*batchv1.Job
+	crons   map[string]*batchv1.CronJob
 	// events are the Warning events posted about the pods and nodes (events.go).
 	events map[string]*corev1.Event
 	// synced is when the deployment controller last changed each Deployment's status: its last
@@ -49,6 +50,7 @@ func newWorld() *world {
 		stss:    map[string]*appsv1.StatefulSet{},
 		dss:     map[string]*appsv1.DaemonSet{},
 		jobs:    map[string]*batchv1.Job{},
+		crons:   map[string]*batchv1.CronJob{},
 		events:  map[string]*corev1.Event{},
 		synced:  map[string]time.Duration{},
 	}
@@ -145,6 +147,9 @@ func (e *engine) sync(ctx context.Context) error {
 		}},
 		{"daemonsets", func(room roomFunc) error {
 			return syncNamespaced(ctx, e.world.dss, e.written.dss, func(ns string) kindClient[*appsv1.DaemonSet] { return cs.AppsV1().DaemonSets(ns) }, room)
+		}},
+		{"cronjobs", func(room roomFunc) error {
+			return syncNamespaced(ctx, e.world.crons, e.written.crons, func(ns string) kindClient[*batchv1.CronJob] { return cs.BatchV1().CronJobs(ns) }, room)
 		}},
 		{"jobs", func(room roomFunc) error {
 			return syncNamespaced(ctx, e.world.jobs, e.written.jobs, func(ns string) kindClient[*batchv1.Job] { return cs.BatchV1().Jobs(ns) }, room)
@@ -279,6 +284,8 @@ func parts(obj any) (meta, spec, status any) {
 	case *appsv1.DaemonSet:
 		return o.ObjectMeta, o.Spec, o.Status
 	case *batchv1.Job:
+		return o.ObjectMeta, o.Spec, o.Status
+	case *batchv1.CronJob:
 		return o.ObjectMeta, o.Spec, o.Status
 	case *corev1.Event:
 		// All of an Event but its metadata is written with Update; it has no status.

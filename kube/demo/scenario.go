@@ -3,6 +3,7 @@ package demo
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -715,9 +716,25 @@ func setNodeCondition(n *corev1.Node, t corev1.NodeConditionType, s corev1.Condi
 // is a Job whose one pod (restartPolicy OnFailure) lands on node-3, fails to start with exit 128,
 // is restarted in place by the kubelet and completes. The CronJob keeps its 3 latest successful
 // Jobs (successfulJobsHistoryLimit) and deletes older ones with their pods.
+//
+// The CronJob's status is the CronJob controller's (kubernetes pkg/controller/cronjob
+// cronjob_controllerv2.go syncCronJob): each Job it makes joins status.active and sets
+// lastScheduleTime to its scheduled time; a finished one leaves status.active, and a successful
+// one sets lastSuccessfulTime to its completion time.
 func (b *builder) cronTail(first, period time.Duration) {
 	app := appSpec{namespace: "shop", name: "export", image: "registry.example.com/ledger-export:v0.7.2", memory: "256Mi"}
 	cronUID := b.g.uid()
+	cron := &batchv1.CronJob{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "ledger-export", UID: cronUID, Generation: 1, CreationTimestamp: timestamp(-9 * 24 * time.Hour)},
+		Spec: batchv1.CronJobSpec{
+			// The runs' minutes: first past Epoch's hour, every period.
+			Schedule:          fmt.Sprintf("%d-59/%d * * * *", int(first.Minutes())%int(period.Minutes()), int(period.Minutes())),
+			ConcurrencyPolicy: batchv1.AllowConcurrent, Suspend: boolp(false),
+			SuccessfulJobsHistoryLimit: int32p(3), FailedJobsHistoryLimit: int32p(1),
+		},
+	}
+	ck := objectKey(cron.Namespace, cron.Name)
+	b.at(-9*24*time.Hour, func(w *world, _ time.Duration) { w.crons[ck] = cron })
 	var runs []string // job keys, oldest first
 	var pods []string
 	for at := first; at < horizon; at += period {
@@ -727,9 +744,12 @@ func (b *builder) cronTail(first, period time.Duration) {
 		t := true
 		job.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "CronJob", Name: "ledger-export", UID: cronUID, Controller: &t, BlockOwnerDeletion: &t}}
 		jk := objectKey(job.Namespace, job.Name)
+		ref := corev1.ObjectReference{APIVersion: "batch/v1", Kind: "Job", Namespace: job.Namespace, Name: job.Name, UID: job.UID}
 		b.at(at, func(w *world, at time.Duration) {
 			w.jobs[jk] = job
 			job.Status.StartTime = timestampPtr(at)
+			cron.Status.Active = append(cron.Status.Active, ref)
+			cron.Status.LastScheduleTime = timestampPtr(at)
 		})
 		p := newPod(b.g, job.Namespace, job.Name+"-"+b.g.suffix(5), job.Spec.Template, ownerRef("Job", job), at)
 		k := objectKey(p.Namespace, p.Name)
@@ -745,6 +765,8 @@ func (b *builder) cronTail(first, period time.Duration) {
 			setPodCondition(pod, corev1.ContainersReady, corev1.ConditionFalse, "PodCompleted", "", at)
 			setPodCondition(pod, corev1.PodReady, corev1.ConditionFalse, "PodCompleted", "", at)
 			completeJob(w.jobs[jk], at)
+			cron.Status.Active = slices.DeleteFunc(cron.Status.Active, func(r corev1.ObjectReference) bool { return r.UID == ref.UID })
+			cron.Status.LastSuccessfulTime = timestampPtr(at)
 		})
 		runs, pods = append(runs, jk), append(pods, k)
 		if len(runs) > 3 {

@@ -1,0 +1,84 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+
+	"doomwatch/classify"
+	"doomwatch/contract"
+)
+
+// A CronJob has no rollout of its own: a deploy gate waits for its latest Job, the newest Job it
+// controls (by creation, then name): one its controller made on schedule, or one
+// `kubectl create job --from=cronjob/NAME` made, which kubectl gives the CronJob as controller
+// (kubectl pkg/cmd/create/create_job.go createJobFromCronJob). That Job is judged as a Job is
+// (classify.JobVerdict on its conditions and pods). A CronJob that has made no Job yet is complete,
+// as Krane passes a CronJob once it exists (lib/krane/kubernetes_resource/cron_job.rb
+// deploy_succeeded?): nothing of it has run to judge, and its next run may be hours away.
+func init() {
+	registerKind(&kindModel{
+		kind: contract.KindCronJob,
+		gate: func(m *Model, k nsName, st *GateStatus) []gateCtrl {
+			c := m.cronJob(k)
+			if c == nil {
+				return nil
+			}
+			st.Found = true
+			if j := m.latestJob(c); j != nil {
+				return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindJob), j.Name}, current: true}}
+			}
+			return nil
+		},
+		gateRollout: func(m *Model, k nsName, pods classify.NewPods) (Rollout, bool) {
+			c := m.cronJob(k)
+			if c == nil {
+				return Rollout{}, false
+			}
+			j := m.latestJob(c)
+			if j == nil {
+				msg := fmt.Sprintf("cronjob %q has made no Job yet (schedule %q", c.Name, c.Spec.Schedule)
+				if c.Spec.Suspend != nil && *c.Spec.Suspend {
+					msg += ", suspended"
+				}
+				r := newRollout(contract.KindCronJob, c.Namespace, c.Name, nil, 0, 0, 0)
+				return r.judged(classify.RolloutVerdict{Class: classify.RolloutComplete, Reason: msg + "): complete as it exists, as Krane judges a CronJob"}), true
+			}
+			desired := int32(1)
+			if j.Spec.Completions != nil {
+				desired = *j.Spec.Completions
+			}
+			v := classify.JobVerdict(j, pods)
+			v.Reason = "job/" + j.Name + ": " + v.Reason
+			r := newRollout(contract.KindCronJob, c.Namespace, c.Name, &desired, j.Status.Succeeded, j.Status.Succeeded, j.Status.Succeeded)
+			return r.judged(v), true
+		},
+	})
+}
+
+// cronJob is the CronJob stored under k, or nil.
+func (m *Model) cronJob(k nsName) *batchv1.CronJob {
+	return objectAs[*batchv1.CronJob](m, contract.KindCronJob, k)
+}
+
+// latestJob is the newest Job CronJob c controls, by creation and then name; nil when it has none.
+// A Job of an earlier CronJob of the same name (another UID) is not its own.
+func (m *Model) latestJob(c *batchv1.CronJob) *batchv1.Job {
+	var latest *batchv1.Job
+	for k, o := range m.objects[contract.KindJob] {
+		j, ok := o.(*batchv1.Job)
+		if !ok || k.ns != c.Namespace {
+			continue
+		}
+		ref := controllerOf(j.OwnerReferences)
+		if ref == nil || ref.Kind != string(contract.KindCronJob) || ref.Name != c.Name || ref.UID != "" && c.UID != "" && ref.UID != c.UID {
+			continue
+		}
+		if latest == nil || j.CreationTimestamp.After(latest.CreationTimestamp.Time) ||
+			j.CreationTimestamp.Equal(&latest.CreationTimestamp) && strings.Compare(j.Name, latest.Name) > 0 {
+			latest = j
+		}
+	}
+	return latest
+}
