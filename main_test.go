@@ -141,6 +141,8 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"--demo", "--context", "demo-eu", "--once"}, code: exitUsage, want: usage("--context picks kubeconfig contexts")},
 		{args: []string{"--demo", "--fleet", "--all-contexts"}, code: exitUsage, want: usage("--all-contexts picks kubeconfig contexts")},
 		{args: []string{"wait", "--demo", "--context", "demo-eu", "deployment/web"}, code: exitUsage, want: usageOf("wait", "--context picks kubeconfig contexts")},
+		{args: []string{"--demo", "--stable", "-1s"}, code: exitUsage, want: usage("--stable -1s: a window cannot be negative")},
+		{args: []string{"--demo", "--once", "--stable", "1m"}, code: exitUsage, want: usage("--stable is the dashboard's (and wait's)")},
 
 		// wait: its flags are its own, and so is its help.
 		{args: []string{"wait"}, code: exitUsage, want: usageOf("wait", "wait needs workloads")},

@@ -50,7 +50,7 @@ func (r *root) runDashboard(ctx context.Context, e *env) error {
 		connected <- c
 	case <-time.After(connectGrace):
 	}
-	err := tui.Run(ctx, tui.Options{NoColor: r.noColor, Connected: connected, Connecting: connectingText(e)})
+	err := tui.Run(ctx, tui.Options{NoColor: r.noColor, Stable: r.stable, Connected: connected, Connecting: connectingText(e)})
 	select {
 	case <-done:
 	default:

@@ -48,13 +48,9 @@ type gate struct {
 	suspects     map[string]model.Node
 	suspectOrder []string
 	// stable is --stable: how long each target must stay complete before the gate passes; 0
-	// passes as soon as every target is complete.
+	// passes as soon as every target is complete. soak judges the targets under it (window).
 	stable time.Duration
-	// completeAt is when each target was last seen become complete, zero while it is not: a
-	// target that falls back to progressing starts its window again when it completes again.
-	// settled is set once a target has been complete: from then on a doomed current pod fails it.
-	completeAt []time.Time
-	settled    []bool
+	soak   *model.Soak
 	// from is, for wait -f, the manifest each target was read from; resources are the manifests'
 	// objects of kinds doomwatch does not model, followed and judged with kstatus; notFound is a
 	// line for each object that does not exist (or whose kind the cluster does not serve).
@@ -200,15 +196,20 @@ func (r *followed) current() report.Workload {
 	return w
 }
 
-// lookOwned asks the model, for each followed object, what the pods it controls say
-// (model.Model.OwnedBy), and notes their transient failures and suspect nodes as the targets'. The
-// objects between it and its pods that the model does not hold are read with one GET each, once.
+// lookOwned asks the model, for each followed object whose own verdict waits or dooms it, what the
+// pods it controls say (model.Model.OwnedBy), and notes their transient failures and suspect nodes
+// as the targets'; a complete object (a ConfigMap, a Service) is not looked at, as its pods would
+// not change its verdict. The objects between it and its pods that the model does not hold are
+// read with one GET each, once.
 func (g *gate) lookOwned(ctx context.Context, now time.Time) {
 	for _, r := range g.resources {
 		r.mu.Lock()
-		uid := r.uid
+		uid, v := r.uid, r.now.Verdict
+		if v != report.Progressing && v != report.Doomed {
+			r.owned = model.Owned{}
+		}
 		r.mu.Unlock()
-		if uid == "" {
+		if uid == "" || v != report.Progressing && v != report.Doomed {
 			continue
 		}
 		o := g.m.OwnedBy(r.ns, uid, g.parents, now)
@@ -286,33 +287,25 @@ func (g *gate) forbidden(refused []contract.Kind, deployments bool) error {
 
 // decide is the gate's answer at now: failed as soon as one target is doomed (or was deleted while
 // waited for), ended when all are complete (with --stable, when each has stayed complete for that
-// long since it last became complete), or not yet.
-//
-// With --stable, a target that has been complete is also failed by a doomed current pod, while its
-// rollout is still called complete or has fallen back to progressing: a Deployment stays complete
-// with one pod of four crash-looping, and a pod that crashes after passing its readiness probe is
-// what the window is for. Doomed pods a required rollout tolerates (GateStatus.Tolerates) do not.
-// decide then marks the target doomed in statuses, with its pods' reason,
-// so that the verdict and the progress say why.
+// long since it last became complete: model.Soak), or not yet. Under --stable a doomed new pod of a
+// target in its window dooms it (model.Soak.Look), in statuses, so that the verdict and the
+// progress say why.
 func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.End, done bool) {
-	if g.stable > 0 && len(g.completeAt) != len(statuses) {
-		g.completeAt, g.settled = make([]time.Time, len(statuses)), make([]bool, len(statuses))
-	}
 	held := 0
 	ownTimeout := ""
 	for i := range statuses {
 		st := &statuses[i]
-		if g.stable > 0 && (g.settled[i] || st.Rollout.Verdict == classify.RolloutComplete) &&
-			st.Found && st.Rollout.Verdict != classify.RolloutDoomed && len(st.Doomed) > 0 && st.Pods.Doomed > st.Tolerates {
-			g.soured(st)
+		var look model.Soaked
+		if st.Found && st.Unsupported == "" {
+			look = g.window().Look(soakKey(st), &st.Rollout, now)
 		}
 		switch {
 		case !st.Found, st.Unsupported != "":
 			return report.Failed, true
 		case st.Rollout.Verdict == classify.RolloutDoomed:
 			return report.Failed, true
-		case st.Rollout.Verdict == classify.RolloutComplete:
-			if g.held(i, now) {
+		case look.Complete:
+			if look.Done {
 				held++
 			}
 		case st.Timeout > 0 && g.started && now.Sub(g.startAt) >= st.Timeout:
@@ -321,11 +314,6 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 			if ownTimeout == "" {
 				ownTimeout = fmt.Sprintf("%s timed out after %s (its %s annotation)", st.Target, model.ShortDuration(st.Timeout), contract.TimeoutAnnotation)
 			}
-			if g.stable > 0 {
-				g.completeAt[i] = time.Time{}
-			}
-		case g.stable > 0:
-			g.completeAt[i] = time.Time{}
 		}
 	}
 	complete := 0
@@ -351,6 +339,17 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 	return 0, false
 }
 
+// window is the gate's --stable window over its targets.
+func (g *gate) window() *model.Soak {
+	if g.soak == nil {
+		g.soak = model.NewSoak(g.stable)
+	}
+	return g.soak
+}
+
+// soakKey names a target in the window.
+func soakKey(st *model.GateStatus) string { return st.Target.Namespace + "/" + st.Target.String() }
+
 // resourceWorkloads are the resources' verdicts now, for the document.
 func (g *gate) resourceWorkloads() []report.Workload {
 	out := make([]report.Workload, len(g.resources))
@@ -358,26 +357,6 @@ func (g *gate) resourceWorkloads() []report.Workload {
 		out[i] = r.current()
 	}
 	return out
-}
-
-// held notes that target i is complete at now and says whether it has been for --stable.
-func (g *gate) held(i int, now time.Time) bool {
-	if g.stable == 0 {
-		return true
-	}
-	if g.completeAt[i].IsZero() {
-		g.completeAt[i], g.settled[i] = now, true
-	}
-	return now.Sub(g.completeAt[i]) >= g.stable
-}
-
-// soured marks a target that completed, then had a current pod doomed, as doomed: the rollout's
-// verdict counts the new pods, kubectl's rules count ready replicas, and neither fails a rollout
-// that one crash-looping pod of several has not stalled.
-func (g *gate) soured(st *model.GateStatus) {
-	st.Rollout.Verdict = classify.RolloutDoomed
-	st.Rollout.Reason = fmt.Sprintf("%d/%d new pods doomed after the rollout completed (--stable %s): %s",
-		st.Pods.Doomed, st.Pods.Pods, model.ShortDuration(g.stable), st.Doomed[0].Reason)
 }
 
 // shown is statuses as the progress shows them at now: with --stable, a complete target's reason
@@ -389,8 +368,8 @@ func (g *gate) shown(statuses []model.GateStatus, now time.Time) []model.GateSta
 	}
 	out := slices.Clone(statuses)
 	for i := range out {
-		if held, ok := g.heldFor(out[i], i, now); ok && g.stable > 0 {
-			out[i].Rollout.Reason = fmt.Sprintf("complete, stable for %s of %s", held, model.ShortDuration(g.stable))
+		if reason, ok := g.window().Shown(soakKey(&out[i]), now); ok && out[i].Rollout.Verdict == classify.RolloutComplete {
+			out[i].Rollout.Reason = reason
 		}
 	}
 	// wait -f's other objects, after the targets, as their kstatus verdicts.
@@ -403,22 +382,13 @@ func (g *gate) shown(statuses []model.GateStatus, now time.Time) []model.GateSta
 	return out
 }
 
-// heldFor is how long target i has stayed complete at now, to the second, and false unless it is
-// complete under --stable.
-func (g *gate) heldFor(st model.GateStatus, i int, now time.Time) (string, bool) {
-	if st.Rollout.Verdict != classify.RolloutComplete || i >= len(g.completeAt) || g.completeAt[i].IsZero() {
-		return "", false
-	}
-	return model.ShortDuration(now.Sub(g.completeAt[i]).Truncate(time.Second)), true
-}
-
 // timedOut is the timeout's message, naming the targets that were complete but had not yet stayed
 // complete for --stable: their window would have ended after the timeout.
 func (g *gate) timedOut(message string, statuses []model.GateStatus, now time.Time) string {
 	var soaking []string
-	for i, st := range statuses {
-		if held, ok := g.heldFor(st, i, now); ok && now.Sub(g.completeAt[i]) < g.stable {
-			soaking = append(soaking, fmt.Sprintf("%s (stable for %s)", st.Target, held))
+	for i := range statuses {
+		if held, ok := g.window().HeldFor(soakKey(&statuses[i]), now); ok {
+			soaking = append(soaking, fmt.Sprintf("%s (stable for %s)", statuses[i].Target, model.ShortDuration(held)))
 		}
 	}
 	if len(soaking) == 0 {

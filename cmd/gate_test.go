@@ -29,6 +29,10 @@ func soakStatus(name string, v classify.RolloutClass, doomed ...model.GateProble
 		Pods:      model.Counts{Pods: 4, Healthy: 4 - len(doomed), Doomed: len(doomed)},
 		Doomed:    doomed,
 	}
+	st.Rollout.NewPods, st.Rollout.NewDoomed = 4, len(doomed)
+	if len(doomed) > 0 {
+		st.Rollout.DoomReason = doomed[0].Reason
+	}
 	if v != classify.RolloutComplete {
 		st.Rollout.Reason = "Waiting for deployment \"" + name + "\" rollout to finish: 3 of 4 updated replicas are available..."
 	}
@@ -154,12 +158,12 @@ func TestStableDoomedPodSaysWhy(t *testing.T) {
 }
 
 // TestStableToleratesRequired: under --stable, doomed pods a Deployment's required rollout
-// tolerates (GateStatus.Tolerates) do not fail the window; one more does.
+// tolerates (Rollout.Tolerates) do not fail the window; one more does.
 func TestStableToleratesRequired(t *testing.T) {
 	g := &gate{stable: time.Minute}
 	tolerating := func(doomed ...model.GateProblem) []model.GateStatus {
 		st := soakStatus("web", classify.RolloutComplete, doomed...)
-		st.Tolerates = 1
+		st.Rollout.Tolerates = 1
 		return []model.GateStatus{st}
 	}
 	g.decide(tolerating(), soakT0)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -18,6 +19,8 @@ type root struct {
 	once   bool
 	watch  bool
 	output string
+	// stable is --stable: the rollouts panel keeps judging a completed rollout this long.
+	stable time.Duration
 	// rec is --record and its bounds: a recording made beside the dashboard.
 	rec recordFlags
 }
@@ -32,6 +35,7 @@ func (r *root) addFlags(fs *pflag.FlagSet) *common {
 	fs.BoolVar(&r.once, "once", false, "Print a snapshot once the informers have synced, then exit.")
 	fs.BoolVarP(&r.watch, "watch", "w", false, "Print every rollout, pod and node once synced, then a line per change of verdict, reason or suspect call.")
 	fs.StringVarP(&r.output, "output", "o", "table", "Format with --once or --watch: "+report.SnapshotPrinters.List()+" (--watch: one JSON object per line).")
+	fs.DurationVar(&r.stable, "stable", 0, "On the dashboard: keep judging each rollout this long after it completes; a new pod doomed within it dooms the rollout's line, as wait --stable fails the wait (0: off).")
 	fs.StringVar(&r.rec.path, "record", "", "Record what the dashboard is shown into `DIR` (new, or empty), for doomwatch replay; with --retention and --max-size as record takes them.")
 	r.rec.bounds(fs)
 	r.demoFlags(fs, true)
@@ -80,6 +84,12 @@ func (r *root) validate(fs *pflag.FlagSet, args []string) error {
 	}
 	if r.once && r.watch {
 		return errors.New("--once and --watch cannot be combined: --once prints one snapshot, --watch a stream of changes")
+	}
+	if r.stable < 0 {
+		return fmt.Errorf("--stable %s: a window cannot be negative", r.stable)
+	}
+	if fs.Changed("stable") && (r.once || r.watch) {
+		return errors.New("--stable is the dashboard's (and wait's): --once and --watch print the rollouts as they are")
 	}
 	if fs.Changed("output") && !r.once && !r.watch {
 		return errors.New("-o/--output needs --once or --watch")

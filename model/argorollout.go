@@ -85,7 +85,7 @@ func (m *Model) argoRollout(k nsName) (Rollout, bool) {
 			pods.WasDoomed = old.Verdict == classify.RolloutDoomed && old.NewReplicaSet == r.NewReplicaSet
 		}
 	}
-	return r.judged(classify.ArgoRolloutVerdict(in, pods)), true
+	return r.judged(classify.ArgoRolloutVerdict(in, pods), pods), true
 }
 
 // argoRolloutOf is what classify reads of Rollout u. The object is the API server's, of any

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"doomwatch/contract"
 	"doomwatch/model"
 	"doomwatch/model/scaletest"
@@ -191,4 +194,37 @@ func BenchmarkGate(b *testing.B) {
 		k++
 	}
 	cpu.Report(b, k)
+}
+
+// BenchmarkOwnedBy is a look of `wait -f` at a custom resource that controls one Deployment of a
+// namespace of scaletest.PodsPerNamespace pods, in a cluster of scalePods ("namespace"), and at a
+// cluster-scoped one, whose pods may be anywhere ("cluster"): each look walks every pod of the
+// namespace (or the cluster) up to its controllers, once per controller, after the batch that
+// caused it, which the op includes.
+func BenchmarkOwnedBy(b *testing.B) {
+	m := model.New(model.DefaultConfig())
+	scaletest.Load(m, scalePods)
+	ns, name := scaletest.DeploymentOf(0)
+	for _, d := range scaletest.Deployments(scalePods) {
+		if d.Namespace == ns && d.Name == name {
+			yes := true
+			d.OwnerReferences = []metav1.OwnerReference{{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "widget-uid", Controller: &yes}}
+			m.Apply(&contract.Batch{Workloads: contract.WorkloadsOf([]*appsv1.Deployment{d})}, scaletest.T0)
+		}
+	}
+	batches := scaletest.Churn(400, 50)
+	for _, c := range []struct{ name, ns string }{{"namespace", ns}, {"cluster", ""}} {
+		b.Run(c.name, func(b *testing.B) {
+			now, k := scaletest.T0, 0
+			if o := m.OwnedBy(c.ns, "widget-uid", nil, now); o.Pods.Pods != scaletest.PodsPerDeployment || len(o.Unknown) != 0 {
+				b.Fatalf("owned %d pods, unknown %v; want %d", o.Pods.Pods, o.Unknown, scaletest.PodsPerDeployment)
+			}
+			for b.Loop() {
+				now = now.Add(200 * time.Millisecond)
+				m.Apply(&batches[k%len(batches)], now)
+				m.OwnedBy(c.ns, "widget-uid", nil, now)
+				k++
+			}
+		})
+	}
 }

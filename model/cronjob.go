@@ -43,7 +43,7 @@ func init() {
 					msg += ", suspended"
 				}
 				r := newRollout(contract.KindCronJob, c.Namespace, c.Name, nil, 0, 0, 0)
-				return r.judged(classify.RolloutVerdict{Class: classify.RolloutComplete, Reason: msg + "): complete as it exists, as Krane judges a CronJob"}), true
+				return r.judged(classify.RolloutVerdict{Class: classify.RolloutComplete, Reason: msg + "): complete as it exists, as Krane judges a CronJob"}, pods), true
 			}
 			desired := int32(1)
 			if j.Spec.Completions != nil {
@@ -52,7 +52,7 @@ func init() {
 			v := classify.JobVerdict(j, pods)
 			v.Reason = "job/" + j.Name + ": " + v.Reason
 			r := newRollout(contract.KindCronJob, c.Namespace, c.Name, &desired, j.Status.Succeeded, j.Status.Succeeded, j.Status.Succeeded)
-			return r.judged(v), true
+			return r.judged(v, pods), true
 		},
 	})
 }

@@ -34,5 +34,5 @@ func (m *Model) daemonSetRollout(d *appsv1.DaemonSet) Rollout {
 	st := &d.Status
 	r := newRollout(contract.KindDaemonSet, d.Namespace, d.Name, &st.DesiredNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady, st.NumberAvailable)
 	pods := m.revPods[revKey{contract.KindDaemonSet, d.Namespace, d.Name, d.Annotations[appsv1.DeprecatedTemplateGeneration]}].newPods()
-	return r.judged(classify.DaemonSetVerdict(d, pods))
+	return r.judged(classify.DaemonSetVerdict(d, pods), pods)
 }

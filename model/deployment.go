@@ -63,7 +63,10 @@ func (m *Model) deploymentRollout(k nsName) (Rollout, bool) {
 			pods.WasDoomed = old.Verdict == classify.RolloutDoomed && old.NewReplicaSet == sanitize.Text(newRS.Name)
 		}
 	}
-	return r.judged(classify.DeploymentVerdict(d, newRS, pods)), true
+	if req, err := classify.RequiredRollout(d); err == nil && d.Spec.Replicas != nil {
+		r.Tolerates = int(req.Tolerates(*d.Spec.Replicas))
+	}
+	return r.judged(classify.DeploymentVerdict(d, newRS, pods), pods), true
 }
 
 // deploymentGate: a Deployment's current pods are its new ReplicaSet's; the other ReplicaSets'
@@ -74,13 +77,9 @@ func (m *Model) deploymentGate(k nsName, st *GateStatus) []gateCtrl {
 		return nil
 	}
 	st.Found = true
-	// Krane's required rollout: a value Krane refuses, the gate refuses; a tolerated share of
-	// doomed pods is the --stable window's to respect too.
-	switch req, err := classify.RequiredRollout(d); {
-	case err != nil:
+	// Krane's required rollout: a value Krane refuses, the gate refuses.
+	if _, err := classify.RequiredRollout(d); err != nil {
 		st.Unsupported = "annotation " + contract.RequiredRolloutAnnotation + ": " + sanitize.Text(err.Error())
-	case d.Spec.Replicas != nil:
-		st.Tolerates = int(req.Tolerates(*d.Spec.Replicas))
 	}
 	owned := m.ownedReplicaSets(contract.KindDeployment, k, d.UID)
 	newRS := findNewReplicaSet(d, owned)

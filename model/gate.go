@@ -47,9 +47,6 @@ type GateStatus struct {
 	// Unsupported is kubectl's answer for a workload that has no rollout status (a StatefulSet or
 	// DaemonSet with the OnDelete strategy), or why its annotation cannot be honoured; "" otherwise.
 	Unsupported string
-	// Tolerates is how many doomed current pods the workload's required rollout lets it have and
-	// still be complete (Krane's krane.shopify.io/required-rollout on a Deployment); 0 without one.
-	Tolerates int
 	// Rollout is the workload's rollout, as the rollouts view shows it; zero unless Found and
 	// supported.
 	Rollout Rollout

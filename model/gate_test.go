@@ -292,14 +292,14 @@ func TestGateRequiredRollout(t *testing.T) {
 		deployment("shop", "cart", 3, "1"),
 	)}, t0)
 	sts := m.Gate([]Target{{contract.KindDeployment, "shop", "web"}, {contract.KindDeployment, "shop", "api"}, {contract.KindDeployment, "shop", "cart"}}, t0)
-	if sts[0].Tolerates != 2 || sts[0].Unsupported != "" {
-		t.Errorf("web: tolerates %d, unsupported %q; want 2", sts[0].Tolerates, sts[0].Unsupported)
+	if sts[0].Rollout.Tolerates != 2 || sts[0].Unsupported != "" {
+		t.Errorf("web: tolerates %d, unsupported %q; want 2", sts[0].Rollout.Tolerates, sts[0].Unsupported)
 	}
 	if want := `annotation krane.shopify.io/required-rollout: 'krane.shopify.io/required-rollout: Full' is invalid. Acceptable values: maxUnavailable, full, none`; sts[1].Unsupported != want {
 		t.Errorf("api: unsupported %q, want %q", sts[1].Unsupported, want)
 	}
-	if sts[2].Tolerates != 0 || sts[2].Unsupported != "" {
-		t.Errorf("cart: tolerates %d, unsupported %q; want none", sts[2].Tolerates, sts[2].Unsupported)
+	if sts[2].Rollout.Tolerates != 0 || sts[2].Unsupported != "" {
+		t.Errorf("cart: tolerates %d, unsupported %q; want none", sts[2].Rollout.Tolerates, sts[2].Unsupported)
 	}
 }
 

@@ -42,7 +42,7 @@ func init() {
 			}
 			// A Job's "updated" and "ready" are its succeeded pods: what it has done of what it must.
 			r := newRollout(contract.KindJob, j.Namespace, j.Name, &desired, j.Status.Succeeded, j.Status.Succeeded, j.Status.Succeeded)
-			return r.judged(classify.JobVerdict(j, pods)), true
+			return r.judged(classify.JobVerdict(j, pods), pods), true
 		},
 		judgesPods: true,
 		podVerdict: func(m *Model, k nsName, pod *corev1.Pod, v classify.Verdict) classify.Verdict {

@@ -88,6 +88,9 @@ func (m *Model) OwnedBy(ns string, uid types.UID, parents map[types.UID][]metav1
 					ref = controllerOf(obj.GetOwnerReferences())
 					continue
 				}
+				if ref.Kind == "Node" && ref.APIVersion == "v1" {
+					break // a static pod's mirror: its node controls nothing above it
+				}
 				refs, known := parents[ref.UID]
 				if !known {
 					if !unknown[ref.UID] {

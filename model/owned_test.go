@@ -87,7 +87,7 @@ func TestOwnedByThroughUnknownObjects(t *testing.T) {
 
 // TestOwnedByDirectly: pods the object controls itself (an operator that makes pods) count each by
 // its verdict; one being deleted does not, and a cluster-scoped owner ("" namespace) finds its pods
-// in any namespace.
+// in any namespace, without asking about the nodes that control static pods' mirrors.
 func TestOwnedByDirectly(t *testing.T) {
 	m := New(DefaultConfig())
 	gone := metav1.Now()
@@ -95,13 +95,18 @@ func TestOwnedByDirectly(t *testing.T) {
 		pod("shop", "blue-0", ownedBy("Widget", "blue"), crashLoop()),
 		pod("shop", "blue-1", ownedBy("Widget", "blue"), startFailed128(t0, 1)),
 		pod("shop", "blue-2", ownedBy("Widget", "blue"), crashLoop(), func(p *corev1.Pod) { p.DeletionTimestamp = &gone }),
-		pod("other", "blue-3", ownedBy("Widget", "blue")))
+		pod("other", "blue-3", ownedBy("Widget", "blue")),
+		pod("kube-system", "etcd-n1", func(p *corev1.Pod) {
+			yes := true
+			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "n1", UID: "Node-n1", Controller: &yes}}
+		}))
 	o := m.OwnedBy("shop", "Widget-blue", nil, t0)
 	if len(o.Workloads) != 0 || o.Pods.Pods != 2 || o.Pods.Doomed != 1 || o.Pods.Transient != 1 ||
 		len(o.Problems) != 1 || o.Problems[0].Pod != "blue-0" || len(o.Transient) != 1 || o.Transient[0].Pod != "blue-1" {
 		t.Fatalf("in shop: %+v", o)
 	}
-	if o := m.OwnedBy("", "Widget-blue", nil, t0); o.Pods.Pods != 3 {
-		t.Errorf("cluster-scoped: %d pods, want 3", o.Pods.Pods)
+	// A static pod's mirror, controlled by its Node, is not looked further up.
+	if o := m.OwnedBy("", "Widget-blue", nil, t0); o.Pods.Pods != 3 || len(o.Unknown) != 0 {
+		t.Errorf("cluster-scoped: %d pods, unknown %v; want 3 and none", o.Pods.Pods, o.Unknown)
 	}
 }

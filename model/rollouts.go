@@ -22,6 +22,12 @@ type Rollout struct {
 	Reason         string
 	NewReplicaSet  string
 	OldReplicaSets []string
+	// NewPods counts the new pods (the new ReplicaSet's, the update revision's), NewDoomed those
+	// doomed and DoomReason the first of their reasons: what --stable reads of a complete rollout
+	// (Soak). Tolerates is how many doomed new pods its required rollout lets it have (Krane's
+	// krane.shopify.io/required-rollout on a Deployment), 0 without one.
+	NewPods, NewDoomed, Tolerates int
+	DoomReason                    string
 }
 
 // Workload is the rollout's workload as Query.Owner names it: "shop/Deployment/checkout".
@@ -89,7 +95,8 @@ func (m *Model) Rollouts() []Rollout {
 func sameRollout(a, b *Rollout) bool {
 	return a.Namespace == b.Namespace && a.Kind == b.Kind && a.Name == b.Name && a.Verdict == b.Verdict &&
 		a.Desired == b.Desired && a.Updated == b.Updated && a.Ready == b.Ready && a.Available == b.Available &&
-		a.Reason == b.Reason && a.NewReplicaSet == b.NewReplicaSet && slices.Equal(a.OldReplicaSets, b.OldReplicaSets)
+		a.Reason == b.Reason && a.NewReplicaSet == b.NewReplicaSet && slices.Equal(a.OldReplicaSets, b.OldReplicaSets) &&
+		a.NewPods == b.NewPods && a.NewDoomed == b.NewDoomed && a.Tolerates == b.Tolerates && a.DoomReason == b.DoomReason
 }
 
 // buildRollout makes workload k's rollout, as its kind does; false when the workload is not known
@@ -188,9 +195,13 @@ func (s *podCounts) newPods() classify.NewPods {
 	return p
 }
 
-// judged sets the rollout's verdict from classify's; the reason is sanitised (the pods' reasons
-// already are, the workload's name in kubectl's messages is not).
-func (r Rollout) judged(v classify.RolloutVerdict) Rollout {
+// judged sets the rollout's verdict from classify's, and what its new pods say; the reason is
+// sanitised (the pods' reasons already are, the workload's name in kubectl's messages is not).
+func (r Rollout) judged(v classify.RolloutVerdict, pods classify.NewPods) Rollout {
 	r.Verdict, r.Reason = v.Class, sanitize.Text(v.Reason)
+	r.NewPods, r.NewDoomed = pods.Total, pods.Doomed
+	if len(pods.Reasons) > 0 {
+		r.DoomReason = pods.Reasons[0]
+	}
 	return r
 }

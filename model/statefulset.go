@@ -73,5 +73,5 @@ func (m *Model) statefulSetRollout(s *appsv1.StatefulSet) Rollout {
 	st := &s.Status
 	r := newRollout(contract.KindStatefulSet, s.Namespace, s.Name, s.Spec.Replicas, st.UpdatedReplicas, st.ReadyReplicas, st.AvailableReplicas)
 	pods := m.revPods[revKey{contract.KindStatefulSet, s.Namespace, s.Name, st.UpdateRevision}].newPods()
-	return r.judged(classify.StatefulSetVerdict(s, pods))
+	return r.judged(classify.StatefulSetVerdict(s, pods), pods)
 }

@@ -34,6 +34,9 @@ type Options struct {
 	Scope string
 	// NoColor disables colour (also implied by the NO_COLOR environment variable).
 	NoColor bool
+	// Stable is --stable: the rollouts panel keeps judging each rollout this long after it
+	// completes (model.Soak); 0 shows the rollouts as the model judges them.
+	Stable time.Duration
 	// Replay, when set, is a recording played back: its frames take the place of Batches, its
 	// position is Now, and the header shows its time bar.
 	Replay Player

@@ -20,7 +20,9 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	s := &d.snap
 	s.health = d.m.Health()
 	s.counts = d.m.Counts()
-	s.rollouts = d.m.Rollouts()
+	var until time.Time
+	s.rollouts, until = d.soak.Rollouts(d.m.Rollouts(), d.c.now)
+	d.c.note(until)
 	s.nodesForbidden = slices.Contains(s.health.Forbidden, contract.KindNode)
 	s.nodes = d.m.Nodes(d.c.now)
 	d.c.note(d.m.NodesUntil())

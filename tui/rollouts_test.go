@@ -3,8 +3,12 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"doomwatch/contract"
+	"doomwatch/model"
 )
 
 // TestRolloutsPanelColumns: the rollouts panel's columns are as wide as what they hold, the
@@ -55,5 +59,44 @@ func TestRolloutsPanelLongNamesAt80(t *testing.T) {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the rollouts panel lacks %q:\n%s", want, frame)
 		}
+	}
+}
+
+// TestRolloutsPanelStable: with --stable the rollouts panel says of a complete rollout how long it
+// has stayed complete, second by second (the dashboard is told when to draw again), and stops once
+// the window has passed.
+func TestRolloutsPanelStable(t *testing.T) {
+	now := t0
+	m := fixtureModel()
+	dep, rs := deployment("frontend", 3, 3, 3)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(dep, rs)}, t0)
+	d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return now }, Stable: time.Minute}, true)
+	d.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+	reason := func() string {
+		for _, r := range d.snap.rollouts {
+			if r.Name == "frontend" {
+				return r.Reason
+			}
+		}
+		t.Fatal("no rollout frontend")
+		return ""
+	}
+	d.refreshAll()
+	if got := reason(); got != "complete, stable for 0s of 1m" || !d.c.until.Equal(t0.Add(time.Second)) {
+		t.Fatalf("at once: %q, next draw at %s", got, d.c.until)
+	}
+	now = t0.Add(12 * time.Second)
+	d.refreshAll()
+	if got := reason(); got != "complete, stable for 12s of 1m" {
+		t.Errorf("12s later: %q", got)
+	}
+	press(d, "tab", "tab") // the rollouts panel
+	if s := screen(d); !strings.Contains(s, "complete, stable for 12s of 1m") {
+		t.Errorf("the screen lacks the window:\n%s", s)
+	}
+	now = t0.Add(time.Minute)
+	d.refreshAll()
+	if got := reason(); got != `deployment "frontend" successfully rolled out` {
+		t.Errorf("after the window: %q", got)
 	}
 }

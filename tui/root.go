@@ -35,8 +35,10 @@ type dashboard struct {
 	pods     *podTable
 	nodes    *nodesPanel
 	rollouts *rolloutList
-	detail   *detailPane
-	logs     *logsPane
+	// soak is --stable over the rollouts (model.Soak): refreshAll shows them through it.
+	soak   *model.Soak
+	detail *detailPane
+	logs   *logsPane
 	// panels are what tab cycles through, indexed by Focus; panes are what a message can open
 	// over the body, and pane is the one last opened.
 	panels []panel
@@ -101,6 +103,7 @@ func newDashboard(opts Options, noColor bool) *dashboard {
 		// sort/filter key target is 16 ms at 10,000 pods and 50 ms at 150,000.
 		asyncPods: 20_000,
 		debounce:  80 * time.Millisecond,
+		soak:      model.NewSoak(opts.Stable),
 	}
 	d.panels = []panel{FocusPods: d.pods, FocusNodes: d.nodes, FocusRollouts: d.rollouts}
 	if opts.Model.Multi() {
