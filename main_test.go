@@ -147,7 +147,7 @@ func TestBadInput(t *testing.T) {
 		// wait: its flags are its own, and so is its help.
 		{args: []string{"wait"}, code: exitUsage, want: usageOf("wait", "wait needs workloads")},
 		{args: []string{"wait", "web"}, code: exitUsage, want: usageOf("wait", `"web" is not TYPE/NAME`)},
-		{args: []string{"wait", "configmap/nightly"}, code: exitUsage, want: usageOf("wait", `cannot wait for "configmap"`)},
+		{args: []string{"wait", "c_m/nightly"}, code: exitUsage, want: usageOf("wait", `invalid resource type "c_m"`)},
 		{args: []string{"wait", "deployment/Web_1"}, code: exitUsage, want: usageOf("wait", `invalid name "Web_1"`)},
 		{args: []string{"wait", "deployment/"}, code: exitUsage, want: usageOf("wait", `invalid name ""`)},
 		{args: []string{"wait", "/web"}, code: exitUsage, want: usageOf("wait", "must have a single resource and name")},

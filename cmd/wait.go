@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -50,7 +51,14 @@ const maxLogContainers = 3
 type workloadRef struct {
 	kind contract.Kind
 	name string
+	// typ is a TYPE of a kind doomwatch does not model ("widgets", "services"), which discovery
+	// maps once connected (gate.fromRefs); kind is then "".
+	typ string
 }
+
+// resourceType is what a TYPE of TYPE/NAME may be: a resource or kind name, qualified by version
+// and group with dots ("widgets.v1.example.com").
+var resourceType = regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$`)
 
 // parseWorkloads reads kubectl's two forms: TYPE/NAME arguments, and TYPE followed by names.
 // Kinds are matched without regard to case, as kubectl does.
@@ -73,17 +81,22 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 		} else if kind != "" {
 			return nil, fmt.Errorf("there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (%q)", a)
 		}
-		k := kind
+		ref := workloadRef{kind: kind, name: name}
 		if typ != "" {
 			var ok bool
-			if k, ok = contract.ParseWaitable(typ); !ok {
-				return nil, fmt.Errorf("cannot wait for %q: wait knows %s", typ, andList(contract.Waitable()))
+			if ref.kind, ok = contract.ParseWaitable(typ); !ok {
+				// Any other kind the cluster serves, judged with kstatus; discovery says which once
+				// connected.
+				if !resourceType.MatchString(typ) {
+					return nil, fmt.Errorf("invalid resource type %q", typ)
+				}
+				ref.typ = typ
 			}
 		}
 		if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 			return nil, fmt.Errorf("invalid name %q: %s", name, errs[0])
 		}
-		out = append(out, workloadRef{k, name})
+		out = append(out, ref)
 	}
 	if kind != "" && len(out) == 0 {
 		return nil, fmt.Errorf("name the %s to wait for", strings.ToLower(string(kind)))
@@ -133,6 +146,7 @@ with the reasons, when one is doomed.
 Usage:
   %[1]s wait deployment/NAME [statefulset/NAME daemonset/NAME job/NAME cronjob/NAME rollout/NAME pod/NAME ...] [-n NS] [--timeout 10m] [--stable 1m] [-o text|json|junit]
   %[1]s wait deployment NAME [NAME ...]    the names of one kind
+  %[1]s wait widgets/NAME service/NAME      any other kind the cluster serves, judged with kstatus
   %[1]s wait -l SELECTOR                    every Deployment whose labels match
   %[1]s wait -f DIR|FILE|- [-R]             every object of the manifests (after kubectl apply -f)
   %[1]s wait --context eu,us deploy/web     in every context (a comma list, a glob, --all-contexts)
@@ -143,8 +157,10 @@ A Job is complete on its Complete condition and doomed on its Failed one, or ear
 of it is doomed for a reason its retries cannot fix (an image that does not exist). An Argo
 Rollout (rollout/, ro/) is complete when Healthy, doomed when Degraded or aborted, or earlier when
 its canary's pods are doomed; paused at a step, it waits.
-A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once it has Succeeded,
-doomed when its verdict is doomed or when it is being deleted.
+A CronJob (cronjob/, cj/) is judged by its latest Job; complete before it has made one, as Krane
+judges it. A bare pod (pod/NAME) is judged as Krane judges one it deployed: complete once it has
+Succeeded, doomed when its verdict is doomed or when it is being deleted. Any other TYPE/NAME the
+cluster serves (services/web, widgets.example.com/blue) is judged with kstatus, as below.
 Transient failures (a flaky node) are warnings, not failures. Progress goes to stderr: a live view
 on a terminal, otherwise a plain line at most every 5s and one per change of verdict.
 
@@ -152,7 +168,8 @@ on a terminal, otherwise a plain line at most every 5s and one per change of ver
 URLs, no kustomize) and never applies them. Each object is found in the cluster, in its
 manifest's namespace or -n's: the kinds above are waited for as above; any other (a ConfigMap, a
 Service, a custom resource) is judged with kstatus, as Helm 4 and Flux judge it: Current is
-complete, Failed (a Stalled condition) doomed, anything else waits. A file that does not parse, an
+complete, Failed (a Stalled condition) doomed, anything else waits; while it waits, a doomed pod it
+controls (through ownerReferences, at any depth) dooms it. A file that does not parse, an
 object not found and a kind the cluster does not serve are a line each, and exit 1.
 
 A workload annotated krane.shopify.io/timeout-override (Krane's: PT5M, 5M, 1h30m) times the wait
@@ -498,11 +515,12 @@ func (w *wait) newGate(ctx context.Context, rt time.Duration, src *kube.Source, 
 	} else {
 		seen := map[workloadRef]bool{}
 		for _, r := range w.refs {
-			if !seen[r] {
+			if !seen[r] && r.typ == "" {
 				seen[r] = true
 				g.targets = append(g.targets, model.Target{Kind: r.kind, Namespace: ns, Name: r.name})
 			}
 		}
+		g.fromRefs(ctx, rt, w.refs, ns, wake)
 	}
 	// A kind RBAC refuses would read as "not found", or, for ReplicaSets, as a gate that never
 	// sees the new pods: say so instead.
@@ -516,15 +534,9 @@ func (w *wait) newGate(ctx context.Context, rt time.Duration, src *kube.Source, 
 }
 
 // fromManifests makes wait -f's objects the gate's: the kinds it models are targets, in the
-// manifest's namespace or -n's; any other object is looked up (each request bounded by rt, as
-// --request-timeout bounds kubectl's) and, when it exists, followed until ctx ends and judged with
-// kstatus or its CRD's Krane conditions, each change sent on wake.
+// manifest's namespace or -n's; any other object is looked up and followed (follow), each request
+// bounded by rt, as --request-timeout bounds kubectl's.
 func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manifest.Object, wake chan<- struct{}) {
-	bounded := func(f func(context.Context)) {
-		rctx, cancel := context.WithTimeout(ctx, rt)
-		defer cancel()
-		f(rctx)
-	}
 	ns := g.src.DefaultNamespace()
 	if ns == "" {
 		ns = "default"
@@ -533,7 +545,7 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 	g.spans = g.src.Namespace() == ""
 	g.from = map[model.Target]manifest.Source{}
 	seen := map[model.Target]bool{}
-	crds := map[schema.GroupVersionResource]kraneCRD{}
+	fl := &follower{g: g, rt: rt, wake: wake, crds: map[schema.GroupVersionResource]kraneCRD{}}
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		ons := o.GetNamespace()
@@ -549,50 +561,99 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 			}
 			continue
 		}
-		var f kube.Found
-		var err error
-		bounded(func(ctx context.Context) { f, err = g.src.Lookup(ctx, o.GetAPIVersion(), gvk.Kind, ons, o.GetName()) })
-		if err != nil {
-			g.notFound = append(g.notFound, o.Source.Line(err.Error()))
-			continue
-		}
-		if !f.Namespaced {
-			ons = ""
-		}
-		if !f.Exists {
-			ref := sanitize.Text(strings.ToLower(gvk.Kind) + "/" + o.GetName())
-			g.notFound = append(g.notFound, o.Source.Line(ref+" not found"+inNamespace(ons)))
-			continue
-		}
-		// A Krane user's custom resources are judged as Krane judges them: by the rollout conditions
-		// and the timeout on their CRD, read once per kind.
-		crd, read := crds[f.Resource]
-		if !read {
-			var a map[string]string
-			bounded(func(ctx context.Context) { a, _ = g.src.CRDAnnotations(ctx, f.Resource) })
-			if v, ok := a[classify.KraneAnnotation]; ok {
-				var err error
-				if crd.conds, err = classify.ParseKraneConditions(v, compileJSONPath); err != nil {
-					g.notFound = append(g.notFound, o.Source.Line(fmt.Sprintf("annotation %s on %s is invalid: %s",
-						classify.KraneAnnotation, sanitize.Text(f.Resource.GroupResource().String()), sanitize.Text(err.Error()))))
-				}
-			}
-			if v, ok := a[classify.KraneInstanceTimeout]; ok {
-				crd.timeout, _ = classify.TimeoutOverride(v) // refused: none, as Krane's rescue makes it
-			}
-			crds[f.Resource] = crd
-		}
-		r := newFollowed(gvk.Kind, ons, o.GetName(), crd, f.Object)
-		g.resources = append(g.resources, r)
-		poke := func() {
-			select {
-			case wake <- struct{}{}:
-			default:
-			}
-		}
-		g.src.Follow(ctx, f, ons, o.GetName(), func(obj *unstructured.Unstructured) { r.set(obj); poke() },
-			func(err error) { r.refuse(err); poke() })
+		fl.follow(ctx, o.GetAPIVersion(), gvk.Kind, ons, o.GetName(), o.Source.Line)
 	}
+}
+
+// fromRefs makes the TYPE/NAME arguments of kinds doomwatch does not model the gate's: each TYPE is
+// mapped to its kind through discovery as kubectl maps it (kube.Source.KindFor), then the object
+// is looked up and followed in namespace ns (follow); a kind doomwatch models, named by a TYPE
+// only discovery knows ("deployments.v1.apps"), is a target.
+func (g *gate) fromRefs(ctx context.Context, rt time.Duration, refs []workloadRef, ns string, wake chan<- struct{}) {
+	fl := &follower{g: g, rt: rt, wake: wake, crds: map[schema.GroupVersionResource]kraneCRD{}}
+	seen := map[model.Target]bool{}
+	asIs := func(line string) string { return line }
+	for _, r := range refs {
+		if r.typ == "" {
+			continue
+		}
+		gvk, err := g.src.KindFor(r.typ)
+		if err != nil {
+			g.notFound = append(g.notFound, err.Error())
+			continue
+		}
+		if k, ok := contract.WaitableKind(gvk.Group, gvk.Kind); ok {
+			if t := (model.Target{Kind: k, Namespace: ns, Name: r.name}); !seen[t] {
+				seen[t] = true
+				g.targets = append(g.targets, t)
+			}
+			continue
+		}
+		fl.follow(ctx, gvk.GroupVersion().String(), gvk.Kind, ns, r.name, asIs)
+	}
+}
+
+// follower looks up and follows the objects of kinds doomwatch does not model for one gate: each
+// request bounded by rt, each change sent on wake, each CRD's Krane annotations read once.
+type follower struct {
+	g    *gate
+	rt   time.Duration
+	wake chan<- struct{}
+	crds map[schema.GroupVersionResource]kraneCRD
+}
+
+// follow looks object name of apiVersion and kind up in namespace ns and, when it exists, follows
+// it until ctx ends, judged with kstatus or its CRD's Krane conditions (followed); a line (made by
+// line, which names where it was read) says why it cannot be.
+func (fl *follower) follow(ctx context.Context, apiVersion, kind, ns, name string, line func(string) string) {
+	g := fl.g
+	bounded := func(f func(context.Context)) {
+		rctx, cancel := context.WithTimeout(ctx, fl.rt)
+		defer cancel()
+		f(rctx)
+	}
+	var f kube.Found
+	var err error
+	bounded(func(ctx context.Context) { f, err = g.src.Lookup(ctx, apiVersion, kind, ns, name) })
+	if err != nil {
+		g.notFound = append(g.notFound, line(err.Error()))
+		return
+	}
+	if !f.Namespaced {
+		ns = ""
+	}
+	if !f.Exists {
+		g.notFound = append(g.notFound, line(sanitize.Text(strings.ToLower(kind)+"/"+name)+" not found"+inNamespace(ns)))
+		return
+	}
+	// A Krane user's custom resources are judged as Krane judges them: by the rollout conditions
+	// and the timeout on their CRD, read once per kind.
+	crd, read := fl.crds[f.Resource]
+	if !read {
+		var a map[string]string
+		bounded(func(ctx context.Context) { a, _ = g.src.CRDAnnotations(ctx, f.Resource) })
+		if v, ok := a[classify.KraneAnnotation]; ok {
+			var err error
+			if crd.conds, err = classify.ParseKraneConditions(v, compileJSONPath); err != nil {
+				g.notFound = append(g.notFound, line(fmt.Sprintf("annotation %s on %s is invalid: %s",
+					classify.KraneAnnotation, sanitize.Text(f.Resource.GroupResource().String()), sanitize.Text(err.Error()))))
+			}
+		}
+		if v, ok := a[classify.KraneInstanceTimeout]; ok {
+			crd.timeout, _ = classify.TimeoutOverride(v) // refused: none, as Krane's rescue makes it
+		}
+		fl.crds[f.Resource] = crd
+	}
+	r := newFollowed(kind, ns, name, crd, f.Object)
+	g.resources = append(g.resources, r)
+	poke := func() {
+		select {
+		case fl.wake <- struct{}{}:
+		default:
+		}
+	}
+	g.src.Follow(ctx, f, ns, name, func(obj *unstructured.Unstructured) { r.set(obj); poke() },
+		func(err error) { r.refuse(err); poke() })
 }
 
 // compileJSONPath is kube's JSONPath, as classify reads Krane's rollout conditions with it.
@@ -630,6 +691,14 @@ func (g *gate) check(statuses []model.GateStatus) error {
 	}
 	if len(missing) > 0 {
 		err = fmt.Errorf("%s not found in namespace %s", strings.Join(missing, ", "), sanitize.Text(g.ns))
+	}
+	// TYPE/NAME arguments of other kinds: a line each, as wait -f's.
+	if len(g.notFound) > 0 {
+		lines := slices.Clone(g.notFound)
+		if err != nil {
+			lines = append(lines, err.Error())
+		}
+		return &LinesError{Lines: lines}
 	}
 	return err
 }

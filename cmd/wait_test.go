@@ -25,7 +25,8 @@ func TestParseWorkloads(t *testing.T) {
 		{[]string{"web"}, `error: "web" is not TYPE/NAME`},
 		{[]string{"pod/migrate-1", "po/seed"}, "pod/migrate-1 pod/seed"},
 		{[]string{"job/migrate", "jobs.batch/seed", "ro/web"}, "job/migrate job/seed rollout/web"},
-		{[]string{"configmap/settings"}, `error: cannot wait for "configmap"`},
+		{[]string{"configmap/settings", "widgets.example.com/blue"}, "configmap?/settings widgets.example.com?/blue"},
+		{[]string{"c_m/settings"}, `error: invalid resource type "c_m"`},
 		{[]string{"deployment/Web_1"}, `error: invalid name "Web_1"`},
 		{[]string{"deployment/"}, `error: invalid name ""`},
 		{[]string{"/web"}, `error: arguments in resource/name form must have a single resource and name`},
@@ -40,6 +41,10 @@ func TestParseWorkloads(t *testing.T) {
 			} else {
 				var names []string
 				for _, r := range refs {
+					if r.typ != "" { // for discovery to map once connected
+						names = append(names, r.typ+"?/"+r.name)
+						continue
+					}
 					names = append(names, model.Target{Kind: r.kind, Name: r.name}.String())
 				}
 				got = strings.Join(names, " ")

@@ -128,6 +128,28 @@ func testWaitManifests(t *testing.T, ctx context.Context, cp *ControlPlane) {
 		testKraneConditions(t, ctx, cp)
 	})
 
+	t.Run("type/name", func(t *testing.T) {
+		// Any kind the API server serves, named as kubectl names it; discovery maps each TYPE, and a
+		// kind doomwatch models (a StatefulSet) is waited for as one. (deployment/web crashes since
+		// "update to a crash".)
+		r, doc := runWaitF(t, cp, "widgets.doomwatch.test/blue", "svc/web", "cm/app-config", "statefulsets.v1.apps/db")
+		if r.code != 0 || doc.Verdict != "complete" || len(doc.Workloads) != 4 {
+			t.Fatalf("wait TYPE/NAME of four kinds: want exit 0, complete: %s", r)
+		}
+		kinds := map[string]bool{}
+		for _, w := range doc.Workloads {
+			kinds[w.Kind+"/"+w.Name] = w.Verdict == "complete"
+		}
+		if !kinds["Widget/blue"] || !kinds["Service/web"] || !kinds["ConfigMap/app-config"] || !kinds["StatefulSet/db"] {
+			t.Errorf("workloads %v", kinds)
+		}
+		r = runDoomwatch(t, waitLimit, nil, "wait", "gadgets/g", "widget/absent", "-n", waitfNamespace, "--request-timeout=10s", "--kubeconfig", cp.AdminKubeconfig)
+		want := "doomwatch: the server doesn't have a resource type \"gadgets\"\ndoomwatch: widget/absent not found in namespace " + waitfNamespace + "\n"
+		if r.code != 1 || r.stderr != want {
+			t.Errorf("want exit 1 and\n%s%s", want, r)
+		}
+	})
+
 	t.Run("missing", func(t *testing.T) {
 		missing := filepath.Join("testdata", "waitf", "missing", "objects.yaml")
 		r := runDoomwatch(t, waitLimit, nil, "wait", "-f", missing, "-n", waitfNamespace, "--request-timeout=10s", "--kubeconfig", cp.AdminKubeconfig)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 
 	"doomwatch/sanitize"
@@ -121,6 +122,49 @@ func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, on
 		}
 	}()
 }
+
+// KindFor maps a TYPE as kubectl takes it (a resource's plural, singular or short name, or its
+// kind, optionally qualified by group, or by version and group: "widgets", "widget.example.com",
+// "deployments.v1.apps") to the kind the API server serves for it, as kubectl's resource builder
+// does (k8s.io/cli-runtime pkg/resource/builder.go mappingFor): through discovery's RESTMapper with
+// the short names expanded. One TYPE's discovery reads every group's resources, once per call. The
+// error is kubectl's for a type the server does not serve ("the server doesn't have a resource type
+// \"gadgets\""), which is an ErrNotServed.
+func (s *Source) KindFor(typ string) (schema.GroupVersionKind, error) {
+	if s.clients.discovery == nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("%s: the demo cluster serves only the kinds it simulates: %w", sanitize.Text(typ), ErrNotServed)
+	}
+	groups, err := restmapper.GetAPIGroupResources(s.clients.discovery)
+	if err != nil && len(groups) == 0 {
+		return schema.GroupVersionKind{}, oneLine(fmt.Errorf("discovery: %w", err))
+	}
+	mapper := restmapper.NewShortcutExpander(restmapper.NewDiscoveryRESTMapper(groups), s.clients.discovery, nil)
+	full, gr := schema.ParseResourceArg(strings.ToLower(typ))
+	if full != nil {
+		if gvk, err := mapper.KindFor(*full); err == nil {
+			return gvk, nil
+		}
+	}
+	if gvk, err := mapper.KindFor(gr.WithVersion("")); err == nil {
+		return gvk, nil
+	}
+	fullKind, gk := schema.ParseKindArg(typ)
+	if fullKind != nil {
+		if m, err := mapper.RESTMapping(fullKind.GroupKind(), fullKind.Version); err == nil {
+			return m.GroupVersionKind, nil
+		}
+	}
+	if m, err := mapper.RESTMapping(gk); err == nil {
+		return m.GroupVersionKind, nil
+	}
+	return schema.GroupVersionKind{}, notServed(fmt.Sprintf("the server doesn't have a resource type %q", sanitize.Text(gr.Resource)))
+}
+
+// notServed is an ErrNotServed in its own words: kubectl's, for a TYPE.
+type notServed string
+
+func (e notServed) Error() string        { return string(e) }
+func (e notServed) Is(target error) bool { return target == ErrNotServed }
 
 // get is one GET of the object name of f's resource, in namespace when the resource is namespaced.
 func (s *Source) get(ctx context.Context, f Found, namespace, name string) (*unstructured.Unstructured, error) {

@@ -126,3 +126,33 @@ func TestFollow(t *testing.T) {
 		t.Fatalf("an object gone before the list: %v", u)
 	}
 }
+
+// TestKindFor: a TYPE maps to its kind as kubectl maps it: by plural, singular or short name, by
+// kind, qualified by group or by version and group; an unknown one is kubectl's "the server doesn't
+// have a resource type", which is ErrNotServed. e2e runs wait TYPE/NAME against a real API server.
+func TestKindFor(t *testing.T) {
+	client := fake.NewClientset()
+	client.Resources = []*metav1.APIResourceList{
+		{GroupVersion: "v1", APIResources: []metav1.APIResource{
+			{Name: "services", SingularName: "service", ShortNames: []string{"svc"}, Namespaced: true, Kind: "Service"},
+		}},
+		{GroupVersion: "doomwatch.test/v1", APIResources: []metav1.APIResource{
+			{Name: "widgets", SingularName: "widget", ShortNames: []string{"wd"}, Namespaced: true, Kind: "Widget"},
+		}},
+	}
+	src := &Source{clients: clients{typed: client, discovery: client.Discovery()}}
+	widget := schema.GroupVersionKind{Group: "doomwatch.test", Version: "v1", Kind: "Widget"}
+	service := schema.GroupVersionKind{Version: "v1", Kind: "Service"}
+	for typ, want := range map[string]schema.GroupVersionKind{
+		"widgets": widget, "widget": widget, "wd": widget, "Widget": widget, "widgets.doomwatch.test": widget,
+		"widgets.v1.doomwatch.test": widget, "services": service, "svc": service,
+	} {
+		if got, err := src.KindFor(typ); err != nil || got != want {
+			t.Errorf("KindFor(%q) = %v, %v; want %v", typ, got, err, want)
+		}
+	}
+	_, err := src.KindFor("gadgets")
+	if err == nil || err.Error() != `the server doesn't have a resource type "gadgets"` || !errors.Is(err, ErrNotServed) {
+		t.Errorf("KindFor(gadgets): %v", err)
+	}
+}
