@@ -13,13 +13,9 @@ import (
 // duration ("5M", "1h30m", "90S"), else as a whole one ("PT5M", "P1DT2H" is over the limit); then
 // above 0 and at most 24 hours, in whole seconds. The error is one line.
 func TimeoutOverride(value string) (time.Duration, error) {
-	s := strings.ToUpper(strings.TrimSpace(value))
-	d, err := iso8601("PT" + s)
+	d, err := KraneDuration(value)
 	if err != nil {
-		d, err = iso8601(s)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%q is not an ISO8601 duration (e.g. PT5M, or 5M)", oneLine(value))
+		return 0, err
 	}
 	// Krane's validate_timeout_annotation refuses 0 and over 24 hours, and its timeout is the
 	// value's whole seconds (to_i); under a second, where Krane would time out at once, is refused.
@@ -32,6 +28,22 @@ func TimeoutOverride(value string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q: Value must be at least 1 second (Krane would time out at once)", oneLine(value))
 	}
 	return d.Truncate(time.Second), nil
+}
+
+// KraneDuration reads a duration as Krane's DurationParser does (lib/krane/duration_parser.rb):
+// case-insensitive, first as the time portion of an ISO8601 duration ("5M", "1h30m", "90S"), else as
+// a whole one ("PT5M", "P1D"), with no bounds: Krane's CRD krane.shopify.io/instance-timeout takes
+// it as it is (custom_resource_definition.rb timeout_for_instance). The error is one line.
+func KraneDuration(value string) (time.Duration, error) {
+	s := strings.ToUpper(strings.TrimSpace(value))
+	d, err := iso8601("PT" + s)
+	if err != nil {
+		d, err = iso8601(s)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an ISO8601 duration (e.g. PT5M, or 5M)", oneLine(value))
+	}
+	return d, nil
 }
 
 // iso8601 parses an ISO8601 duration of weeks, days, hours, minutes and seconds ("P1W", "P2DT3H",

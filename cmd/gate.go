@@ -65,6 +65,8 @@ type gate struct {
 	parents map[types.UID][]metav1.OwnerReference
 	unread  map[types.UID]time.Time
 	rt      time.Duration
+	// wake is poked when a followed object changed, or a controller whose GET failed is due again.
+	wake chan<- struct{}
 }
 
 // ownerRetry is how long a controller whose GET failed (a timeout, RBAC without get on its kind)
@@ -212,9 +214,9 @@ func (g *gate) lookOwned(ctx context.Context, now time.Time) {
 		if uid == "" || v != report.Progressing && v != report.Doomed {
 			continue
 		}
-		o := g.m.OwnedBy(r.ns, uid, g.parents, now)
+		o := g.m.OwnedBy(r.ns, uid, g.parents, g.startAt, now)
 		if len(o.Unknown) > 0 && g.readOwners(ctx, o.Unknown) {
-			o = g.m.OwnedBy(r.ns, uid, g.parents, now)
+			o = g.m.OwnedBy(r.ns, uid, g.parents, g.startAt, now)
 		}
 		g.noteProblems(o.Transient, o.Suspect)
 		r.mu.Lock()
@@ -242,6 +244,15 @@ func (g *gate) readOwners(ctx context.Context, refs []model.OwnerRef) bool {
 		switch {
 		case err != nil && !errors.Is(err, kube.ErrNotServed):
 			g.unread[ref.UID] = time.Now()
+			if g.wake != nil {
+				// The gate looks again then, if nothing else made it look before.
+				time.AfterFunc(ownerRetry, func() {
+					select {
+					case g.wake <- struct{}{}:
+					default:
+					}
+				})
+			}
 			continue
 		case err == nil && f.Exists && f.Object.GetUID() == ref.UID:
 			g.parents[ref.UID] = f.Object.GetOwnerReferences()
@@ -343,6 +354,7 @@ func (g *gate) decide(statuses []model.GateStatus, now time.Time) (how report.En
 func (g *gate) window() *model.Soak {
 	if g.soak == nil {
 		g.soak = model.NewSoak(g.stable)
+		g.soak.Gate = true
 	}
 	return g.soak
 }

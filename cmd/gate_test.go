@@ -157,6 +157,18 @@ func TestStableDoomedPodSaysWhy(t *testing.T) {
 	}
 }
 
+// TestStableHeldStillJudged: a workload that has held for --stable is still judged while another's
+// window runs: a crash loop in it fails the wait.
+func TestStableHeldStillJudged(t *testing.T) {
+	g := &gate{stable: time.Minute}
+	g.decide([]model.GateStatus{soakStatus("web", classify.RolloutComplete), soakStatus("api", classify.RolloutProgressing)}, soakT0)
+	g.decide([]model.GateStatus{soakStatus("web", classify.RolloutComplete), soakStatus("api", classify.RolloutComplete)}, soakT0.Add(30*time.Second))
+	if how, done := g.decide([]model.GateStatus{soakStatus("web", classify.RolloutComplete, crashing), soakStatus("api", classify.RolloutComplete)},
+		soakT0.Add(70*time.Second)); !done || how != report.Failed {
+		t.Errorf("web held, then crash-loops while api's window runs: %q", decided(how, done))
+	}
+}
+
 // TestStableToleratesRequired: under --stable, doomed pods a Deployment's required rollout
 // tolerates (Rollout.Tolerates) do not fail the window; one more does.
 func TestStableToleratesRequired(t *testing.T) {

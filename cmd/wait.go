@@ -73,7 +73,7 @@ func parseWorkloads(args []string) ([]workloadRef, error) {
 				continue
 			}
 			if kind == "" {
-				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset, job, rollout or pod, e.g. deployment/%s", a, a)
+				return nil, fmt.Errorf("%q is not TYPE/NAME: name a deployment, statefulset, daemonset, job, cronjob, rollout, pod or any other kind the cluster serves, e.g. deployment/%s", a, a)
 			}
 			typ, name = "", a
 		} else if typ == "" {
@@ -371,7 +371,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 	// wake says one of those objects changed.
 	wake := make(chan struct{}, 1)
 	for i, c := range clusters {
-		g, err := w.newGate(ctx, rt, e.src.Sources()[i], c.Model, wake)
+		g, err := w.newGate(ctx, rt, e.src.Sources()[i], c.Model, began, wake)
 		if err == nil {
 			statuses[i] = c.Gate(g.targets, e.src.Now())
 			err = g.check(statuses[i])
@@ -384,7 +384,7 @@ func (w *wait) run(ctx context.Context, e *env) error {
 			failed = append(failed, err)
 			continue
 		}
-		g.started, g.startAt = true, began
+		g.started = true
 	}
 	if len(failed) > 0 {
 		err := failed[0]
@@ -501,26 +501,30 @@ func (w *wait) run(ctx context.Context, e *env) error {
 
 // newGate resolves the workloads in one cluster: in its namespace (-n, else its context's), the
 // named ones or the Deployments -l selects.
-func (w *wait) newGate(ctx context.Context, rt time.Duration, src *kube.Source, m *model.Model, wake chan<- struct{}) (*gate, error) {
+func (w *wait) newGate(ctx context.Context, rt time.Duration, src *kube.Source, m *model.Model, began time.Time, wake chan<- struct{}) (*gate, error) {
 	ns := src.Namespace()
 	if ns == "" {
 		ns = "default" // the demo without -n; a real cluster's namespace comes from the kubeconfig
 	}
-	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable, rt: rt}
+	g := &gate{src: src, m: m, ns: ns, warned: map[string]int{}, suspects: map[string]model.Node{}, stable: w.stable, rt: rt,
+		startAt: began, wake: wake}
 	if len(w.objs) > 0 {
 		g.fromManifests(ctx, rt, w.objs, wake)
 	} else if w.selector != "" {
 		sel, _ := labels.Parse(w.selector) // validated
 		g.targets = m.Resolve(contract.KindDeployment, ns, sel)
+		for i := range g.targets {
+			g.targets[i].Since = began
+		}
 	} else {
-		seen := map[workloadRef]bool{}
+		seen := map[model.Target]bool{}
 		for _, r := range w.refs {
-			if !seen[r] && r.typ == "" {
-				seen[r] = true
-				g.targets = append(g.targets, model.Target{Kind: r.kind, Namespace: ns, Name: r.name})
+			if t := (model.Target{Kind: r.kind, Namespace: ns, Name: r.name, Since: began}); !seen[t] && r.typ == "" {
+				seen[t] = true
+				g.targets = append(g.targets, t)
 			}
 		}
-		g.fromRefs(ctx, rt, w.refs, ns, wake)
+		g.fromRefs(ctx, rt, w.refs, ns, seen, wake)
 	}
 	// A kind RBAC refuses would read as "not found", or, for ReplicaSets, as a gate that never
 	// sees the new pods: say so instead.
@@ -553,7 +557,7 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 			ons = ns
 		}
 		if k, ok := contract.WaitableKind(gvk.Group, gvk.Kind); ok {
-			t := model.Target{Kind: k, Namespace: ons, Name: o.GetName()}
+			t := model.Target{Kind: k, Namespace: ons, Name: o.GetName(), Since: g.startAt}
 			if !seen[t] {
 				seen[t] = true
 				g.targets = append(g.targets, t)
@@ -569,9 +573,10 @@ func (g *gate) fromManifests(ctx context.Context, rt time.Duration, objs []manif
 // mapped to its kind through discovery as kubectl maps it (kube.Source.KindFor), then the object
 // is looked up and followed in namespace ns (follow); a kind doomwatch models, named by a TYPE
 // only discovery knows ("deployments.v1.apps"), is a target.
-func (g *gate) fromRefs(ctx context.Context, rt time.Duration, refs []workloadRef, ns string, wake chan<- struct{}) {
+//
+// seen are the targets already named, which a TYPE only discovery knows does not add twice.
+func (g *gate) fromRefs(ctx context.Context, rt time.Duration, refs []workloadRef, ns string, seen map[model.Target]bool, wake chan<- struct{}) {
 	fl := &follower{g: g, rt: rt, wake: wake, crds: map[schema.GroupVersionResource]kraneCRD{}}
-	seen := map[model.Target]bool{}
 	asIs := func(line string) string { return line }
 	for _, r := range refs {
 		if r.typ == "" {
@@ -583,7 +588,7 @@ func (g *gate) fromRefs(ctx context.Context, rt time.Duration, refs []workloadRe
 			continue
 		}
 		if k, ok := contract.WaitableKind(gvk.Group, gvk.Kind); ok {
-			if t := (model.Target{Kind: k, Namespace: ns, Name: r.name}); !seen[t] {
+			if t := (model.Target{Kind: k, Namespace: ns, Name: r.name, Since: g.startAt}); !seen[t] {
 				seen[t] = true
 				g.targets = append(g.targets, t)
 			}
@@ -640,7 +645,9 @@ func (fl *follower) follow(ctx context.Context, apiVersion, kind, ns, name strin
 			}
 		}
 		if v, ok := a[classify.KraneInstanceTimeout]; ok {
-			crd.timeout, _ = classify.TimeoutOverride(v) // refused: none, as Krane's rescue makes it
+			// Krane's to_i: whole seconds; a value it cannot parse is none, as its rescue makes it.
+			d, _ := classify.KraneDuration(v)
+			crd.timeout = d.Truncate(time.Second)
 		}
 		fl.crds[f.Resource] = crd
 	}

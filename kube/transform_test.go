@@ -430,7 +430,7 @@ func TestTransformKeepsTheTimeoutOverride(t *testing.T) {
 			t.Errorf("DaemonSet lost its template generation: %v", got)
 		}
 		if _, ok := obj.(*appsv1.Deployment); ok && (got[contract.RevisionAnnotation] != "3" || got[contract.RequiredRolloutAnnotation] != "90%") {
-			t.Errorf("Deployment lost its revision: %v", got)
+			t.Errorf("Deployment lost its revision or its required rollout: %v", got)
 		}
 	}
 	// The interned revision map is shared between objects: keeping the timeout must not write to it.

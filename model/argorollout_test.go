@@ -59,7 +59,7 @@ func TestArgoRollout(t *testing.T) {
 		strings.Join(r.OldReplicaSets, ",") != "web-old" || !strings.HasPrefix(r.Reason, "1/1 new pods doomed: ") || r.Desired != 4 {
 		t.Fatalf("crash-looping canary: %+v", r)
 	}
-	st := m.Gate([]Target{{contract.KindRollout, "shop", "web"}}, t0)[0]
+	st := m.Gate([]Target{{Kind: contract.KindRollout, Namespace: "shop", Name: "web"}}, t0)[0]
 	if !st.Found || st.Rollout.Verdict != classify.RolloutDoomed || st.Pods.Pods != 1 || st.Old != 1 || len(st.Doomed) != 1 {
 		t.Fatalf("gate: %+v", st)
 	}

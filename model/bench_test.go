@@ -216,13 +216,13 @@ func BenchmarkOwnedBy(b *testing.B) {
 	for _, c := range []struct{ name, ns string }{{"namespace", ns}, {"cluster", ""}} {
 		b.Run(c.name, func(b *testing.B) {
 			now, k := scaletest.T0, 0
-			if o := m.OwnedBy(c.ns, "widget-uid", nil, now); o.Pods.Pods != scaletest.PodsPerDeployment || len(o.Unknown) != 0 {
+			if o := m.OwnedBy(c.ns, "widget-uid", nil, time.Time{}, now); o.Pods.Pods != scaletest.PodsPerDeployment || len(o.Unknown) != 0 {
 				b.Fatalf("owned %d pods, unknown %v; want %d", o.Pods.Pods, o.Unknown, scaletest.PodsPerDeployment)
 			}
 			for b.Loop() {
 				now = now.Add(200 * time.Millisecond)
 				m.Apply(&batches[k%len(batches)], now)
-				m.OwnedBy(c.ns, "widget-uid", nil, now)
+				m.OwnedBy(c.ns, "widget-uid", nil, time.Time{}, now)
 				k++
 			}
 		})

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -14,7 +15,9 @@ import (
 // controls (by creation, then name): one its controller made on schedule, or one
 // `kubectl create job --from=cronjob/NAME` made, which kubectl gives the CronJob as controller
 // (kubectl pkg/cmd/create/create_job.go createJobFromCronJob). That Job is judged as a Job is
-// (classify.JobVerdict on its conditions and pods). A CronJob that has made no Job yet is complete,
+// (classify.JobVerdict on its conditions and pods). Only a Job of this wait counts: one still
+// running when the wait began, or made since (Target.Since); the runs that finished before are
+// history, under a template the deploy may have changed. A CronJob with no such Job is complete,
 // as Krane passes a CronJob once it exists (lib/krane/kubernetes_resource/cron_job.rb
 // deploy_succeeded?): nothing of it has run to judge, and its next run may be hours away.
 func init() {
@@ -26,19 +29,19 @@ func init() {
 				return nil
 			}
 			st.Found = true
-			if j := m.latestJob(c); j != nil {
+			if j := m.latestJob(c, st.Target.Since); j != nil {
 				return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindJob), j.Name}, current: true}}
 			}
 			return nil
 		},
-		gateRollout: func(m *Model, k nsName, pods classify.NewPods) (Rollout, bool) {
-			c := m.cronJob(k)
+		gateRollout: func(m *Model, t Target, pods classify.NewPods) (Rollout, bool) {
+			c := m.cronJob(nsName{t.Namespace, t.Name})
 			if c == nil {
 				return Rollout{}, false
 			}
-			j := m.latestJob(c)
+			j := m.latestJob(c, t.Since)
 			if j == nil {
-				msg := fmt.Sprintf("cronjob %q has made no Job yet (schedule %q", c.Name, c.Spec.Schedule)
+				msg := fmt.Sprintf("cronjob %q has no Job running or made since the wait began (schedule %q", c.Name, c.Spec.Schedule)
 				if c.Spec.Suspend != nil && *c.Spec.Suspend {
 					msg += ", suspended"
 				}
@@ -62,9 +65,10 @@ func (m *Model) cronJob(k nsName) *batchv1.CronJob {
 	return objectAs[*batchv1.CronJob](m, contract.KindCronJob, k)
 }
 
-// latestJob is the newest Job CronJob c controls, by creation and then name; nil when it has none.
-// A Job of an earlier CronJob of the same name (another UID) is not its own.
-func (m *Model) latestJob(c *batchv1.CronJob) *batchv1.Job {
+// latestJob is the newest Job CronJob c controls, by creation and then name, but for those that
+// finished before since; nil when it has none. A Job of an earlier CronJob of the same name
+// (another UID) is not its own.
+func (m *Model) latestJob(c *batchv1.CronJob, since time.Time) *batchv1.Job {
 	var latest *batchv1.Job
 	for k, o := range m.objects[contract.KindJob] {
 		j, ok := o.(*batchv1.Job)
@@ -72,7 +76,8 @@ func (m *Model) latestJob(c *batchv1.CronJob) *batchv1.Job {
 			continue
 		}
 		ref := controllerOf(j.OwnerReferences)
-		if ref == nil || ref.Kind != string(contract.KindCronJob) || ref.Name != c.Name || ref.UID != "" && c.UID != "" && ref.UID != c.UID {
+		if ref == nil || ref.Kind != string(contract.KindCronJob) || ref.Name != c.Name || ref.UID != "" && c.UID != "" && ref.UID != c.UID ||
+			jobFinishedBefore(j, since) {
 			continue
 		}
 		if latest == nil || j.CreationTimestamp.After(latest.CreationTimestamp.Time) ||

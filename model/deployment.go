@@ -63,8 +63,8 @@ func (m *Model) deploymentRollout(k nsName) (Rollout, bool) {
 			pods.WasDoomed = old.Verdict == classify.RolloutDoomed && old.NewReplicaSet == sanitize.Text(newRS.Name)
 		}
 	}
-	if req, err := classify.RequiredRollout(d); err == nil && d.Spec.Replicas != nil {
-		r.Tolerates = int(req.Tolerates(*d.Spec.Replicas))
+	if req, err := classify.RequiredRollout(d); err == nil {
+		r.Tolerates = int(req.Tolerates(r.Desired)) // spec.replicas, or the API server's default, 1
 	}
 	return r.judged(classify.DeploymentVerdict(d, newRS, pods), pods), true
 }

@@ -333,6 +333,20 @@ func (f *Fleet) NodesUntil() time.Time {
 	return until
 }
 
+// Current is rollout r of its cluster (r.Context; the only one in a fleet of one) as that cluster's
+// model judges it now (Model.Current).
+func (f *Fleet) Current(r *Rollout) (Rollout, bool) {
+	c := f.clusters[0]
+	if len(f.clusters) > 1 {
+		if c = f.cluster(r.Context); c == nil {
+			return Rollout{}, false
+		}
+	}
+	cur, ok := c.Current(r)
+	cur.Context = r.Context
+	return cur, ok
+}
+
 // Rollouts are every cluster's rollouts, cluster by cluster, with Context set in a fleet of more
 // than one; the slice is kept as Nodes' is.
 func (f *Fleet) Rollouts() []Rollout {

@@ -19,6 +19,9 @@ type Target struct {
 	Kind      contract.Kind // KindDeployment, KindStatefulSet, KindDaemonSet, or KindPod for a bare pod
 	Namespace string
 	Name      string
+	// Since is when the wait began, on the cluster's clock: a Job that finished before it is
+	// history, not this wait's (a CronJob's earlier runs, a custom resource's finished Jobs).
+	Since time.Time
 }
 
 // workload is the target as Failure.Workload names it: "shop/Deployment/web", or a bare pod's key.
@@ -227,7 +230,7 @@ func (m *Model) Gate(targets []Target, now time.Time) []GateStatus {
 				pods.Reasons = append(pods.Reasons, r)
 			}
 			sort.Strings(pods.Reasons)
-			st.Rollout, _ = km.gateRollout(m, nsName{st.Target.Namespace, st.Target.Name}, pods)
+			st.Rollout, _ = km.gateRollout(m, st.Target, pods)
 		}
 		for _, pd := range pending[i] {
 			st.Pending = append(st.Pending, *pd)

@@ -50,7 +50,7 @@ func TestGateDeployment(t *testing.T) {
 		pod("shop", "pay-old-1", ownedBy("ReplicaSet", "pay-old"), terminating()),
 		pod("shop", "other-1", crashLoop())) // not the Deployment's: unmanaged
 
-	got := m.Gate([]Target{{contract.KindDeployment, "shop", "pay"}, {contract.KindDeployment, "shop", "pya"}}, t0)
+	got := m.Gate([]Target{{Kind: contract.KindDeployment, Namespace: "shop", Name: "pay"}, {Kind: contract.KindDeployment, Namespace: "shop", Name: "pya"}}, t0)
 	st, typo := got[0], got[1]
 	if typo.Found || typo.Target.String() != "deployment/pya" {
 		t.Errorf("a typo is found: %+v", typo)
@@ -95,7 +95,7 @@ func TestGateNamesTheSuspectNode(t *testing.T) {
 		pods = append(pods, pod("shop", name, ownedBy("ReplicaSet", "web-1"), onNode("node-3"), startFailed128(t0.Add(-time.Minute), 1)))
 	}
 	apply(m, t0, pods...)
-	st := m.Gate([]Target{{contract.KindDeployment, "shop", "web"}}, t0)[0]
+	st := m.Gate([]Target{{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"}}, t0)[0]
 	if len(st.Transient) != 3 || st.Transient[0].Node != "node-3" {
 		t.Fatalf("transient: %+v", st.Transient)
 	}
@@ -117,7 +117,7 @@ func TestGateStatefulSetAndDaemonSet(t *testing.T) {
 	apply(m, t0,
 		pod("shop", "db-0", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-1")),
 		pod("shop", "db-1", ownedBy("StatefulSet", "db"), labelled(revisionHashLabel, "db-2"), notReadyWithProbe()))
-	got := m.Gate([]Target{{contract.KindStatefulSet, "shop", "db"}, {contract.KindDaemonSet, "shop", "agent"}}, t0)
+	got := m.Gate([]Target{{Kind: contract.KindStatefulSet, Namespace: "shop", Name: "db"}, {Kind: contract.KindDaemonSet, Namespace: "shop", Name: "agent"}}, t0)
 	if st := got[0]; st.Pods.Pods != 1 || st.Old != 1 || st.Rollout.Verdict != classify.RolloutProgressing || st.Target.String() != "statefulset/db" {
 		t.Errorf("statefulset: %+v", st)
 	}
@@ -166,7 +166,7 @@ func TestGateBarePod(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := New(DefaultConfig())
 			apply(m, t0, pod("shop", "migrate", append([]podOpt{onNode("node-1")}, tc.opts...)...))
-			st := m.Gate([]Target{{contract.KindPod, "shop", "migrate"}, {contract.KindPod, "shop", "gone"}}, t0)
+			st := m.Gate([]Target{{Kind: contract.KindPod, Namespace: "shop", Name: "migrate"}, {Kind: contract.KindPod, Namespace: "shop", Name: "gone"}}, t0)
 			if st[1].Found {
 				t.Errorf("a missing pod is found")
 			}
@@ -189,7 +189,7 @@ func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 		Workloads: contract.Workloads(deployment("shop", "web", 2, "1"), replicaSet("shop", "web-1", "web", "1")),
 	}, t0)
 	apply(m, t0, pod("shop", "web-1-a", ownedBy("ReplicaSet", "web-1")))
-	targets := []Target{{contract.KindDeployment, "shop", "web"}}
+	targets := []Target{{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"}}
 	count := func() int { return m.Gate(targets, t0)[0].Pods.Pods }
 	if n := count(); n != 1 {
 		t.Fatalf("first look: %d pods", n)
@@ -222,7 +222,7 @@ func TestGateFollowsPodsAfterTheFirstLook(t *testing.T) {
 // the controller's conditions decide once written.
 func TestGateJob(t *testing.T) {
 	m := New(DefaultConfig())
-	targets := []Target{{contract.KindJob, "batch", "migrate"}, {contract.KindJob, "batch", "nothing"}}
+	targets := []Target{{Kind: contract.KindJob, Namespace: "batch", Name: "migrate"}, {Kind: contract.KindJob, Namespace: "batch", Name: "nothing"}}
 	m.Apply(&contract.Batch{Workloads: contract.Workloads(job("batch", "migrate", 6, 1)), Pods: records(failedJobPod("migrate-a"))}, t0)
 	sts := m.Gate(targets, t0)
 	st := sts[0]
@@ -266,7 +266,7 @@ func TestGateTimeoutOverride(t *testing.T) {
 		deployment("shop", "api", 3, "1", withTimeout("PT25H")),
 		deployment("shop", "cart", 3, "1"),
 	)}, t0)
-	sts := m.Gate([]Target{{contract.KindDeployment, "shop", "web"}, {contract.KindDeployment, "shop", "api"}, {contract.KindDeployment, "shop", "cart"}}, t0)
+	sts := m.Gate([]Target{{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"}, {Kind: contract.KindDeployment, Namespace: "shop", Name: "api"}, {Kind: contract.KindDeployment, Namespace: "shop", Name: "cart"}}, t0)
 	if sts[0].Timeout != 90*time.Second || sts[0].Unsupported != "" {
 		t.Errorf("web: timeout %s, unsupported %q; want 90s", sts[0].Timeout, sts[0].Unsupported)
 	}
@@ -291,7 +291,7 @@ func TestGateRequiredRollout(t *testing.T) {
 		deployment("shop", "api", 3, "1", withRequired("Full")),
 		deployment("shop", "cart", 3, "1"),
 	)}, t0)
-	sts := m.Gate([]Target{{contract.KindDeployment, "shop", "web"}, {contract.KindDeployment, "shop", "api"}, {contract.KindDeployment, "shop", "cart"}}, t0)
+	sts := m.Gate([]Target{{Kind: contract.KindDeployment, Namespace: "shop", Name: "web"}, {Kind: contract.KindDeployment, Namespace: "shop", Name: "api"}, {Kind: contract.KindDeployment, Namespace: "shop", Name: "cart"}}, t0)
 	if sts[0].Rollout.Tolerates != 2 || sts[0].Unsupported != "" {
 		t.Errorf("web: tolerates %d, unsupported %q; want 2", sts[0].Rollout.Tolerates, sts[0].Unsupported)
 	}
@@ -304,17 +304,17 @@ func TestGateRequiredRollout(t *testing.T) {
 }
 
 // TestGateCronJob: a CronJob is waited for through its latest Job, the newest it controls (not a
-// Job of another CronJob of its name, another UID): judged as that Job. Before it has made one it
-// is complete, as Krane passes a CronJob that exists.
+// Job of another CronJob of its name, another UID) that had not finished when the wait began:
+// judged as that Job. Without one it is complete, as Krane passes a CronJob that exists.
 func TestGateCronJob(t *testing.T) {
 	m := New(DefaultConfig())
 	cron := &batchv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: "batch", Name: "nightly", UID: "CronJob-nightly"},
 		Spec: batchv1.CronJobSpec{Schedule: "0 3 * * *"}}
-	targets := []Target{{contract.KindCronJob, "batch", "nightly"}}
+	targets := []Target{{Kind: contract.KindCronJob, Namespace: "batch", Name: "nightly"}}
 	m.Apply(&contract.Batch{Workloads: contract.Workloads(cron)}, t0)
 	st := m.Gate(targets, t0)[0]
 	if !st.Found || st.Rollout.Verdict != classify.RolloutComplete ||
-		st.Rollout.Reason != `cronjob "nightly" has made no Job yet (schedule "0 3 * * *"): complete as it exists, as Krane judges a CronJob` {
+		st.Rollout.Reason != `cronjob "nightly" has no Job running or made since the wait began (schedule "0 3 * * *"): complete as it exists, as Krane judges a CronJob` {
 		t.Fatalf("no Job yet: %+v", st)
 	}
 	run := func(name string, created time.Duration, uid types.UID, conds ...batchv1.JobCondition) *batchv1.Job {
@@ -341,5 +341,19 @@ func TestGateCronJob(t *testing.T) {
 	m.Apply(&contract.Batch{Workloads: contract.Workloads(run("nightly-400", 3*time.Hour, "CronJob-nightly", complete))}, t0)
 	if st = m.Gate(targets, t0)[0]; st.Rollout.Verdict != classify.RolloutComplete || !strings.HasPrefix(st.Rollout.Reason, "job/nightly-400: ") {
 		t.Fatalf("a newer Job complete: %s %q", st.Rollout.Verdict, st.Rollout.Reason)
+	}
+
+	// A wait that began after those runs finished judges none of them; a run still going when it
+	// began is its to judge.
+	failedEarlier := failed
+	failedEarlier.LastTransitionTime = metav1.NewTime(t0.Add(time.Hour))
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(run("nightly-400", 3*time.Hour, "CronJob-nightly", failedEarlier))}, t0)
+	later := []Target{{Kind: contract.KindCronJob, Namespace: "batch", Name: "nightly", Since: t0.Add(4 * time.Hour)}}
+	if st = m.Gate(later, t0)[0]; st.Rollout.Verdict != classify.RolloutComplete || !strings.Contains(st.Rollout.Reason, "no Job running or made since the wait began") {
+		t.Fatalf("runs finished before the wait: %s %q", st.Rollout.Verdict, st.Rollout.Reason)
+	}
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(run("nightly-500", 4*time.Hour-time.Minute, "CronJob-nightly"))}, t0)
+	if st = m.Gate(later, t0)[0]; !strings.HasPrefix(st.Rollout.Reason, "job/nightly-500: ") {
+		t.Fatalf("a run going when the wait began: %s %q", st.Rollout.Verdict, st.Rollout.Reason)
 	}
 }

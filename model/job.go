@@ -1,6 +1,8 @@
 package model
 
 import (
+	"time"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -31,8 +33,8 @@ func init() {
 			st.Found = true
 			return []gateCtrl{{ctrl: ownerKey{k.ns, string(contract.KindJob), k.name}, current: true}}
 		},
-		gateRollout: func(m *Model, k nsName, pods classify.NewPods) (Rollout, bool) {
-			j := m.job(k)
+		gateRollout: func(m *Model, t Target, pods classify.NewPods) (Rollout, bool) {
+			j := m.job(nsName{t.Namespace, t.Name})
 			if j == nil {
 				return Rollout{}, false
 			}
@@ -53,6 +55,21 @@ func init() {
 			return v
 		},
 	})
+}
+
+// jobFinishedBefore says Job j finished (its Complete or Failed condition, or SuccessCriteriaMet
+// and FailureTarget, which the Job controller writes first) before t.
+func jobFinishedBefore(j *batchv1.Job, t time.Time) bool {
+	for _, c := range j.Status.Conditions {
+		switch c.Type {
+		case batchv1.JobComplete, batchv1.JobFailed, batchv1.JobSuccessCriteriaMet, batchv1.JobFailureTarget:
+			// Conditions' times are whole seconds: one in the second t falls in is not before it.
+			if c.Status == corev1.ConditionTrue && c.LastTransitionTime.Time.Before(t.Truncate(time.Second)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // job is the Job stored under k, or nil.

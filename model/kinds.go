@@ -34,9 +34,9 @@ type kindModel struct {
 	// gate looks target k up for a deploy gate: it sets st.Found and st.Unsupported, and returns
 	// the controllers whose pods are the target's, each saying which of them are current.
 	gate func(m *Model, k nsName, st *GateStatus) []gateCtrl
-	// gateRollout is the verdict of target k for a kind without a rollout (rollout nil), from what
-	// its current pods say (pods: counted by the gate); false when k is not known.
-	gateRollout func(m *Model, k nsName, pods classify.NewPods) (Rollout, bool)
+	// gateRollout is the verdict of target t for a kind without a rollout (rollout nil), from what
+	// its current pods say (pods: counted by the gate); false when t is not known.
+	gateRollout func(m *Model, t Target, pods classify.NewPods) (Rollout, bool)
 	// judgesPods says the kind's objects take part in their pods' verdicts (podVerdict), so their
 	// pods are indexed (podsByCtrl) and judged again when the object changes.
 	judgesPods bool

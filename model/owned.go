@@ -56,8 +56,10 @@ type OwnerRef struct {
 // controller one is the one that says who manages an object (metav1.GetControllerOf).
 //
 // parents are the ownerReferences of the objects the model does not hold, by their UID, as the
-// caller found them (nil: none); Owned.Unknown lists those it needs and does not have.
-func (m *Model) OwnedBy(ns string, uid types.UID, parents map[types.UID][]metav1.OwnerReference, now time.Time) Owned {
+// caller found them (nil: none); Owned.Unknown lists those it needs and does not have. A Job on the
+// way that finished before since (when the wait began) is history, not the object's state now:
+// its pods are left out.
+func (m *Model) OwnedBy(ns string, uid types.UID, parents map[types.UID][]metav1.OwnerReference, since, now time.Time) Owned {
 	var out Owned
 	type chain struct {
 		owned bool
@@ -83,7 +85,7 @@ func (m *Model) OwnedBy(ns string, uid types.UID, parents map[types.UID][]metav1
 				}
 				if obj := m.objects[contract.Kind(ref.Kind)][nsName{p.Namespace, ref.Name}]; obj != nil && (ref.UID == "" || obj.GetUID() == ref.UID) {
 					if km := kinds[contract.Kind(ref.Kind)]; c.entry.Kind == "" && km.gate != nil {
-						c.entry = Target{Kind: km.kind, Namespace: p.Namespace, Name: ref.Name}
+						c.entry = Target{Kind: km.kind, Namespace: p.Namespace, Name: ref.Name, Since: since}
 					}
 					ref = controllerOf(obj.GetOwnerReferences())
 					continue
@@ -105,6 +107,10 @@ func (m *Model) OwnedBy(ns string, uid types.UID, parents map[types.UID][]metav1
 		}
 		switch {
 		case !c.owned:
+		case c.entry.Kind == contract.KindJob:
+			if j := m.job(nsName{c.entry.Namespace, c.entry.Name}); j != nil && !jobFinishedBefore(j, since) {
+				entries[c.entry] = true
+			}
 		case c.entry.Kind != "":
 			entries[c.entry] = true
 		case !p.rec.Deleting():

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -32,8 +33,8 @@ func TestOwnedByThroughADeployment(t *testing.T) {
 		pod("shop", "blue-web-1-a", ownedBy("ReplicaSet", "blue-web-1"), crashLoop()),
 		pod("shop", "other-1-a", ownedBy("ReplicaSet", "other-1"), crashLoop()))
 
-	o := m.OwnedBy("shop", "Widget-blue", nil, t0)
-	if len(o.Unknown) != 0 || !slices.Equal(o.Workloads, []Target{{contract.KindDeployment, "shop", "blue-web"}}) {
+	o := m.OwnedBy("shop", "Widget-blue", nil, time.Time{}, t0)
+	if len(o.Unknown) != 0 || !slices.Equal(o.Workloads, []Target{{Kind: contract.KindDeployment, Namespace: "shop", Name: "blue-web"}}) {
 		t.Fatalf("workloads %v, unknown %v", o.Workloads, o.Unknown)
 	}
 	if o.Pods.Pods != 2 || o.Pods.Doomed != 1 || len(o.Problems) != 1 || o.Problems[0].Pod != "blue-web-2-a" ||
@@ -41,7 +42,7 @@ func TestOwnedByThroughADeployment(t *testing.T) {
 		t.Errorf("pods %+v, problems %+v", o.Pods, o.Problems)
 	}
 	// Another UID of the same name is another object.
-	if o := m.OwnedBy("shop", "Widget-blue-2", nil, t0); len(o.Workloads)+o.Pods.Pods != 0 {
+	if o := m.OwnedBy("shop", "Widget-blue-2", nil, time.Time{}, t0); len(o.Workloads)+o.Pods.Pods != 0 {
 		t.Errorf("a Widget of another UID owns %+v", o)
 	}
 }
@@ -59,7 +60,7 @@ func TestOwnedByThroughUnknownObjects(t *testing.T) {
 	apply(m, t0, pod("shop", "hello-a", ownedBy("ReplicaSet", "hello-00001-deployment-1"), crashLoop()))
 
 	parents := map[types.UID][]metav1.OwnerReference{}
-	ask := func() Owned { return m.OwnedBy("shop", "Service-hello", parents, t0) }
+	ask := func() Owned { return m.OwnedBy("shop", "Service-hello", parents, time.Time{}, t0) }
 	o := ask()
 	if len(o.Unknown) != 1 || o.Unknown[0].Kind != "Revision" || o.Unknown[0].Namespace != "shop" || o.Pods.Pods != 0 {
 		t.Fatalf("first ask: %+v", o)
@@ -100,13 +101,13 @@ func TestOwnedByDirectly(t *testing.T) {
 			yes := true
 			p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: "n1", UID: "Node-n1", Controller: &yes}}
 		}))
-	o := m.OwnedBy("shop", "Widget-blue", nil, t0)
+	o := m.OwnedBy("shop", "Widget-blue", nil, time.Time{}, t0)
 	if len(o.Workloads) != 0 || o.Pods.Pods != 2 || o.Pods.Doomed != 1 || o.Pods.Transient != 1 ||
 		len(o.Problems) != 1 || o.Problems[0].Pod != "blue-0" || len(o.Transient) != 1 || o.Transient[0].Pod != "blue-1" {
 		t.Fatalf("in shop: %+v", o)
 	}
 	// A static pod's mirror, controlled by its Node, is not looked further up.
-	if o := m.OwnedBy("", "Widget-blue", nil, t0); o.Pods.Pods != 3 || len(o.Unknown) != 0 {
+	if o := m.OwnedBy("", "Widget-blue", nil, time.Time{}, t0); o.Pods.Pods != 3 || len(o.Unknown) != 0 {
 		t.Errorf("cluster-scoped: %d pods, unknown %v; want 3 and none", o.Pods.Pods, o.Unknown)
 	}
 }

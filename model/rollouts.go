@@ -25,7 +25,9 @@ type Rollout struct {
 	// NewPods counts the new pods (the new ReplicaSet's, the update revision's), NewDoomed those
 	// doomed and DoomReason the first of their reasons: what --stable reads of a complete rollout
 	// (Soak). Tolerates is how many doomed new pods its required rollout lets it have (Krane's
-	// krane.shopify.io/required-rollout on a Deployment), 0 without one.
+	// krane.shopify.io/required-rollout on a Deployment), 0 without one. A change of these alone
+	// makes no new Rollouts list: they are current in Current's answer and the gate's, and may be
+	// older in the list.
 	NewPods, NewDoomed, Tolerates int
 	DoomReason                    string
 }
@@ -65,6 +67,11 @@ func (m *Model) Rollouts() []Rollout {
 		case ok && (!had || !sameRollout(&old, &r)):
 			c.byKey[k] = r
 			changed = true
+		case ok:
+			// Only what --stable reads changed (the new pods' counts): kept, without a new list,
+			// as the pods of a large rollout change on every batch (BenchmarkBatch). Readers of
+			// those fields ask Current.
+			c.byKey[k] = r
 		}
 	}
 	clear(c.dirty)
@@ -92,11 +99,19 @@ func (m *Model) Rollouts() []Rollout {
 	return out
 }
 
+// Current is rollout r as the model judges it now, with the counts a change of which alone does
+// not make a new Rollouts list (NewPods, NewDoomed, DoomReason, Tolerates); false when the model
+// has no such rollout. r is found by its kind, namespace and name.
+func (m *Model) Current(r *Rollout) (Rollout, bool) {
+	m.Rollouts()
+	cur, ok := m.rollouts.byKey[rolloutKey{contract.Kind(r.Kind), nsName{r.Namespace, r.Name}}]
+	return cur, ok
+}
+
 func sameRollout(a, b *Rollout) bool {
 	return a.Namespace == b.Namespace && a.Kind == b.Kind && a.Name == b.Name && a.Verdict == b.Verdict &&
 		a.Desired == b.Desired && a.Updated == b.Updated && a.Ready == b.Ready && a.Available == b.Available &&
-		a.Reason == b.Reason && a.NewReplicaSet == b.NewReplicaSet && slices.Equal(a.OldReplicaSets, b.OldReplicaSets) &&
-		a.NewPods == b.NewPods && a.NewDoomed == b.NewDoomed && a.Tolerates == b.Tolerates && a.DoomReason == b.DoomReason
+		a.Reason == b.Reason && a.NewReplicaSet == b.NewReplicaSet && slices.Equal(a.OldReplicaSets, b.OldReplicaSets)
 }
 
 // buildRollout makes workload k's rollout, as its kind does; false when the workload is not known

@@ -19,6 +19,11 @@ import (
 type Soak struct {
 	// Stable is the window; 0 judges every rollout as it is, and a complete one has held at once.
 	Stable time.Duration
+	// Gate keeps judging a rollout whose window has passed, for as long as the Soak is used: a
+	// wait's targets are judged until the wait ends, each one's window past or not, so a crash
+	// loop in one that has held still fails the wait while another's window runs. The dashboard's
+	// windows end.
+	Gate bool
 	// since is when each rollout last became complete; absent while it is not. A rollout that
 	// falls back to progressing starts its window again when it completes again.
 	since map[string]time.Time
@@ -27,11 +32,18 @@ type Soak struct {
 	// while it has doomed new pods beyond what it tolerates, after the window too: no flip out of
 	// doom inside a crash loop.
 	settled, soured map[string]bool
+	// revision is each rollout's new ReplicaSet when it was last looked at: a new one is a new
+	// rollout, whose window starts afresh.
+	revision map[string]string
+	// primed is set once the rollouts the dashboard found complete when the cluster had synced
+	// were taken as held (Prime): they completed before anyone watched.
+	primed bool
 }
 
 // NewSoak is a Soak of window stable.
 func NewSoak(stable time.Duration) *Soak {
-	return &Soak{Stable: stable, since: map[string]time.Time{}, settled: map[string]bool{}, soured: map[string]bool{}}
+	return &Soak{Stable: stable, since: map[string]time.Time{}, settled: map[string]bool{}, soured: map[string]bool{},
+		revision: map[string]string{}}
 }
 
 // Soaked is what a look at one rollout found.
@@ -49,6 +61,12 @@ type Soaked struct {
 // pod's ("1/4 new pods doomed after the rollout completed (--stable 1m): Crashing repeatedly …").
 func (s *Soak) Look(key string, r *Rollout, now time.Time) Soaked {
 	var out Soaked
+	if rev, ok := s.revision[key]; ok && rev != r.NewReplicaSet {
+		delete(s.since, key)
+		delete(s.settled, key)
+		delete(s.soured, key)
+	}
+	s.revision[key] = r.NewReplicaSet
 	if r.Verdict == classify.RolloutComplete {
 		at, ok := s.since[key]
 		if !ok {
@@ -60,8 +78,9 @@ func (s *Soak) Look(key string, r *Rollout, now time.Time) Soaked {
 	} else {
 		delete(s.since, key)
 	}
-	inWindow := s.settled[key] && !out.Done
-	if out.Done {
+	keep := s.Gate && s.Stable > 0
+	inWindow := s.settled[key] && (!out.Done || keep)
+	if out.Done && !keep {
 		delete(s.settled, key)
 	}
 	doomed := r.NewDoomed > 0 && r.NewDoomed > r.Tolerates
@@ -98,18 +117,40 @@ func (s *Soak) Shown(key string, now time.Time) (string, bool) {
 	return fmt.Sprintf("complete, stable for %s of %s", ShortDuration(held), ShortDuration(s.Stable)), true
 }
 
+// Prime takes the rollouts complete in rs, once the cluster has synced, as having held: they
+// completed before the dashboard watched, and a window of theirs would say so of every rollout of
+// the cluster for Stable. Only the first call does anything.
+func (s *Soak) Prime(rs []Rollout, now time.Time) {
+	if s.primed || s.Stable == 0 {
+		return
+	}
+	s.primed = true
+	for i := range rs {
+		if r := &rs[i]; r.Verdict == classify.RolloutComplete {
+			key := r.Context + "/" + r.Workload()
+			s.since[key], s.revision[key] = now.Add(-s.Stable), r.NewReplicaSet
+		}
+	}
+}
+
 // Rollouts is rs, the dashboard's rollouts, under the window at now: a rollout a doomed new pod
 // soured is doomed, one in its window says for how long it has held, and the doomed come first as
 // Rollouts orders them. rs itself is returned when no rollout is in a window or soured (and when
 // Stable is 0); until is when the next one's text changes (a second more held, a window's end), zero
 // for never. The keys of rollouts no longer in rs are forgotten.
-func (s *Soak) Rollouts(rs []Rollout, now time.Time) (out []Rollout, until time.Time) {
+//
+// current is the rollout as its model judges it now (Fleet.Current): the list's copy may hold older
+// counts of its new pods, which change without a new list.
+func (s *Soak) Rollouts(rs []Rollout, current func(*Rollout) (Rollout, bool), now time.Time) (out []Rollout, until time.Time) {
 	if s.Stable == 0 {
 		return rs, time.Time{}
 	}
 	seen := make(map[string]bool, len(rs))
 	for i := range rs {
 		r := rs[i]
+		if cur, ok := current(&r); ok {
+			r.NewPods, r.NewDoomed, r.DoomReason, r.Tolerates = cur.NewPods, cur.NewDoomed, cur.DoomReason, cur.Tolerates
+		}
 		key := r.Context + "/" + r.Workload()
 		seen[key] = true
 		look := s.Look(key, &r, now)
@@ -139,6 +180,11 @@ func (s *Soak) Rollouts(rs []Rollout, now time.Time) (out []Rollout, until time.
 	for k := range s.since {
 		if !seen[k] {
 			delete(s.since, k)
+		}
+	}
+	for k := range s.revision {
+		if !seen[k] {
+			delete(s.revision, k)
 		}
 	}
 	if out == nil {

@@ -91,30 +91,65 @@ func TestSoakLook(t *testing.T) {
 func TestSoakRollouts(t *testing.T) {
 	s := NewSoak(time.Minute)
 	rs := []Rollout{soakRollout("api", classify.RolloutProgressing, 0), soakRollout("web", classify.RolloutComplete, 0)}
-	out, until := s.Rollouts(rs, t0)
+	out, until := s.Rollouts(rs, asListed, t0)
 	if out[1].Reason != "complete, stable for 0s of 1m" || !until.Equal(t0.Add(time.Second)) || rs[1].Reason != "kubectl's" {
 		t.Fatalf("in the window: %q until %s; the model's %q", out[1].Reason, until, rs[1].Reason)
 	}
-	out, _ = s.Rollouts(rs, t0.Add(12500*time.Millisecond))
+	out, _ = s.Rollouts(rs, asListed, t0.Add(12500*time.Millisecond))
 	if out[1].Reason != "complete, stable for 12s of 1m" {
 		t.Errorf("12.5s in: %q", out[1].Reason)
 	}
 	rs[1] = soakRollout("web", classify.RolloutComplete, 1)
-	out, _ = s.Rollouts(rs, t0.Add(20*time.Second))
+	out, _ = s.Rollouts(rs, asListed, t0.Add(20*time.Second))
 	if out[0].Name != "web" || out[0].Verdict != classify.RolloutDoomed {
 		t.Errorf("soured: %+v first", out[0])
 	}
 	rs[1] = soakRollout("web", classify.RolloutComplete, 0)
-	s.Rollouts(rs, t0.Add(time.Minute))
-	if out, until = s.Rollouts(rs, t0.Add(2*time.Minute)); &out[0] != &rs[0] || !until.IsZero() {
+	s.Rollouts(rs, asListed, t0.Add(time.Minute))
+	if out, until = s.Rollouts(rs, asListed, t0.Add(2*time.Minute)); &out[0] != &rs[0] || !until.IsZero() {
 		t.Errorf("out of every window: a copy, or until %s", until)
 	}
-	if out, _ := NewSoak(0).Rollouts(rs, t0); &out[0] != &rs[0] {
+	if out, _ := NewSoak(0).Rollouts(rs, asListed, t0); &out[0] != &rs[0] {
 		t.Errorf("without a window: a copy")
 	}
 	// A rollout gone is forgotten.
-	s.Rollouts(rs[:1], t0.Add(3*time.Minute))
+	s.Rollouts(rs[:1], asListed, t0.Add(3*time.Minute))
 	if _, ok := s.since["/shop/Deployment/web"]; ok || len(s.settled)+len(s.soured) != 0 {
 		t.Errorf("a rollout gone is remembered: %v %v %v", s.since, s.settled, s.soured)
+	}
+}
+
+// asListed is Fleet.Current for a list whose counts are current.
+func asListed(r *Rollout) (Rollout, bool) { return *r, true }
+
+// TestSoakGateAndRevisions: a gate's window keeps judging a rollout that has held while the wait
+// runs; a new revision (another new ReplicaSet) starts a window afresh; Prime takes what was
+// complete before the dashboard watched as having held.
+func TestSoakGateAndRevisions(t *testing.T) {
+	s := NewSoak(time.Minute)
+	s.Gate = true
+	r := soakRollout("web", classify.RolloutComplete, 0)
+	s.Look("shop/web", &r, t0)
+	s.Look("shop/web", &r, t0.Add(time.Minute))
+	r = soakRollout("web", classify.RolloutComplete, 1)
+	if got := s.Look("shop/web", &r, t0.Add(90*time.Second)); !got.Soured {
+		t.Errorf("a gate's rollout that has held, then a doomed pod: %+v", got)
+	}
+
+	d := NewSoak(time.Minute)
+	r = soakRollout("web", classify.RolloutComplete, 0)
+	r.NewReplicaSet = "web-1"
+	d.Look("shop/web", &r, t0)
+	r = soakRollout("web", classify.RolloutProgressing, 1)
+	r.NewReplicaSet = "web-2" // a new rollout: its doomed pod is its rollout's to judge
+	if got := d.Look("shop/web", &r, t0.Add(10*time.Second)); got.Soured {
+		t.Errorf("a new revision soured by the window of the one before: %+v", got)
+	}
+
+	p := NewSoak(time.Minute)
+	rs := []Rollout{soakRollout("web", classify.RolloutComplete, 0)}
+	p.Prime(rs, t0)
+	if out, _ := p.Rollouts(rs, asListed, t0.Add(time.Second)); out[0].Reason != "kubectl's" {
+		t.Errorf("complete before the dashboard watched: %q", out[0].Reason)
 	}
 }

@@ -21,7 +21,10 @@ func (d *dashboard) refreshAll() tea.Cmd {
 	s.health = d.m.Health()
 	s.counts = d.m.Counts()
 	var until time.Time
-	s.rollouts, until = d.soak.Rollouts(d.m.Rollouts(), d.c.now)
+	if s.health.Synced {
+		d.soak.Prime(d.m.Rollouts(), d.c.now)
+	}
+	s.rollouts, until = d.soak.Rollouts(d.m.Rollouts(), d.m.Current, d.c.now)
 	d.c.note(until)
 	s.nodesForbidden = slices.Contains(s.health.Forbidden, contract.KindNode)
 	s.nodes = d.m.Nodes(d.c.now)

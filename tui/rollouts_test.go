@@ -62,16 +62,23 @@ func TestRolloutsPanelLongNamesAt80(t *testing.T) {
 	}
 }
 
-// TestRolloutsPanelStable: with --stable the rollouts panel says of a complete rollout how long it
-// has stayed complete, second by second (the dashboard is told when to draw again), and stops once
-// the window has passed.
+// TestRolloutsPanelStable: with --stable the rollouts panel says of a rollout that completes how
+// long it has stayed complete, second by second (the dashboard is told when to draw again), and
+// stops once the window has passed; rollouts complete when the dashboard started have no window.
 func TestRolloutsPanelStable(t *testing.T) {
 	now := t0
 	m := fixtureModel()
-	dep, rs := deployment("frontend", 3, 3, 3)
-	m.Apply(&contract.Batch{Workloads: contract.Workloads(dep, rs)}, t0)
 	d := newDashboard(Options{Model: model.FleetOf("", m), Now: func() time.Time { return now }, Stable: time.Minute}, true)
 	d.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+	// What was complete when the dashboard started has held: no window.
+	d.refreshAll()
+	for _, r := range d.snap.rollouts {
+		if strings.Contains(r.Reason, "stable for") {
+			t.Errorf("%s complete before the dashboard started: %q", r.Name, r.Reason)
+		}
+	}
+	dep, rs := deployment("frontend", 3, 3, 3)
+	m.Apply(&contract.Batch{Workloads: contract.Workloads(dep, rs)}, t0)
 	reason := func() string {
 		for _, r := range d.snap.rollouts {
 			if r.Name == "frontend" {
