@@ -387,9 +387,10 @@ func testWidgetOwnsPods(t *testing.T, ctx context.Context, cp *ControlPlane) {
 
 // testCronJobLatestJob: `wait cronjob/NAME` waits for the CronJob's latest Job. A CronJob that
 // has made none is complete, as Krane passes it; once `kubectl create job --from=cronjob/NAME` (the
-// real kubectl, which makes the CronJob the Job's controller) has run a Job whose pod crashes with
-// no retry left, the real Job controller fails it, and so does the wait, naming the Job. The
-// schedule is Jan 1 at 04:00, which no test run reaches.
+// real kubectl, which makes the CronJob the Job's controller) has started a Job whose pod crashes
+// with no retry left, the real Job controller fails it, and so does the wait, naming the Job; a
+// wait begun after that failure does not judge it again. The schedule is Jan 1 at 04:00, which no
+// test run reaches.
 func testCronJobLatestJob(t *testing.T, ctx context.Context, cp *ControlPlane) {
 	never, zero := int32(0), false
 	cron := &batchv1.CronJob{
@@ -407,7 +408,7 @@ func testCronJobLatestJob(t *testing.T, ctx context.Context, cp *ControlPlane) {
 		t.Fatal(err)
 	}
 	r, doc := runWaitF(t, cp, "cronjob/nightly")
-	if r.code != 0 || len(doc.Workloads) != 1 || !strings.Contains(doc.Workloads[0].Reason, `cronjob "nightly" has made no Job yet`) {
+	if r.code != 0 || len(doc.Workloads) != 1 || !strings.Contains(doc.Workloads[0].Reason, `cronjob "nightly" has no Job running or made since the wait began`) {
 		t.Fatalf("a CronJob with no Job: want exit 0, complete: %s", r)
 	}
 	if k := runKubectl(t, time.Minute, cp.AdminKubeconfig, "create", "job", "nightly-manual", "--from=cronjob/nightly", "-n", waitfNamespace); k.code != 0 {
@@ -418,6 +419,10 @@ func testCronJobLatestJob(t *testing.T, ctx context.Context, cp *ControlPlane) {
 		t.Fatalf("a CronJob whose latest Job fails: want exit 1, doomed by job/nightly-manual: %s", r)
 	}
 	t.Logf("doomed after %s: %s", r.took.Round(100*time.Millisecond), doc.Workloads[0].Reason)
+	// A wait begun after that run failed does not judge it: it is the CronJob's history.
+	if r, doc = runWaitF(t, cp, "cronjob/nightly"); r.code != 0 || len(doc.Workloads) != 1 || !strings.Contains(doc.Workloads[0].Reason, "no Job running or made since") {
+		t.Errorf("a CronJob whose latest run failed before the wait: want exit 0, complete: %s", r)
+	}
 }
 
 // testKraneConditions: a custom resource whose CRD carries Krane's
