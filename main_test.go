@@ -142,6 +142,9 @@ func TestBadInput(t *testing.T) {
 		{args: []string{"--demo", "--fleet", "--all-contexts"}, code: exitUsage, want: usage("--all-contexts picks kubeconfig contexts")},
 		{args: []string{"wait", "--demo", "--context", "demo-eu", "deployment/web"}, code: exitUsage, want: usageOf("wait", "--context picks kubeconfig contexts")},
 		{args: []string{"--demo", "--stable", "-1s"}, code: exitUsage, want: usage("--stable -1s: a window cannot be negative")},
+		{args: []string{"serve", "--demo", "--listen", "9090"}, code: exitUsage, want: usageOf("serve", `--listen "9090": address 9090: missing port in address`)},
+		{args: []string{"serve", "--demo", "--fleet"}, code: exitUsage, want: usageOf("serve", "serve watches one cluster")},
+		{args: []string{"serve", "extra"}, code: exitUsage, want: usageOf("serve", `unexpected argument "extra"`)},
 		{args: []string{"--demo", "--once", "--stable", "1m"}, code: exitUsage, want: usage("--stable is the dashboard's (and wait's)")},
 
 		// wait: its flags are its own, and so is its help.

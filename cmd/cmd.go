@@ -25,7 +25,7 @@ import (
 )
 
 // commands are doomwatch's commands, the root first. A new subcommand is a file and a line here.
-var commands = []func() command{newRoot, newWait, newRecord, newReplay}
+var commands = []func() command{newRoot, newWait, newRecord, newReplay, newServe}
 
 // command is one of doomwatch's commands.
 type command interface {

@@ -87,9 +87,15 @@ func startWait(t *testing.T, args ...string) *waitRun {
 // startWaitWithin is startWait bounded by limit: a wait that outlives it hangs.
 func startWaitWithin(t *testing.T, limit time.Duration, args ...string) *waitRun {
 	t.Helper()
+	return startDoomwatch(t, limit, append([]string{"wait"}, args...)...)
+}
+
+// startDoomwatch starts `doomwatch args...` in the background with its output on pipes, bounded by
+// limit; the test's cleanup stops it.
+func startDoomwatch(t *testing.T, limit time.Duration, args ...string) *waitRun {
+	t.Helper()
 	bin := doomwatchBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	args = append([]string{"wait"}, args...)
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = doomwatchEnv()
 	w := &waitRun{t: t, args: args, stdout: newStream(), stderr: newStream(), exited: make(chan struct{})}

@@ -53,6 +53,8 @@ type Model struct {
 	// Pods, their counts and indexes, and what judging them needs.
 	pods   map[nsName]*Pod
 	counts Counts
+	// nsCounts are the counts per namespace (doomwatch serve's doomwatch_pods), kept as counts is.
+	nsCounts map[string]*Counts
 	// nextID numbers pods as they are first seen.
 	nextID uint64
 	// podsByCtrl indexes the pods of the controllers that judge their pods (a Job), judged again
@@ -236,6 +238,30 @@ func (m *Model) Health() contract.Health { return m.health }
 
 // Counts returns pods per verdict.
 func (m *Model) Counts() Counts { return m.counts }
+
+// NamespaceCounts calls f with each namespace's counts, in no order; f must not keep c.
+func (m *Model) NamespaceCounts(f func(namespace string, c *Counts)) {
+	for ns, c := range m.nsCounts {
+		f(ns, c)
+	}
+}
+
+// countNamespace adds (d = 1) or removes (d = -1) a pod of class k in namespace ns; a namespace
+// left without pods goes.
+func (m *Model) countNamespace(ns string, k classify.Class, d int) {
+	c := m.nsCounts[ns]
+	if c == nil {
+		if m.nsCounts == nil {
+			m.nsCounts = make(map[string]*Counts)
+		}
+		c = &Counts{}
+		m.nsCounts[ns] = c
+	}
+	c.add(k, d)
+	if c.Pods <= 0 {
+		delete(m.nsCounts, ns)
+	}
+}
 
 // Pod returns the pod with key namespace/name, or nil.
 func (m *Model) Pod(key string) *Pod {

@@ -187,6 +187,7 @@ func sanitizeVerdict(v *classify.Verdict) {
 // takes it out of the counts. Every change to a pod is an uncount, the change, then a count.
 func (m *Model) count(p *Pod) {
 	m.counts.add(p.Verdict.Class, 1)
+	m.countNamespace(p.Namespace, p.Verdict.Class, 1)
 	m.countOwner(p, 1)
 	m.indexCtrlPod(p, 1)
 	if p.Node != "" {
@@ -204,6 +205,7 @@ func (m *Model) count(p *Pod) {
 
 func (m *Model) uncount(p *Pod) {
 	m.counts.add(p.Verdict.Class, -1)
+	m.countNamespace(p.Namespace, p.Verdict.Class, -1)
 	m.countOwner(p, -1)
 	m.indexCtrlPod(p, -1)
 	if p.Node != "" {
