@@ -266,3 +266,21 @@ func JobVerdict(job *batchv1.Job, pods NewPods) RolloutVerdict {
 	return RolloutVerdict{RolloutProgressing, fmt.Sprintf("Waiting for job %q to complete: %d of %s succeeded, %d active, %d failed",
 		job.Name, st.Succeeded, want, st.Active, st.Failed)}
 }
+
+// CronJobVerdict judges a CronJob by latest, its Job of this wait (nil: none), as JobVerdict judges
+// that Job with its pods, the reason naming it ("job/nightly-28: Job failed …"). Without one it is
+// complete, as Krane passes a CronJob once it exists (lib/krane/kubernetes_resource/cron_job.rb
+// deploy_succeeded?): nothing of it has run to judge, and its next run may be hours away. Names in
+// the reason are the API's, unsanitised.
+func CronJobVerdict(c *batchv1.CronJob, latest *batchv1.Job, pods NewPods) RolloutVerdict {
+	if latest == nil {
+		msg := fmt.Sprintf("cronjob %q has no Job running or made since the wait began (schedule %q", c.Name, c.Spec.Schedule)
+		if c.Spec.Suspend != nil && *c.Spec.Suspend {
+			msg += ", suspended"
+		}
+		return RolloutVerdict{RolloutComplete, msg + "): complete as it exists, as Krane judges a CronJob"}
+	}
+	v := JobVerdict(latest, pods)
+	v.Reason = "job/" + latest.Name + ": " + v.Reason
+	return v
+}

@@ -212,3 +212,21 @@ func setVerdict(pods NewPods, msg string, done bool, err error) RolloutVerdict {
 
 // observed reports whether a controller's status has caught up with its object's generation.
 func observed(generation, observedGeneration int64) bool { return observedGeneration >= generation }
+
+// SouredVerdict is the verdict of a rollout that has completed, in its --stable window (stable is
+// the window as the user wrote it), whose new pods now say pods: doomed when more of them are
+// doomed than its required rollout tolerates (tolerates; 0 without one), with the first doomed
+// pod's reason; false when they are not. One doomed pod is enough here, where the rollout rules
+// above want all, or most with none healthy: the rollout had completed, and a pod that crashes
+// after passing its readiness probe is what the window is for (argo-rollouts#3765's crash loop).
+func SouredVerdict(pods NewPods, tolerates int, stable string) (RolloutVerdict, bool) {
+	if pods.Doomed == 0 || pods.Doomed <= tolerates {
+		return RolloutVerdict{}, false
+	}
+	reason := ""
+	if len(pods.Reasons) > 0 {
+		reason = pods.Reasons[0]
+	}
+	return RolloutVerdict{RolloutDoomed, fmt.Sprintf("%d/%d new pods doomed after the rollout completed (--stable %s): %s",
+		pods.Doomed, pods.Total, stable, reason)}, true
+}

@@ -171,11 +171,8 @@ func (r *followed) workload(verdict report.Verdict, reason string) report.Worklo
 	return report.Workload{Kind: r.kind, Namespace: r.namespace, Name: r.name, Verdict: verdict, Reason: reason}
 }
 
-// current is the object's verdict now: its own, and the pods it controls. While its own verdict
-// waits (kstatus's InProgress, Unknown, Terminating), a doomed pod it controls, at any depth, dooms
-// it with the pod's reason, where kstatus alone would wait for its operator to give up, if it ever
-// does; a doomed object lists its doomed pods too. A complete one stays complete: its controller
-// says it is ready, as a Deployment with one pod of four crash-looping stays complete.
+// current is the object's verdict now: its own, in the light of the pods it controls
+// (classify.OwnedVerdict); a doomed object lists its doomed pods too.
 func (r *followed) current() report.Workload {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -183,14 +180,12 @@ func (r *followed) current() report.Workload {
 	if w.Verdict != report.Progressing && w.Verdict != report.Doomed || len(o.Problems) == 0 && o.Doomed == "" {
 		return w
 	}
-	if w.Verdict == report.Progressing {
-		w.Verdict = report.Doomed
-		if len(o.Problems) > 0 {
-			w.Reason = fmt.Sprintf("%d/%d pods it controls doomed: %s", o.Pods.Doomed, o.Pods.Pods, o.Problems[0].Reason)
-		} else {
-			w.Reason = o.Doomed
-		}
+	pods := classify.OwnedPods{Total: o.Pods.Pods, Doomed: o.Pods.Doomed, Workload: o.Doomed}
+	if len(o.Problems) > 0 {
+		pods.Reason = o.Problems[0].Reason
 	}
+	v := classify.OwnedVerdict(classify.RolloutVerdict{Class: classify.RolloutClass(w.Verdict), Reason: w.Reason}, pods)
+	w.Verdict, w.Reason = report.Verdict(v.Class), v.Reason
 	w.Doomed = make([]report.Container, len(o.Problems))
 	for i := range o.Problems {
 		w.Doomed[i] = report.ContainerOf(&o.Problems[i])

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -15,11 +14,9 @@ import (
 // controls (by creation, then name): one its controller made on schedule, or one
 // `kubectl create job --from=cronjob/NAME` made, which kubectl gives the CronJob as controller
 // (kubectl pkg/cmd/create/create_job.go createJobFromCronJob). That Job is judged as a Job is
-// (classify.JobVerdict on its conditions and pods). Only a Job of this wait counts: one still
-// running when the wait began, or made since (Target.Since); the runs that finished before are
-// history, under a template the deploy may have changed. A CronJob with no such Job is complete,
-// as Krane passes a CronJob once it exists (lib/krane/kubernetes_resource/cron_job.rb
-// deploy_succeeded?): nothing of it has run to judge, and its next run may be hours away.
+// (classify.CronJobVerdict). Only a Job of this wait counts: one still running when the wait
+// began, or made since (Target.Since); the runs that finished before are history, under a template
+// the deploy may have changed.
 func init() {
 	registerKind(&kindModel{
 		kind: contract.KindCronJob,
@@ -40,22 +37,11 @@ func init() {
 				return Rollout{}, false
 			}
 			j := m.latestJob(c, t.Since)
-			if j == nil {
-				msg := fmt.Sprintf("cronjob %q has no Job running or made since the wait began (schedule %q", c.Name, c.Spec.Schedule)
-				if c.Spec.Suspend != nil && *c.Spec.Suspend {
-					msg += ", suspended"
-				}
-				r := newRollout(contract.KindCronJob, c.Namespace, c.Name, nil, 0, 0, 0)
-				return r.judged(classify.RolloutVerdict{Class: classify.RolloutComplete, Reason: msg + "): complete as it exists, as Krane judges a CronJob"}, pods), true
+			r := newRollout(contract.KindCronJob, c.Namespace, c.Name, nil, 0, 0, 0)
+			if j != nil {
+				r = newRollout(contract.KindCronJob, c.Namespace, c.Name, j.Spec.Completions, j.Status.Succeeded, j.Status.Succeeded, j.Status.Succeeded)
 			}
-			desired := int32(1)
-			if j.Spec.Completions != nil {
-				desired = *j.Spec.Completions
-			}
-			v := classify.JobVerdict(j, pods)
-			v.Reason = "job/" + j.Name + ": " + v.Reason
-			r := newRollout(contract.KindCronJob, c.Namespace, c.Name, &desired, j.Status.Succeeded, j.Status.Succeeded, j.Status.Succeeded)
-			return r.judged(v, pods), true
+			return r.judged(classify.CronJobVerdict(c, j, pods), pods), true
 		},
 	})
 }

@@ -57,8 +57,8 @@ type Soaked struct {
 }
 
 // Look judges rollout r, of key, at now under the window, and dooms r in place when a doomed new
-// pod (beyond what its required rollout tolerates) sours it: its reason then says so, with the
-// pod's ("1/4 new pods doomed after the rollout completed (--stable 1m): Crashing repeatedly …").
+// pod (beyond what its required rollout tolerates) sours it (classify.SouredVerdict): its reason
+// then says so, with the pod's ("1/4 new pods doomed after the rollout completed (--stable 1m): …").
 func (s *Soak) Look(key string, r *Rollout, now time.Time) Soaked {
 	var out Soaked
 	if rev, ok := s.revision[key]; ok && rev != r.NewReplicaSet {
@@ -83,13 +83,15 @@ func (s *Soak) Look(key string, r *Rollout, now time.Time) Soaked {
 	if out.Done && !keep {
 		delete(s.settled, key)
 	}
-	doomed := r.NewDoomed > 0 && r.NewDoomed > r.Tolerates
+	pods := classify.NewPods{Total: r.NewPods, Doomed: r.NewDoomed}
+	if r.DoomReason != "" {
+		pods.Reasons = []string{r.DoomReason}
+	}
+	v, doomed := classify.SouredVerdict(pods, r.Tolerates, ShortDuration(s.Stable))
 	switch {
 	case r.Verdict != classify.RolloutDoomed && doomed && (inWindow || s.soured[key]):
 		s.soured[key] = true
-		r.Verdict = classify.RolloutDoomed
-		r.Reason = fmt.Sprintf("%d/%d new pods doomed after the rollout completed (--stable %s): %s",
-			r.NewDoomed, r.NewPods, ShortDuration(s.Stable), r.DoomReason)
+		r.Verdict, r.Reason = v.Class, v.Reason
 		out.Soured, out.Done = true, false
 	case !doomed:
 		delete(s.soured, key)
