@@ -99,11 +99,10 @@ func (m *Model) Rollouts() []Rollout {
 	return out
 }
 
-// Current is rollout r as the model judges it now, with the counts a change of which alone does
-// not make a new Rollouts list (NewPods, NewDoomed, DoomReason, Tolerates); false when the model
-// has no such rollout. r is found by its kind, namespace and name.
+// Current is rollout r as of the latest Rollouts, with the counts a change of which alone does not
+// make a new Rollouts list (NewPods, NewDoomed, DoomReason, Tolerates); false when the model has
+// no such rollout. r, from that list, is found by its kind, namespace and name.
 func (m *Model) Current(r *Rollout) (Rollout, bool) {
-	m.Rollouts()
 	cur, ok := m.rollouts.byKey[rolloutKey{contract.Kind(r.Kind), nsName{r.Namespace, r.Name}}]
 	return cur, ok
 }
