@@ -6,6 +6,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"sync"
 	"time"
 
@@ -77,6 +78,10 @@ type Source struct {
 	// discovery's answer per group version (*metav1.APIResourceList).
 	clients clients
 	served  sync.Map
+	// mapper maps wait's TYPEs to kinds (KindFor), made from discovery on first use, once.
+	mapperOnce sync.Once
+	mapper     meta.RESTMapper
+	mapperErr  error
 }
 
 // Start starts informers on client and returns at once; batches flow on Batches() until ctx ends.

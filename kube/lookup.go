@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
@@ -127,18 +128,28 @@ func (s *Source) Follow(ctx context.Context, f Found, namespace, name string, on
 // kind, optionally qualified by group, or by version and group: "widgets", "widget.example.com",
 // "deployments.v1.apps") to the kind the API server serves for it, as kubectl's resource builder
 // does (k8s.io/cli-runtime pkg/resource/builder.go mappingFor): through discovery's RESTMapper with
-// the short names expanded. One TYPE's discovery reads every group's resources, once per call. The
+// the short names expanded. Discovery reads every group's resources once per Source, on the first
+// TYPE (wait's arguments are mapped together, before the wait starts). The
 // error is kubectl's for a type the server does not serve ("the server doesn't have a resource type
 // \"gadgets\""), which is an ErrNotServed.
 func (s *Source) KindFor(typ string) (schema.GroupVersionKind, error) {
 	if s.clients.discovery == nil {
 		return schema.GroupVersionKind{}, fmt.Errorf("%s: the demo cluster serves only the kinds it simulates: %w", sanitize.Text(typ), ErrNotServed)
 	}
-	groups, err := restmapper.GetAPIGroupResources(s.clients.discovery)
-	if err != nil && len(groups) == 0 {
-		return schema.GroupVersionKind{}, oneLine(fmt.Errorf("discovery: %w", err))
+	s.mapperOnce.Do(func() {
+		// Cached, as kubectl's discovery is: the short-name expander asks on every TYPE.
+		cached := memory.NewMemCacheClient(s.clients.discovery)
+		groups, err := restmapper.GetAPIGroupResources(cached)
+		if err != nil && len(groups) == 0 {
+			s.mapperErr = oneLine(fmt.Errorf("discovery: %w", err))
+			return
+		}
+		s.mapper = restmapper.NewShortcutExpander(restmapper.NewDiscoveryRESTMapper(groups), cached, nil)
+	})
+	if s.mapperErr != nil {
+		return schema.GroupVersionKind{}, s.mapperErr
 	}
-	mapper := restmapper.NewShortcutExpander(restmapper.NewDiscoveryRESTMapper(groups), s.clients.discovery, nil)
+	mapper := s.mapper
 	full, gr := schema.ParseResourceArg(strings.ToLower(typ))
 	if full != nil {
 		if gvk, err := mapper.KindFor(*full); err == nil {
