@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
 
+	"doomwatch/contract"
 	"doomwatch/metrics"
 	"doomwatch/sanitize"
 )
@@ -96,7 +97,9 @@ func (s *serve) run(ctx context.Context, e *env) error {
 	var mu sync.Mutex
 	c := e.m.Clusters()[0]
 	synced := e.src.Synced()
-	ready := func() (bool, string) {
+	// ready says whether serve is ready, and why not; degraded names what RBAC forbids, which
+	// leaves serve ready: the verdicts go on without it, as the dashboard's do.
+	ready := func() (ok bool, why string) {
 		select {
 		case <-synced:
 		default:
@@ -111,21 +114,29 @@ func (s *serve) run(ctx context.Context, e *env) error {
 		case h.WatchError != "":
 			return false, "a watch is broken: " + h.WatchError
 		}
-		return true, ""
+		return true, forbidden(h.Forbidden)
 	}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(metrics.New(c.Model, &mu, e.src.Now, ready),
+	// The verdicts' series go to the encoder as the collector keeps them (metrics.Collector.Gather);
+	// serve's own (build, Go, process, batch duration) through the registry.
+	verdicts := metrics.New(c.Model, &mu, e.src.Now, ready)
+	batchDuration := metrics.NewBatchDuration()
+	reg.MustRegister(batchDuration,
 		collectors.NewBuildInfoCollector(), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", promhttp.HandlerFor(metrics.Join(reg, verdicts), promhttp.HandlerOpts{}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if ok, why := ready(); !ok {
+		ok, why := ready()
+		switch {
+		case !ok:
 			http.Error(w, "not ready: "+sanitize.Text(why), http.StatusServiceUnavailable)
-			return
+		case why != "":
+			fmt.Fprintln(w, "ok, degraded: "+sanitize.Text(why))
+		default:
+			fmt.Fprintln(w, "ok")
 		}
-		fmt.Fprintln(w, "ok")
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
@@ -157,10 +168,24 @@ func (s *serve) run(ctx context.Context, e *env) error {
 				return e.src.Err()
 			}
 			mu.Lock()
+			start := time.Now()
 			e.m.ApplyAll(bs, e.src.Now())
+			batchDuration.Observe(time.Since(start).Seconds())
 			mu.Unlock()
 		}
 	}
+}
+
+// forbidden says what RBAC forbids and what the verdicts lack for it; "" when nothing is.
+func forbidden(kinds []contract.Kind) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	resources := make([]string, len(kinds))
+	for i, k := range kinds {
+		resources[i] = k.Resource()
+	}
+	return "RBAC forbids listing or watching " + strings.Join(resources, ", ") + "; the verdicts go on without them"
 }
 
 // displayAddr is addr as a URL's host: "localhost:9090" for every interface.

@@ -88,6 +88,10 @@ type Health struct {
 	WatchError string
 	// Forbidden lists the kinds RBAC forbids us to list or watch; the rest works.
 	Forbidden []Kind
+	// Failures counts the list and watch calls that failed since the start, forbidden ones
+	// included (client-go's reflector retries each with backoff); a watch's routine end does not
+	// count.
+	Failures uint64
 	// Unreachable is why the API server does not answer, "" while it does; UnreachableSince is
 	// when it stopped (kube/probe.go). The informers retry on their own.
 	Unreachable      string

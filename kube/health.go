@@ -161,7 +161,7 @@ func (h *healthTracker) poll() (contract.Health, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	hl := contract.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent,
-		Unreachable: h.unreachable, UnreachableSince: h.unreachableSince}
+		Unreachable: h.unreachable, UnreachableSince: h.unreachableSince, Failures: h.seq}
 	if h.podsTotal > 0 {
 		// The estimate is the list's size when it began; pods created since count too.
 		hl.PodsTotal = max(h.podsTotal, h.podsSeen)
@@ -189,6 +189,6 @@ func (h *healthTracker) poll() (contract.Health, bool) {
 
 func healthEqual(a, b contract.Health) bool {
 	return a.Synced == b.Synced && a.PodsSeen == b.PodsSeen && a.PodsTotal == b.PodsTotal && a.LastEvent.Equal(b.LastEvent) &&
-		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden) &&
+		a.WatchError == b.WatchError && slices.Equal(a.Forbidden, b.Forbidden) && a.Failures == b.Failures &&
 		a.Unreachable == b.Unreachable && a.UnreachableSince.Equal(b.UnreachableSince)
 }

@@ -129,7 +129,8 @@ func (f *Fleet) Counts() Counts {
 }
 
 // Health is one cluster's health, or what the fleet's add up to: synced when every cluster is,
-// the pods seen so far, the first broken watch (named by its context) and every forbidden kind.
+// the pods seen so far and failed calls, the first broken watch (named by its context) and every
+// forbidden kind.
 func (f *Fleet) Health() contract.Health {
 	if len(f.clusters) == 1 {
 		return f.clusters[0].Health()
@@ -140,6 +141,7 @@ func (f *Fleet) Health() contract.Health {
 		h.Synced = h.Synced && ch.Synced
 		h.PodsSeen += ch.PodsSeen
 		h.PodsTotal += ch.PodsTotal
+		h.Failures += ch.Failures
 		if ch.LastEvent.After(h.LastEvent) {
 			h.LastEvent = ch.LastEvent
 		}
