@@ -10,12 +10,17 @@ build:
 # Everything CI runs: vet, unit tests, and the e2e suite against a real API server, including the
 # quick scenarios of e2e/scenarios on the full control plane (TestScenarioSubset) and the real
 # node's failures (TestRealNode: kubelet, containerd and runc; it needs root and cgroups), and the
-# statuses the real Argo Rollouts controller writes (TestArgoRolloutsController).
+# statuses the real Argo Rollouts controller writes (TestArgoRolloutsController); the alerting
+# rules' unit tests with the real promtool (deploy/prometheus), and the real Prometheus scraping
+# serve in a pod on the real node (TestServeInCluster).
 test: check e2e-bins
 	$(GO) vet ./...
+	"$$(hack/build-prometheus.sh 2>/dev/null | tail -n 1)"/promtool check rules deploy/prometheus/rules.yaml
+	"$$(hack/build-prometheus.sh 2>/dev/null | tail -n 1)"/promtool test rules deploy/prometheus/rules_test.yaml
 	DOOMWATCH_K8S_BIN="$$(hack/build-k8s.sh 2>/dev/null | tail -n 1)" \
 	DOOMWATCH_NODE_BIN="$$(hack/build-node.sh 2>/dev/null | tail -n 1)" \
 	DOOMWATCH_ARGO_BIN="$$(hack/build-argo-rollouts.sh 2>/dev/null | tail -n 1)" \
+	DOOMWATCH_PROMETHEUS_BIN="$$(hack/build-prometheus.sh 2>/dev/null | tail -n 1)" \
 		$(GO) test -race -timeout 25m ./...
 
 # The habits CI holds: gofmt-clean sources, a tidy go.mod and go.sum, no staticcheck finding
@@ -32,11 +37,13 @@ unit:
 	$(GO) vet ./...
 	$(GO) test -race $$($(GO) list ./... | grep -v /e2e)
 
-# The Argo Rollouts controller takes 6 to 10 minutes on 2 cores the first time (cached after).
+# The Argo Rollouts controller takes 6 to 10 minutes on 2 cores the first time, Prometheus and
+# promtool about 5 (cached after).
 e2e-bins:
 	hack/build-k8s.sh >/dev/null
 	hack/build-node.sh >/dev/null
 	hack/build-argo-rollouts.sh >/dev/null
+	hack/build-prometheus.sh >/dev/null
 
 # screenshots/*.png from the demo scenario at 90 s, rendered as the golden tests render.
 screenshots:
