@@ -288,7 +288,7 @@ func TestHelpListsOurFlagsAndKubectls(t *testing.T) {
 		t.Fatalf("--help: code %d, stderr %q", code, stderr)
 	}
 	for _, flag := range []string{"-A, --all-namespaces", "-l, --selector", "--once", "-o, --output", "--demo", "--at", "--suspect-pods",
-		"--kubeconfig", "--context", "-n, --namespace", "--request-timeout", `(default "10s")`,
+		"--kubeconfig", "--context", "-n, --namespace", "--request-timeout", "Zero or unset: 10s.",
 		"2 usage error: an unknown flag or argument, a value\nthat cannot be right (an invalid -n namespace or -l selector)"} {
 		if !strings.Contains(stdout, flag) {
 			t.Errorf("help does not mention %q", flag)

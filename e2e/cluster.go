@@ -53,6 +53,11 @@ const startupTimeout = 3 * time.Minute
 // default 2 GiB quota.
 type Options struct {
 	EtcdArgs, APIServerArgs []string
+	// ServiceAccounts enables the ServiceAccount admission plugin, which mounts each pod's service
+	// account token: for pods that talk to the API server (serve's, TestServeInCluster). It needs
+	// kube-controller-manager (ControlPlane), which creates each namespace's default service
+	// account; without it every pod would be refused.
+	ServiceAccounts bool
 }
 
 // StartCluster starts etcd and kube-apiserver from binDir, keeping its files in dir.
@@ -208,6 +213,17 @@ func (c *Cluster) StopEtcd() {
 	p.kill()
 }
 
+// apiServerArgs are the options' extra kube-apiserver flags.
+func (c *Cluster) apiServerArgs() []string {
+	var args []string
+	if !c.opts.ServiceAccounts {
+		// No controller-manager creates the default service accounts (or the tests do not wait
+		// for it to): the plugin would refuse every pod.
+		args = append(args, "--disable-admission-plugins=ServiceAccount")
+	}
+	return append(args, c.opts.APIServerArgs...)
+}
+
 // StartAPIServer starts kube-apiserver on the cluster's port and waits until /readyz passes.
 func (c *Cluster) StartAPIServer(ctx context.Context) error {
 	p, err := startProcess("kube-apiserver", c.path("kube-apiserver.log"), filepath.Join(c.binDir, "kube-apiserver"), append([]string{
@@ -223,8 +239,6 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 		"--service-cluster-ip-range=10.0.0.0/24",
 		// The endpoint reconciler refuses a loopback advertise address.
 		"--endpoint-reconciler-type=none",
-		// No controller-manager runs, so nothing would create the default service accounts.
-		"--disable-admission-plugins=ServiceAccount",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + c.path("sa.pub"),
 		"--service-account-signing-key-file=" + c.path("sa.key"),
@@ -236,7 +250,7 @@ func (c *Cluster) StartAPIServer(ctx context.Context) error {
 		// Fewer moving parts and less CPU on two shared cores.
 		"--enable-priority-and-fairness=false",
 		"--profiling=false",
-	}, c.opts.APIServerArgs...)...)
+	}, c.apiServerArgs()...)...)
 	if err != nil {
 		return err
 	}

@@ -39,8 +39,9 @@ type RealNode struct {
 	// Name is the Node's name; IP its InternalIP, inside the namespace.
 	Name, IP string
 	// Registry is the image registry's host:port as the node pulls from it. Images under
-	// Registry+"/private/" need credentials, which the node does not have.
-	Registry string
+	// Registry+"/private/" need credentials, which the node does not have. RegistryOnHost is the
+	// same registry as the suite pushes to it.
+	Registry, RegistryOnHost string
 	// Versions names the kubelet, containerd and runc, for the fixtures' citations.
 	Versions NodeVersions
 
@@ -770,6 +771,11 @@ func sweepRealNodes() {
 		}
 	}
 }
+
+// APIServerInNode is the API server's host:port as the node's network namespace reaches it (the
+// kubelet's way in, on the namespace's loopback), for pods on the host's network: the machines
+// this runs on have no kube-proxy, so the kubernetes Service's ClusterIP leads nowhere.
+func (n *RealNode) APIServerInNode() string { return n.proxy.Addr }
 
 // Logs returns the tail of the kubelet's and containerd's logs, for a failure report.
 func (n *RealNode) Logs(lines int) string {

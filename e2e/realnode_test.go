@@ -30,6 +30,12 @@ import (
 // that cannot run it fails the test with the reason; elsewhere the test skips with it.
 func startRealNode(t *testing.T, ctx context.Context) (*ControlPlane, *RealNode) {
 	t.Helper()
+	return startRealNodeWith(t, ctx, ControlPlaneOptions{})
+}
+
+// startRealNodeWith is startRealNode on a control plane started with opts.
+func startRealNodeWith(t *testing.T, ctx context.Context, opts ControlPlaneOptions) (*ControlPlane, *RealNode) {
+	t.Helper()
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
@@ -49,7 +55,7 @@ func startRealNode(t *testing.T, ctx context.Context) (*ControlPlane, *RealNode)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cp, err := StartControlPlane(ctx, o.K8sBin, dir, ControlPlaneOptions{})
+	cp, err := StartControlPlane(ctx, o.K8sBin, dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +115,6 @@ func realCases() []realCase {
 			}
 			return false
 		}
-	}
-	runningReady := func(p *corev1.Pod) bool {
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				return true
-			}
-		}
-		return false
 	}
 	envFrom := func(kind string) corev1.EnvVar {
 		sel := corev1.LocalObjectReference{Name: "settings"}
@@ -193,10 +191,10 @@ func realCases() []realCase {
 		}},
 		// The runtime fails the first start, as a node's runtime does in a hiccup; the kubelet's
 		// immediate retry starts it.
-		{name: "start-failure-once", verdict: "healthy", transient: true, done: runningReady, pod: flaky(1)},
+		{name: "start-failure-once", verdict: "healthy", transient: true, done: podReady, pod: flaky(1)},
 		// Two failed starts: the immediate retry fails too, the kubelet backs off 10s (the trap of
 		// Krane's snapshot: a CrashLoopBackOff after a flake), and the next start succeeds.
-		{name: "start-failure-twice", verdict: "healthy", transient: true, done: runningReady, pod: flaky(2)},
+		{name: "start-failure-twice", verdict: "healthy", transient: true, done: podReady, pod: flaky(2)},
 	}
 }
 

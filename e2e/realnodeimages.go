@@ -58,6 +58,7 @@ func (n *RealNode) startRegistry(ctx context.Context) error {
 		return err
 	}
 	push := onHost.Addr().String()
+	n.RegistryOnHost = push
 	for _, im := range []struct {
 		ref        string
 		entrypoint []string

@@ -30,16 +30,21 @@ type Flags struct {
 }
 
 // AddFlags adds kubectl's connection flags to fs. The one difference from kubectl is that
-// --request-timeout defaults to DefaultRequestTimeout rather than "never": doomwatch must not hang
-// on a server that does not answer.
+// --request-timeout's zero means DefaultRequestTimeout rather than "never": doomwatch must not
+// hang on a server that does not answer.
 func AddFlags(fs *pflag.FlagSet) *Flags {
 	f := &Flags{overrides: clientcmd.ConfigOverrides{ClusterDefaults: clientcmd.ClusterDefaults}}
 	fs.StringVar(&f.kubeconfig, clientcmd.RecommendedConfigPathFlag, "", "Path to the kubeconfig file to use for CLI requests.")
 	names := clientcmd.RecommendedConfigOverrideFlags("")
 	names.ClusterOverrideFlags.APIServer.ShortName = "s" // kubectl's -s
-	names.Timeout.Default = DefaultRequestTimeout.String()
-	names.Timeout.Description = "How long to wait for the API server to answer and for the first sync of --once and wait (e.g. 5s). Zero means the default."
+	// The default stays kubectl's "0" (Connect reads it as DefaultRequestTimeout): any other value
+	// makes the flags' config differ from clientcmd's default, and DeferredLoadingClientConfig then
+	// never falls back to the in-cluster config, so that serve in a pod would dial localhost:8080.
+	names.Timeout.Description = "How long to wait for the API server to answer and for the first sync of --once and wait (e.g. 5s). Zero or unset: " + DefaultRequestTimeout.String() + "."
 	clientcmd.BindOverrideFlags(&f.overrides, fs, names)
+	if t := fs.Lookup(names.Timeout.LongName); t != nil {
+		t.DefValue = "" // the usage says what unset means; "(default \"0\")" would not
+	}
 	// --context is kubectl's, and more: a comma list or a glob watches several clusters at once.
 	if c := fs.Lookup(clientcmd.FlagContext); c != nil {
 		c.Usage = "The name of the kubeconfig context to use; a comma list (eu,us) or a glob (prod-*) watches each of those contexts."
