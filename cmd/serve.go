@@ -53,7 +53,8 @@ Usage:
 It serves /metrics (every workload's verdict, one-hot, its doomed pods and reason; every node's
 suspect call, start failures and what it runs; pods per namespace and verdict: never a series per
 pod), /healthz (the process) and /readyz (ready once the informers have synced; not while a watch
-is broken or the API server does not answer, saying why). In a pod it uses the in-cluster config.
+is broken or the API server does not answer, saying why; "ok, degraded" naming what RBAC forbids).
+In a pod it uses the in-cluster config: deploy/ runs it, deploy/prometheus/rules.yaml alerts on it.
 It watches one cluster: run one per cluster, and federate. doomwatch only gets, lists and watches;
 it never writes to the cluster.
 Exit codes: 0 interrupted (SIGINT, SIGTERM), 1 error (the address is taken, the cluster

@@ -38,7 +38,7 @@ const (
 	// KubeDeploymentRolloutStuck: kube_deployment_status_condition{condition="Progressing",
 	// status="false"} != 0, for: 15m. It holds once the Deployment controller marks the rollout
 	// ProgressDeadlineExceeded, progressDeadlineSeconds (600 by default) after its last progress.
-	mixinRolloutStuckFor = 15 * time.Minute
+	mixinRolloutStuckFor    = 15 * time.Minute
 	defaultProgressDeadline = 600 * time.Second
 )
 
@@ -366,7 +366,7 @@ type prometheus struct {
 	p   *process
 	log string
 
-	mu    sync.Mutex
+	mu      sync.Mutex
 	refused error // the first alert that should not have fired
 }
 
