@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,10 +16,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"doomwatch/hack/image/binimage"
 )
 
 // The node's images, all built from e2e/cmd/nodeimage (no registry outside the machine is
@@ -111,32 +108,5 @@ func binaryImage(bin string, entrypoint, cmd []string) (v1.Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := tw.WriteHeader(&tar.Header{Name: "nodeimage", Mode: 0o755, Size: int64(len(b)), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)}); err != nil {
-		return nil, err
-	}
-	if _, err := tw.Write(b); err != nil {
-		return nil, err
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	layerBytes := buf.Bytes()
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(layerBytes)), nil })
-	if err != nil {
-		return nil, err
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		return nil, err
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return nil, err
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", runtime.GOARCH
-	cf.Config.Entrypoint, cf.Config.Cmd = entrypoint, cmd
-	return mutate.ConfigFile(img, cf)
+	return binimage.Build(b, binimage.Config{Name: "nodeimage", Arch: runtime.GOARCH, Entrypoint: entrypoint, Cmd: cmd})
 }

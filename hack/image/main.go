@@ -9,8 +9,6 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,15 +17,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"doomwatch/hack/image/binimage"
 )
 
 const usage = "usage: go run ./hack/image [--binary PATH] [--arch ARCH] [--version V] [--source URL] (--push REF [--insecure] | --tarball FILE [--tag REF])"
@@ -159,33 +156,5 @@ func labels(o options) map[string]string {
 // image is the one-layer image holding bin as /doomwatch, owned by root and not writable by the
 // user it runs as.
 func image(bin []byte, arch string, labels map[string]string) (v1.Image, error) {
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	if err := tw.WriteHeader(&tar.Header{Name: "doomwatch", Mode: 0o755, Size: int64(len(bin)), Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)}); err != nil {
-		return nil, err
-	}
-	if _, err := tw.Write(bin); err != nil {
-		return nil, err
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(buf.Bytes())), nil })
-	if err != nil {
-		return nil, err
-	}
-	img, err := mutate.AppendLayers(empty.Image, layer)
-	if err != nil {
-		return nil, err
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return nil, err
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", arch
-	cf.Config.Entrypoint = []string{"/doomwatch"}
-	cf.Config.User = "65532:65532"
-	cf.Config.Labels = labels
-	return mutate.ConfigFile(img, cf)
+	return binimage.Build(bin, binimage.Config{Name: "doomwatch", Arch: arch, Entrypoint: []string{"/doomwatch"}, User: "65532:65532", Labels: labels})
 }
