@@ -2,8 +2,9 @@
 // realistic pods, from outside each process: it starts the e2e suite's etcd and
 // kube-apiserver on loopback, loads the pods (package hack/scale), then runs each tool in a
 // pseudo-terminal, one after the other, reading its screen through a terminal emulator and its
-// CPU and memory from /proc. It prints the figures as a markdown table on stdout; progress goes
-// to stderr. `make bench-scale N=…` runs it.
+// CPU and memory from /proc; doomwatch's headless modes, record and serve (with what a scrape of
+// its /metrics costs), run after the dashboard, each alone. It prints the figures as markdown
+// tables on stdout; progress goes to stderr. `make bench-scale N=…` runs it.
 package main
 
 import (
@@ -51,7 +52,8 @@ func run() error {
 	pflag.StringVar(&f.k9sMissing, "k9s-missing", "", "why there is no k9s binary, for the report")
 	pflag.StringVar(&f.doomwatch, "doomwatch", "", "doomwatch binary (default: go build the module in the current directory)")
 	pflag.StringVar(&f.fixtures, "fixtures", "classify/testdata", "classify's fixtures, where the runtime messages come from")
-	pflag.StringSliceVar(&f.tools, "tools", []string{"doomwatch", "k9s", "bare", "floor", "once", "record"}, "what to measure (record: doomwatch record -A, headless, beside the dashboard's figures; floor: an idle bubbletea program, hack/idlefloor)")
+	pflag.StringSliceVar(&f.tools, "tools", []string{"doomwatch", "k9s", "bare", "floor", "once", "record", "serve"}, "what to measure (record: doomwatch record -A, headless, beside the dashboard's figures; serve: doomwatch serve -A, likewise, and its scrapes; floor: an idle bubbletea program, hack/idlefloor)")
+	pflag.IntVar(&s.scrapes, "scrapes", 100, "back-to-back scrapes of serve's /metrics in each encoding (plain, gzip)")
 	pflag.DurationVar(&s.idle, "idle", 30*time.Second, "idle window")
 	pflag.Float64Var(&s.churnRate, "churn-rate", 500, "status updates per second during the churn window")
 	pflag.DurationVar(&s.churnFor, "churn-for", 60*time.Second, "churn window")
@@ -69,6 +71,9 @@ func run() error {
 	}
 	if s.idle > 10*time.Minute || s.churnFor > 10*time.Minute {
 		return fmt.Errorf("windows are bounded to 10 minutes")
+	}
+	if s.scrapes < 1 {
+		return fmt.Errorf("--scrapes must be at least 1")
 	}
 	want := map[string]bool{}
 	for _, t := range f.tools {
@@ -196,6 +201,11 @@ func run() error {
 		logf("measuring doomwatch record -A")
 		r := b.runRecord(ctx, bins.doomwatch, kubeconfig, dir, env, logf)
 		rep.record = &r
+	}
+	if want["serve"] {
+		logf("measuring doomwatch serve -A")
+		r := b.runServe(ctx, bins.doomwatch, kubeconfig, env, logf)
+		rep.serve = &r
 	}
 	// k9s last: at 150,000 pods it takes many GiB, and the page cache it evicts would slow the
 	// server for whatever came after it.

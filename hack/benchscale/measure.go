@@ -29,6 +29,7 @@ type settings struct {
 	probeTimeout  time.Duration // one update → screen wait
 	keyTimeout    time.Duration // one key → frame wait
 	maxProbes     int
+	scrapes       int // serve's scrapes in each encoding
 }
 
 // bench is what every run shares: the loaded server and the fleet on it.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -9,124 +8,29 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
-	"time"
-
-	"doomwatch/hack/scale"
 )
 
 // recordResult is `doomwatch record -A` on the same server: headless, so its figures are the
 // process's alone, over the same idle and churn windows as the dashboard's.
 type recordResult struct {
-	synced      time.Duration
-	start, idle window
-	churn       window
-	churnRun    scale.ChurnResult
-	size        int64 // the recording's bytes on disk at the end
-	summary     string
-	err         error
+	headlessResult
+	size    int64 // the recording's bytes on disk at the end
+	summary string
 }
 
-// runRecord runs the recorder until it says it synced, lets its start-up garbage go as the
-// dashboard's run does, then samples it idle and under the same churn.
-func (b *bench) runRecord(ctx context.Context, bin, kubeconfig, dir string, env []string, logf func(string, ...any)) (r recordResult) {
-	// r is named: the deferred stop fills in the summary and the size after the return.
+// runRecord runs the recorder as a headless mode (runHeadless), logging its trouble; once it has
+// stopped, its last line is its summary.
+func (b *bench) runRecord(ctx context.Context, bin, kubeconfig, dir string, env []string, logf func(string, ...any)) recordResult {
 	out := filepath.Join(dir, "recording")
 	cmd := exec.Command(bin, "record", "-o", out, "--kubeconfig", kubeconfig, "-A", "--request-timeout", b.startTimeout.String())
 	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		r.err = err
-		return r
-	}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		r.err = err
-		return r
-	}
-	// One reader of stderr, so the recorder never blocks on it: it says when the recorder synced,
-	// logs its trouble, and keeps its last line, the summary.
-	synced, eof := make(chan struct{}), make(chan struct{})
-	var last string
-	go func() {
-		defer close(eof)
-		seen := false
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			l := sc.Text()
-			switch {
-			case !seen && strings.Contains(l, "synced after"):
-				seen = true
-				close(synced)
-			case strings.HasPrefix(l, "doomwatch: recording:"):
-				logf("record: %s", l)
-			}
-			last = l
+	hr := b.runHeadless(ctx, headless{name: "record", cmd: cmd, line: func(l string) bool {
+		if strings.HasPrefix(l, "doomwatch: recording:") {
+			logf("record: %s", l)
 		}
-	}()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		<-eof
-		r.summary = last
-		if err := cmd.Wait(); err != nil && r.err == nil {
-			r.err = fmt.Errorf("doomwatch record: %v: %s", err, r.summary)
-		}
-		r.size = dirSize(out)
-	}
-	defer stop()
-
-	startCtx, endStart := context.WithCancel(ctx)
-	startDone := make(chan struct{})
-	go func() {
-		defer close(startDone)
-		r.start, _ = observe(startCtx, cmd.Process.Pid, b.startTimeout)
-	}()
-	select {
-	case <-synced:
-		r.synced = time.Since(start)
-	case <-eof:
-		r.err = fmt.Errorf("doomwatch record stopped before it synced")
-	case <-time.After(b.startTimeout):
-		r.err = fmt.Errorf("doomwatch record not synced after %s", b.startTimeout)
-	case <-ctx.Done():
-		r.err = ctx.Err()
-	}
-	endStart()
-	<-startDone
-	if r.err != nil {
-		return r
-	}
-	logf("record: synced after %s", r.synced.Round(time.Millisecond))
-	if err := sleep(ctx, 5*time.Second); err != nil {
-		r.err = err
-		return r
-	}
-	if r.idle, err = observe(ctx, cmd.Process.Pid, b.idle); err != nil {
-		r.err = fmt.Errorf("idle window: %w", err)
-		return r
-	}
-	logf("record: idle %.3f cores, RSS %s", r.idle.cores, mib(r.idle.rssEnd))
-	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer cancel()
-		r.churnRun = b.churn(wctx)
-	}()
-	r.churn, err = observe(wctx, cmd.Process.Pid, b.churnFor)
-	<-done
-	if err != nil {
-		r.err = fmt.Errorf("churn window: %w", err)
-		return r
-	}
-	logf("record: churn %.0f/s: %.3f cores, RSS max %s", r.churnRun.Rate, r.churn.cores, mib(r.churn.rssMax))
-	return r
+		return strings.Contains(l, "synced after")
+	}}, logf)
+	return recordResult{headlessResult: hr, summary: hr.last, size: dirSize(out)}
 }
 
 // dirSize is the bytes of the regular files in dir.

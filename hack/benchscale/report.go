@@ -24,6 +24,7 @@ type report struct {
 	floor      *floorResult
 	once       *onceResult
 	record     *recordResult
+	serve      *serveResult
 	k9sMissing string
 	k9sVersion string
 	// doomwatchBin is the binary whose churn profile is split by stage.
@@ -213,6 +214,9 @@ func (r *report) write(w io.Writer) {
 
 	if r.record != nil {
 		r.writeRecord(w, t)
+	}
+	if r.serve != nil {
+		r.writeServe(w)
 	}
 
 	fmt.Fprintln(w, "Update → screen samples (p50 / p99 / max, probes, missed):")
