@@ -18,8 +18,9 @@ import (
 	"doomwatch/model"
 )
 
-// maxReason bounds a reason's label value, in bytes, as the terminal bounds a line: text from the
-// API is untrusted (the model sanitises it), and a label value's length is every series' cost.
+// maxReason bounds a label value of free text from the API (a reason, what a node says it runs),
+// in bytes, as the terminal bounds a line: text from the API is untrusted (the model sanitises
+// it), and a label value's length is every series' cost.
 const maxReason = 256
 
 // Verdicts are a workload's verdicts, each a series of doomwatch_workload_verdict.
@@ -206,7 +207,7 @@ func (c *Collector) collect(synced bool, send func(*series)) {
 		c.send(send, seriesKey{desc: c.suspect, l0: n.Name}, 1, boolValue(n.Suspect), false)
 		c.send(send, seriesKey{desc: c.startFailures, l0: n.Name}, 1, float64(n.Failures), false)
 		if n.Known {
-			c.send(send, seriesKey{desc: c.nodeInfo, l0: n.Name, l1: n.Info.Runtime, l2: n.Info.Kernel, l3: n.Info.Kubelet, l4: n.Zone}, 5, 1, false)
+			c.send(send, seriesKey{desc: c.nodeInfo, l0: n.Name, l1: bound(n.Info.Runtime), l2: bound(n.Info.Kernel), l3: bound(n.Info.Kubelet), l4: n.Zone}, 5, 1, false)
 		}
 	}
 	// The namespaces in order, so that a scrape reads the same from one to the next.

@@ -216,6 +216,34 @@ func exposition(t *testing.T, mfs []*dto.MetricFamily) string {
 	return b.String()
 }
 
+// TestNodeInfoUntrusted: what a node says it runs is the node's own text: sanitised (no escape
+// sequence, on one line) and bounded in the label values, as the terminal's.
+func TestNodeInfoUntrusted(t *testing.T) {
+	m := model.New(model.DefaultConfig())
+	n := podtest.Node("node-1", true, false)
+	n.Status.NodeInfo.KernelVersion = "6.8.0\x1b[2J\n" + strings.Repeat("k", 4096)
+	n.Status.NodeInfo.ContainerRuntimeVersion = "containerd://2.1.4"
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{n}}, podtest.T0)
+	c := New(m, &sync.Mutex{}, func() time.Time { return podtest.T0 }, ready)
+	mfs, err := c.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel := ""
+	for _, mf := range mfs {
+		if mf.GetName() == "doomwatch_node_info" {
+			for _, l := range mf.GetMetric()[0].GetLabel() {
+				if l.GetName() == "kernel" {
+					kernel = l.GetValue()
+				}
+			}
+		}
+	}
+	if !strings.HasPrefix(kernel, "6.8.0") || len(kernel) > maxReason || strings.ContainsAny(kernel, "\x1b\n") {
+		t.Errorf("kernel label: %d bytes, %q…", len(kernel), kernel[:min(len(kernel), 40)])
+	}
+}
+
 // TestBound: a reason's label value is cut to maxReason bytes on a rune boundary.
 func TestBound(t *testing.T) {
 	long := strings.Repeat("é", maxReason)
