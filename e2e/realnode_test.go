@@ -51,7 +51,9 @@ func startRealNodeWith(t *testing.T, ctx context.Context, opts ControlPlaneOptio
 		}
 		t.Skipf("the real node cannot run: %v", err)
 	}
-	dir := filepath.Join(suiteDir, "real-node")
+	// A directory per test: each starts its own control plane and node, whose files (and the link
+	// to the node's runtime directory) a failed run keeps.
+	dir := filepath.Join(suiteDir, "real-node", t.Name())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
