@@ -191,9 +191,9 @@ patches:
 
 	doomed := alertKey{name: "DoomwatchRolloutDoomed", label: "name", value: "checkout"}
 	suspect := alertKey{name: "DoomwatchNodeSuspect", label: "node", value: n.Name}
-	fired := prom.awaitFiring(t, ctx, 5*time.Minute, []alertKey{doomed, suspect}, func(a promAlert) error {
-		// Nothing else may alert: not the Deployments that start (catalog's pods start at the
-		// second try), not kwok's nodes, not serve's own Deployment.
+	// Nothing else may alert: not the Deployments that start (catalog's pods start at the second
+	// try), not kwok's nodes, not serve's own Deployment.
+	alertOK := func(a promAlert) error {
 		if a.Labels["alertname"] == doomed.name && a.Labels["name"] != "checkout" {
 			return fmt.Errorf("a healthy rollout alerted: %v", a.Labels)
 		}
@@ -201,7 +201,8 @@ patches:
 			return fmt.Errorf("a node without failures alerted: %v", a.Labels)
 		}
 		return nil
-	})
+	}
+	fired := prom.awaitFiring(t, ctx, 5*time.Minute, []alertKey{doomed, suspect}, alertOK)
 	crash, clbo, startFail := watch.first()
 	if crash.IsZero() || clbo.IsZero() || startFail.IsZero() {
 		t.Fatalf("the kubelet's statuses: first crash %v, first CrashLoopBackOff %v, first start failure %v", crash, clbo, startFail)
@@ -242,7 +243,15 @@ patches:
 	t.Logf("serve's pod replaced by %s, Ready %s after the delete", next, ready.Sub(deleted).Round(time.Millisecond))
 	renamed := prom.awaitSeries(t, ctx, 2*time.Minute, fmt.Sprintf(`doomwatch_node_suspect{node=%q,pod=%q} == 1`, n.Name, next))
 	t.Logf("the new serve's series named %s suspect %s after its pod was Ready (Prometheus scraping every second)", n.Name, renamed.Sub(ready).Round(100*time.Millisecond))
+	// The new serve dooms checkout again by itself: keep_firing_for alone would keep the alert.
+	redoomed := prom.awaitSeries(t, ctx, 2*time.Minute, fmt.Sprintf(`doomwatch_workload_verdict{namespace=%q,name="checkout",verdict="doomed",pod=%q} == 1`, ns, next))
+	t.Logf("the new serve's series called checkout doomed %s after its pod was Ready", redoomed.Sub(ready).Round(100*time.Millisecond))
 	after := prom.alerts(t)
+	for _, a := range after {
+		if err := alertOK(a); err != nil {
+			t.Errorf("after serve's restart: %v", err)
+		}
+	}
 	for _, k := range []alertKey{doomed, suspect} {
 		b, a := before.find(k), after.find(k)
 		if b == nil || a == nil || a.State != "firing" || !a.ActiveAt.Equal(b.ActiveAt) {

@@ -39,8 +39,12 @@ type healthTracker struct {
 	// podsTotal estimates how many pods the initial list holds (0: unknown), see podSync.
 	podsTotal int
 	seq       uint64
-	last      contract.Health
-	reported  bool
+	// failures counts the list and watch calls that failed (Health.Failures): counted by the
+	// ListWatch wrapper, which sees each call once, and not by the error handler, to which the
+	// reflector passes most of the same errors again.
+	failures uint64
+	last     contract.Health
+	reported bool
 	// changed, when set, is told of every change to a watch's state (broken, forbidden, recovered)
 	// and to the estimate, outside the lock: the coalescer polls health on its own only until the
 	// informers have synced.
@@ -147,6 +151,16 @@ func (h *healthTracker) fail(ks *kindState, err error) {
 	ks.errAt = h.seq
 }
 
+// callFailed records a list or watch call that failed: fail, and counted in Health.Failures.
+func (h *healthTracker) callFailed(ks *kindState, err error) {
+	if !isRoutineWatchEnd(err) {
+		h.mu.Lock()
+		h.failures++
+		h.mu.Unlock()
+	}
+	h.fail(ks, err)
+}
+
 // isRoutineWatchEnd reports errors that are part of a healthy watch's life: the server closing a
 // watch at its timeout, "resource version too old" (after which the reflector relists) and our own
 // shutdown.
@@ -161,7 +175,7 @@ func (h *healthTracker) poll() (contract.Health, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	hl := contract.Health{Synced: true, PodsSeen: h.podsSeen, LastEvent: h.lastEvent,
-		Unreachable: h.unreachable, UnreachableSince: h.unreachableSince, Failures: h.seq}
+		Unreachable: h.unreachable, UnreachableSince: h.unreachableSince, Failures: h.failures}
 	if h.podsTotal > 0 {
 		// The estimate is the list's size when it began; pods created since count too.
 		hl.PodsTotal = max(h.podsTotal, h.podsSeen)

@@ -160,7 +160,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 				}
 				obj, err := list(ctx, o)
 				if err != nil {
-					health.fail(ks, err)
+					health.callFailed(ks, err)
 					return nil, err
 				}
 				health.ok(ks)
@@ -172,7 +172,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 				}
 				wi, err := w.watch(ctx, o)
 				if err != nil {
-					health.fail(ks, err)
+					health.callFailed(ks, err)
 					return nil, err
 				}
 				health.ok(ks)
@@ -250,7 +250,7 @@ func start(ctx context.Context, client kubernetes.Interface, opts Options) (*Sou
 					factory.Start(ctx.Done())
 					return
 				}
-				health.fail(ks, fmt.Errorf("discovery: %w", err))
+				health.callFailed(ks, fmt.Errorf("discovery: %w", err))
 				select {
 				case <-ctx.Done():
 					return

@@ -53,6 +53,9 @@ type Collector struct {
 	kept map[seriesKey]keptSeries
 	// scrape numbers the scrapes, so that a series no scrape sent is dropped from kept.
 	scrape uint64
+	// nodes and byName are the nodes of a scrape by name, kept to be reused.
+	nodes  []model.Node
+	byName map[string]int
 }
 
 // family is one metric's name, help and type, for Gather.
@@ -100,7 +103,7 @@ func (s *series) value() float64 {
 // New is a Collector of m, read under lock at now; health says whether the source is ready, and
 // why not.
 func New(m *model.Model, lock sync.Locker, now func() time.Time, health func() (bool, string)) *Collector {
-	c := &Collector{m: m, lock: lock, now: now, health: health, kept: map[seriesKey]keptSeries{}}
+	c := &Collector{m: m, lock: lock, now: now, health: health, kept: map[seriesKey]keptSeries{}, byName: map[string]int{}}
 	gauge := func(d **prometheus.Desc, name, help string, labels ...string) {
 		*d = prometheus.NewDesc(name, help, labels, nil)
 		c.families = append(c.families, family{desc: *d, name: name, help: help, typ: dto.MetricType_GAUGE})
@@ -127,7 +130,7 @@ func New(m *model.Model, lock sync.Locker, now func() time.Time, health func() (
 		"Pods per namespace and verdict (healthy, progressing, transient, doomed, completed).",
 		"namespace", "verdict")
 	gauge(&c.up, "doomwatch_synced",
-		"1 once the informers have synced and no watch is broken, else 0.")
+		"1 once the informers have synced, no watch is broken and the API server answers, else 0.")
 	gauge(&c.forbidden, "doomwatch_forbidden",
 		"1 for each resource RBAC forbids doomwatch to list or watch: the verdicts go on without it (nodes: no suspect nodes; events: no event evidence).",
 		"resource")
@@ -203,7 +206,25 @@ func (c *Collector) collect(synced bool, send func(*series)) {
 			c.send(send, w, 4, 1, false)
 		}
 	}
+	// The model tells nodes apart by UID: a node deleted and registered again under its name
+	// within the window is two of its nodes, and one node to Prometheus, whose series are by name
+	// (a series twice in a scrape is an error). Their failures add up; either's suspect call holds.
+	clear(c.byName)
+	c.nodes = c.nodes[:0]
 	for _, n := range c.m.Nodes(now) {
+		i, ok := c.byName[n.Name]
+		if !ok {
+			c.byName[n.Name], c.nodes = len(c.nodes), append(c.nodes, n)
+			continue
+		}
+		merged := &c.nodes[i]
+		merged.Failures += n.Failures
+		merged.Suspect = merged.Suspect || n.Suspect
+		if n.Known && !merged.Known { // the node as it is now
+			merged.Known, merged.Info, merged.Zone = true, n.Info, n.Zone
+		}
+	}
+	for _, n := range c.nodes {
 		c.send(send, seriesKey{desc: c.suspect, l0: n.Name}, 1, boolValue(n.Suspect), false)
 		c.send(send, seriesKey{desc: c.startFailures, l0: n.Name}, 1, float64(n.Failures), false)
 		if n.Known {

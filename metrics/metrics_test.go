@@ -86,7 +86,7 @@ doomwatch_pods{namespace="shop",verdict="doomed"} 2
 doomwatch_pods{namespace="shop",verdict="healthy"} 1
 doomwatch_pods{namespace="shop",verdict="progressing"} 0
 doomwatch_pods{namespace="shop",verdict="transient"} 0
-# HELP doomwatch_synced 1 once the informers have synced and no watch is broken, else 0.
+# HELP doomwatch_synced 1 once the informers have synced, no watch is broken and the API server answers, else 0.
 # TYPE doomwatch_synced gauge
 doomwatch_synced 1
 `
@@ -241,6 +241,47 @@ func TestNodeInfoUntrusted(t *testing.T) {
 	}
 	if !strings.HasPrefix(kernel, "6.8.0") || len(kernel) > maxReason || strings.ContainsAny(kernel, "\x1b\n") {
 		t.Errorf("kernel label: %d bytes, %q…", len(kernel), kernel[:min(len(kernel), 40)])
+	}
+}
+
+// TestNodeRegisteredAgain: a node deleted and registered again under its name (a new UID) within
+// the window is two nodes to the model and one to Prometheus: one series for its name, its
+// failures added up, never the same series twice in a scrape.
+func TestNodeRegisteredAgain(t *testing.T) {
+	m := model.New(model.DefaultConfig())
+	t0 := podtest.T0
+	first := podtest.Node("node-1", true, false)
+	first.UID = "5b1c6f0e-0a51-4bd4-9e1f-7c2d3b4a5f60"
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{first}, Pods: []*podrec.Record{
+		podrec.RecordOf(podtest.Pod("shop", "api-a", podtest.OnNode("node-1"), podtest.RecoveredAfter128(t0.Add(-2*time.Minute), 1))),
+	}}, t0)
+	again := podtest.Node("node-1", true, false)
+	again.UID = "9d4e2a7b-3c8f-4e61-b0d5-1a2b3c4d5e6f"
+	m.Apply(&contract.Batch{Deletes: []contract.Ref{{Kind: contract.KindNode, Name: "node-1"}}}, t0.Add(time.Second))
+	m.Apply(&contract.Batch{Nodes: []*corev1.Node{again}, Pods: []*podrec.Record{
+		podrec.RecordOf(podtest.Pod("shop", "api-b", podtest.OnNode("node-1"), podtest.RecoveredAfter128(t0.Add(-time.Minute), 1))),
+	}}, t0.Add(2*time.Second))
+	now := t0.Add(3 * time.Second)
+	named := 0
+	for _, n := range m.Nodes(now) {
+		if n.Name == "node-1" {
+			named++
+		}
+	}
+	if named != 2 {
+		t.Fatalf("the model has %d nodes named node-1, want 2 (the case under test)", named)
+	}
+	c := New(m, &sync.Mutex{}, func() time.Time { return now }, ready)
+	want := `
+# HELP doomwatch_node_start_failures Transient start failures (exit 128, create errors) on the node within the window.
+# TYPE doomwatch_node_start_failures gauge
+doomwatch_node_start_failures{node="node-1"} 2
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want), "doomwatch_node_start_failures"); err != nil {
+		t.Error(err)
+	}
+	if body := scrape(t, c); strings.Count(body, `doomwatch_node_suspect{node="node-1"}`) != 1 || strings.Count(body, `doomwatch_node_info{`) != 1 {
+		t.Errorf("node-1's series not once each:\n%s", body)
 	}
 }
 
