@@ -99,7 +99,8 @@ func (s *serve) run(ctx context.Context, e *env) error {
 	c := e.m.Clusters()[0]
 	synced := e.src.Synced()
 	// ready says whether serve is ready, and why not; degraded names what RBAC forbids, which
-	// leaves serve ready: the verdicts go on without it, as the dashboard's do.
+	// leaves serve ready: the verdicts go on without it, as the dashboard's do. The health's text is
+	// the model's, sanitised where it entered (model.sanitizeHealth).
 	ready := func() (ok bool, why string) {
 		select {
 		case <-synced:
@@ -132,9 +133,9 @@ func (s *serve) run(ctx context.Context, e *env) error {
 		ok, why := ready()
 		switch {
 		case !ok:
-			http.Error(w, "not ready: "+sanitize.Text(why), http.StatusServiceUnavailable)
+			http.Error(w, "not ready: "+why, http.StatusServiceUnavailable)
 		case why != "":
-			fmt.Fprintln(w, "ok, degraded: "+sanitize.Text(why))
+			fmt.Fprintln(w, "ok, degraded: "+why)
 		default:
 			fmt.Fprintln(w, "ok")
 		}
