@@ -40,6 +40,16 @@ func TestServe(t *testing.T) {
 	}
 	// The pod's status came before serve started: the first batch after the sync has it. Polled,
 	// as Prometheus reads it: a scrape is the only way in.
+	body := awaitMetrics(t, get, want...)
+	if !strings.Contains(body, `doomwatch_workload_doomed_info{kind="Deployment",name="web",namespace="`+e.ns+`",reason="1/1 new pods doomed: Image not found`) {
+		t.Errorf("no reason for web in /metrics")
+	}
+}
+
+// awaitMetrics polls serve's /metrics, as Prometheus reads it, until it has every one of want
+// (each a line or part of one), and returns that scrape's body; it fails the test after 30 s.
+func awaitMetrics(t *testing.T, get func(path string) (int, string), want ...string) string {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, body := get("/metrics")
@@ -51,10 +61,7 @@ func TestServe(t *testing.T) {
 			}
 		}
 		if missing == "" {
-			if !strings.Contains(body, `doomwatch_workload_doomed_info{kind="Deployment",name="web",namespace="`+e.ns+`",reason="1/1 new pods doomed: Image not found`) {
-				t.Errorf("no reason for web in /metrics")
-			}
-			break
+			return body
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("/metrics lacks %q:\n%s", missing, body)
@@ -116,24 +123,11 @@ func TestServeEventsForbidden(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	for _, w := range []string{
+	body := awaitMetrics(t, get,
 		`doomwatch_forbidden{resource="events"} 1`,
-		`doomwatch_workload_verdict{kind="Deployment",name="web",namespace="` + e.ns + `",verdict="doomed"} 1`,
-		`doomwatch_synced 1`,
-	} {
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			_, body := get("/metrics")
-			if strings.Contains(body, w) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("/metrics without events lacks %q:\n%s", w, body)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-	if _, body := get("/metrics"); strings.Contains(body, `doomwatch_forbidden{resource="pods"}`) {
+		`doomwatch_workload_verdict{kind="Deployment",name="web",namespace="`+e.ns+`",verdict="doomed"} 1`,
+		`doomwatch_synced 1`)
+	if strings.Contains(body, `doomwatch_forbidden{resource="pods"}`) {
 		t.Error("pods reported forbidden")
 	}
 }
